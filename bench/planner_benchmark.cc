@@ -1,0 +1,146 @@
+// ucudnn-bench-planner: plans a ResNet-50-sized problem (Forward, BackwardData and
+// BackwardFilter of every convolution) from a synthetic cost model through the WR dynamic
+// program, the Pareto fronts and the WD integer program, and times each phase.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+#include "core/memoizing_benchmarker.h"
+#include "core/pareto_front.h"
+#include "core/workspace_division.h"
+#include "core/workspace_reuse.h"
+#include "resnet50.h"
+#include "synthetic_cost_model.h"
+
+using namespace ucudnn;
+
+namespace {
+
+constexpr std::uint64_t kMiB = 1 << 20;
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const auto n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+struct Kernel {
+  std::string name;
+  std::size_t unique;  // index into the unique kernels (identical layers share a table)
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Plans ResNet-50's convolution kernels from a synthetic cost model and times the planner."};
+  std::int64_t batch = 256;
+  std::string policy_name = "all";
+  double limit_mib = 64, total_mib = 1024;
+  int repeats = 5;
+  unsigned threads = 0;
+  app.add_option("--batch", batch, "mini-batch size")->check(CLI::Range(1, 4096));
+  app.add_option("--policy", policy_name, "batch size policy: all, powerOfTwo, undivided");
+  app.add_option("--workspace-limit-mib", limit_mib, "WR per-kernel workspace limit")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--total-workspace-mib", total_mib, "WD total workspace limit")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--repeats", repeats, "timed repetitions; medians are reported")
+      ->check(CLI::Range(1, 100));
+  app.add_option("--threads", threads,
+                 "threads computing Pareto fronts (0: one per hardware thread)");
+  CLI11_PARSE(app, argc, argv);
+  auto policy = parse_batch_size_policy(policy_name);
+  if (!policy) {
+    std::fprintf(stderr, "ucudnn-bench-planner: --policy: %s\n", policy.error().c_str());
+    return 2;
+  }
+
+  bench::SyntheticCostModel model;
+  MemoizingBenchmarker memo(model);
+  std::vector<Kernel> kernels;
+  std::vector<KernelKey> unique;
+  std::map<std::string, std::size_t> index_of;
+  for (const auto& layer : bench::resnet50_convolutions(batch)) {
+    for (auto op : {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter}) {
+      KernelKey key{op, layer.problem};
+      auto [it, inserted] = index_of.emplace(key.to_string(), unique.size());
+      if (inserted) unique.push_back(key);
+      kernels.push_back({layer.name + " " + std::string(name_of(op)), it->second});
+    }
+  }
+
+  auto start = std::chrono::steady_clock::now();
+  std::vector<MicroTable> tables;
+  for (const auto& key : unique)
+    tables.push_back(measure_micro_table(memo, key, *policy, kNoWorkspaceLimit));
+  const double measure_ms = milliseconds_since(start);
+
+  std::vector<double> dp_times, pareto_times, ilp_times;
+  std::vector<Configuration> wr;
+  std::vector<ParetoFront> fronts;
+  Expected<DivisionPlan> wd = Error{"not run"};
+  std::uint64_t total_limit = 0;
+  for (int r = 0; r < repeats; ++r) {
+    start = std::chrono::steady_clock::now();
+    wr.clear();
+    for (const auto& table : tables) {
+      auto plan = plan_workspace_reuse(
+          restrict_to_limit(table, static_cast<std::uint64_t>(limit_mib * kMiB)));
+      wr.push_back(plan ? *plan : Configuration{});
+    }
+    dp_times.push_back(milliseconds_since(start));
+
+    start = std::chrono::steady_clock::now();
+    fronts = desirable_configurations(tables, threads);
+    pareto_times.push_back(milliseconds_since(start));
+
+    std::vector<KernelCandidates> candidates;
+    for (const auto& k : kernels) candidates.push_back({k.name, fronts[k.unique]});
+    total_limit = static_cast<std::uint64_t>(total_mib * kMiB);
+    start = std::chrono::steady_clock::now();
+    wd = plan_workspace_division(candidates, total_limit);
+    ilp_times.push_back(milliseconds_since(start));
+  }
+  if (!wd) {
+    std::fprintf(stderr, "ucudnn-bench-planner: WD failed: %s\n", wd.error().c_str());
+    return 1;
+  }
+
+  // What the plans buy, in modeled time.
+  double undivided = 0, wr_total = 0, unlimited = 0;
+  std::size_t front_max = 0;
+  for (const auto& k : kernels) {
+    const auto& table = tables[k.unique];
+    const auto limited = restrict_to_limit(table, static_cast<std::uint64_t>(limit_mib * kMiB));
+    const auto* alone = fastest(limited.candidates.back());  // the whole batch in one call
+    undivided += alone ? alone->time_ms : 0;
+    wr_total += wr[k.unique].time_ms();
+    unlimited += fronts[k.unique].back().time_ms();
+    front_max = std::max(front_max, fronts[k.unique].size());
+  }
+  std::printf("kernels: %zu (%zu unique), measurements: %zu, measure_ms=%.1f\n", kernels.size(),
+              unique.size(), memo.measurements_taken(), measure_ms);
+  std::printf("WR at %.0f MiB per kernel: modeled %.1f ms vs undivided %.1f ms (%.2fx)\n",
+              limit_mib, wr_total, undivided, undivided / wr_total);
+  std::printf(
+      "WD at %.0f MiB total: modeled %.1f ms (unlimited %.1f ms), arena %.1f MiB, "
+      "%zu of %zu variables left after reduced-cost fixing\n",
+      static_cast<double>(total_limit) / kMiB, wd->time_ms, unlimited,
+      static_cast<double>(wd->workspace_bytes) / kMiB, wd->unfixed_variables, wd->variables);
+  const double dp = median(dp_times), pareto = median(pareto_times), ilp = median(ilp_times);
+  std::printf(
+      "planner kernels=%zu batch=%lld variables=%zu front_max=%zu dp_ms=%.2f pareto_ms=%.2f "
+      "ilp_ms=%.2f total_ms=%.2f\n",
+      kernels.size(), static_cast<long long>(batch), wd->variables, front_max, dp, pareto, ilp,
+      dp + pareto + ilp);
+  return 0;
+}

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs every test. Usage: scripts/test.sh [release|debug|asan]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset=${1:-release}
+bash scripts/build.sh "$preset"
+ctest --preset "$preset" -j 2

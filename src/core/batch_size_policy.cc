@@ -1,0 +1,54 @@
+#include "core/batch_size_policy.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+namespace ucudnn {
+
+std::string_view name_of(BatchSizePolicy policy) {
+  switch (policy) {
+    case BatchSizePolicy::kAll:
+      return "all";
+    case BatchSizePolicy::kPowerOfTwo:
+      return "powerOfTwo";
+    case BatchSizePolicy::kUndivided:
+      return "undivided";
+  }
+  return "unknown";
+}
+
+Expected<BatchSizePolicy> parse_batch_size_policy(std::string_view text) {
+  std::string lowered(text);
+  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (auto policy :
+       {BatchSizePolicy::kAll, BatchSizePolicy::kPowerOfTwo, BatchSizePolicy::kUndivided}) {
+    std::string name(name_of(policy));
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (lowered == name) return policy;
+  }
+  return Error{"unknown batch size policy '" + std::string(text) +
+               "'; valid values are all, powerOfTwo, undivided"};
+}
+
+std::vector<std::int64_t> micro_batch_sizes(BatchSizePolicy policy, std::int64_t batch) {
+  std::vector<std::int64_t> sizes;
+  if (batch <= 0) return sizes;
+  switch (policy) {
+    case BatchSizePolicy::kAll:
+      for (std::int64_t b = 1; b <= batch; ++b) sizes.push_back(b);
+      break;
+    case BatchSizePolicy::kPowerOfTwo:
+      for (std::int64_t b = 1; b < batch; b *= 2) sizes.push_back(b);
+      sizes.push_back(batch);
+      break;
+    case BatchSizePolicy::kUndivided:
+      sizes.push_back(batch);
+      break;
+  }
+  return sizes;
+}
+
+}  // namespace ucudnn

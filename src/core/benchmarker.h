@@ -1,0 +1,32 @@
+#pragma once
+// What the planner needs from a device: the algorithms that exist for a kernel, and for
+// (kernel, algorithm, micro-batch) a measured time and workspace, or "not supported".
+// The cuDNN adapter and the CPU backend implement it; tests use synthetic tables.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/kernel_key.h"
+
+namespace ucudnn {
+
+struct Measurement {
+  double time_ms = 0;
+  std::uint64_t workspace_bytes = 0;
+};
+
+class Benchmarker {
+ public:
+  virtual ~Benchmarker() = default;
+
+  virtual std::string backend_name() const = 0;
+  virtual std::vector<std::string> algorithms(const KernelKey& kernel) = 0;
+  // `kernel` carries the full mini-batch; `micro_batch` is the size to measure.
+  // nullopt: the algorithm does not support this kernel or micro-batch.
+  virtual std::optional<Measurement> benchmark(const KernelKey& kernel,
+                                               const std::string& algorithm,
+                                               std::int64_t micro_batch) = 0;
+};
+
+}  // namespace ucudnn

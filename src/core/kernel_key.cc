@@ -1,0 +1,70 @@
+#include "core/kernel_key.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace ucudnn {
+
+std::string_view name_of(Operation operation) {
+  switch (operation) {
+    case Operation::kForward:
+      return "Forward";
+    case Operation::kBackwardData:
+      return "BackwardData";
+    case Operation::kBackwardFilter:
+      return "BackwardFilter";
+  }
+  return "Unknown";
+}
+
+namespace {
+
+void put_list(std::ostringstream& out, const std::vector<std::int64_t>& values) {
+  out << '[';
+  for (std::size_t i = 0; i < values.size(); ++i) out << (i ? "," : "") << values[i];
+  out << ']';
+}
+
+void put_tensor(std::ostringstream& out, const char* name, const TensorShape& shape) {
+  out << ' ' << name << '=';
+  put_list(out, shape.dims);
+  out << ':';
+  put_list(out, shape.strides);
+}
+
+}  // namespace
+
+std::string KernelKey::to_string() const {
+  std::ostringstream out;
+  out << "ucudnn-kernel/" << kVersion << " op=" << name_of(operation);
+  put_tensor(out, "x", problem.x);
+  put_tensor(out, "w", problem.w);
+  put_tensor(out, "y", problem.y);
+  out << " pad=";
+  put_list(out, problem.padding);
+  out << " stride=";
+  put_list(out, problem.stride);
+  out << " dilation=";
+  put_list(out, problem.dilation);
+  out << " groups=" << problem.groups << " mode=" << name_of(problem.mode)
+      << " type=" << name_of(problem.data_type) << " compute=" << name_of(problem.compute_type)
+      << " math=" << name_of(problem.math_type) << " reorder=" << name_of(problem.reorder);
+  return out.str();
+}
+
+std::uint64_t KernelKey::hash() const {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : to_string()) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+std::string KernelKey::hash_hex() const {
+  char buffer[17];
+  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(hash()));
+  return buffer;
+}
+
+}  // namespace ucudnn

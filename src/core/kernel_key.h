@@ -1,0 +1,36 @@
+#pragma once
+// Identifies one convolution kernel (operation + full problem) for caching benchmarks and
+// plans. The key string is canonical, human-readable and versioned: equal problems give
+// equal strings, any differing field gives a different one.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/convolution_problem.h"
+
+namespace ucudnn {
+
+enum class Operation { kForward, kBackwardData, kBackwardFilter };
+std::string_view name_of(Operation operation);
+
+struct KernelKey {
+  Operation operation = Operation::kForward;
+  ConvolutionProblem problem;
+
+  static constexpr int kVersion = 1;
+
+  std::string to_string() const;  // e.g. "ucudnn-kernel/1 op=Forward x=[..]:[..] ..."
+  std::uint64_t hash() const;     // FNV-1a of to_string()
+  std::string hash_hex() const;   // 16 hex digits
+
+  KernelKey with_batch(std::int64_t micro_batch) const {
+    return KernelKey{operation, problem.with_batch(micro_batch)};
+  }
+  friend bool operator==(const KernelKey&, const KernelKey&) = default;
+};
+
+struct KernelKeyHash {
+  std::size_t operator()(const KernelKey& key) const { return key.hash(); }
+};
+
+}  // namespace ucudnn

@@ -1,0 +1,34 @@
+#pragma once
+// Step 1 of µ-cuDNN's WR and WD: the measured micro-configurations of one kernel, for
+// every micro-batch size the policy allows, restricted to a workspace limit.
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "core/batch_size_policy.h"
+#include "core/benchmarker.h"
+#include "core/configuration.h"
+
+namespace ucudnn {
+
+struct MicroTable {
+  std::int64_t batch = 0;
+  // sizes[i] is a micro-batch size; candidates[i] its micro-configurations that fit.
+  std::vector<std::int64_t> sizes;
+  std::vector<std::vector<MicroConfiguration>> candidates;
+};
+
+inline constexpr std::uint64_t kNoWorkspaceLimit = std::numeric_limits<std::uint64_t>::max();
+
+MicroTable measure_micro_table(Benchmarker& benchmarker, const KernelKey& kernel,
+                               BatchSizePolicy policy, std::uint64_t workspace_limit);
+
+// The same table without the micro-configurations whose workspace exceeds `limit`: one
+// measurement serves every limit.
+MicroTable restrict_to_limit(const MicroTable& table, std::uint64_t limit);
+
+// The fastest micro-configuration of each size (ties: smaller workspace, then name),
+// or none for a size where nothing fits.
+const MicroConfiguration* fastest(const std::vector<MicroConfiguration>& candidates);
+
+}  // namespace ucudnn

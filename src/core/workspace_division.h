@@ -1,0 +1,36 @@
+#pragma once
+// WD (µ-cuDNN section III-C, equations 1-4): one workspace for the whole network. A 0-1
+// ILP (GLPK) picks exactly one configuration per kernel from its desirable set, minimizing
+// the summed time subject to the summed workspace <= the total limit.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/expected.h"
+#include "core/pareto_front.h"
+
+namespace ucudnn {
+
+struct KernelCandidates {
+  std::string name;   // for messages, e.g. "conv2 Forward"
+  ParetoFront front;  // desirable configurations of the kernel
+};
+
+struct DivisionPlan {
+  std::vector<std::size_t> choice;     // per kernel, the index into its front
+  std::vector<std::uint64_t> offsets;  // per kernel, its segment's offset in the arena
+  double time_ms = 0;
+  std::uint64_t workspace_bytes = 0;  // the arena size: aligned segments summed
+  std::size_t variables = 0;          // binary variables of the program (0: trivially solved)
+  std::size_t unfixed_variables = 0;  // those left after reduced-cost fixing
+};
+
+// Every segment starts at a multiple of `alignment` bytes, and the limit applies to the
+// aligned sizes, so the returned offsets always fit in `total_limit` bytes. Errors: a
+// kernel without any configuration, or a limit below the smallest feasible total (the
+// message names that total).
+Expected<DivisionPlan> plan_workspace_division(const std::vector<KernelCandidates>& kernels,
+                                               std::uint64_t total_limit,
+                                               std::uint64_t alignment = 256);
+
+}  // namespace ucudnn

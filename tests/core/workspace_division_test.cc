@@ -1,0 +1,143 @@
+#include "core/workspace_division.h"
+
+#include <gtest/gtest.h>
+
+#include "support/random_seed.h"
+
+namespace ucudnn {
+namespace {
+
+ParetoFront random_front(testing::SeededRandom& random, int size) {
+  std::vector<Configuration> configurations;
+  for (int i = 0; i < size; ++i)
+    configurations.push_back(
+        Configuration{{MicroConfiguration{"t", std::string("A").append(std::to_string(i)), 1,
+                                          static_cast<double>(random.uniform(1, 100)),
+                                          static_cast<std::uint64_t>(random.uniform(0, 50))}}});
+  return pareto_prune(std::move(configurations));
+}
+
+// Exhaustive: the minimum summed time over all combinations within the limit.
+double exhaustive(const std::vector<KernelCandidates>& kernels, std::uint64_t limit) {
+  double best = std::numeric_limits<double>::infinity();
+  std::function<void(std::size_t, double, std::uint64_t)> recurse = [&](std::size_t k, double t,
+                                                                        std::uint64_t w) {
+    if (w > limit) return;
+    if (k == kernels.size()) {
+      best = std::min(best, t);
+      return;
+    }
+    for (const auto& c : kernels[k].front) recurse(k + 1, t + c.time_ms(), w + c.workspace_bytes());
+  };
+  recurse(0, 0, 0);
+  return best;
+}
+
+TEST(WorkspaceDivision, EqualsExhaustiveSearch) {
+  testing::SeededRandom random;
+  int solved = 0, by_solver = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<KernelCandidates> kernels;
+    const auto count = random.uniform(3, 6);
+    for (int k = 0; k < count; ++k)
+      kernels.push_back({std::string("k").append(std::to_string(k)),
+                         random_front(random, static_cast<int>(random.uniform(1, 6)))});
+    const auto limit = static_cast<std::uint64_t>(random.uniform(0, 50 * count));
+    SCOPED_TRACE("trial " + std::to_string(trial) + " limit " + std::to_string(limit));
+    const double expected = exhaustive(kernels, limit);
+    auto plan = plan_workspace_division(kernels, limit, 1);
+    if (std::isinf(expected)) {
+      ASSERT_FALSE(plan);
+      EXPECT_NE(plan.error().find("smallest feasible total"), std::string::npos) << plan.error();
+      continue;
+    }
+    ASSERT_TRUE(plan) << plan.error();
+    ++solved;
+    if (plan->variables > 0) ++by_solver;
+    EXPECT_EQ(plan->time_ms, expected);
+    EXPECT_LE(plan->workspace_bytes, limit);
+    ASSERT_EQ(plan->choice.size(), kernels.size());
+    std::uint64_t total = 0;
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      ASSERT_LT(plan->choice[k], kernels[k].front.size());
+      EXPECT_EQ(plan->offsets[k], total);
+      total += kernels[k].front[plan->choice[k]].workspace_bytes();
+    }
+    EXPECT_EQ(total, plan->workspace_bytes);
+  }
+  EXPECT_GT(solved, 100);
+  EXPECT_GT(by_solver, 50) << "too few instances reached the integer program";
+}
+
+TEST(WorkspaceDivision, IdenticalKernelsEqualExhaustiveSearch) {
+  // Networks repeat layers: kernels drawn from a small pool of fronts, so that many share
+  // one front and the solver counts choices per group instead of per kernel.
+  testing::SeededRandom random;
+  int grouped = 0;
+  for (int trial = 0; trial < 1000; ++trial) {
+    std::vector<ParetoFront> pool;
+    for (int p = 0, n = static_cast<int>(random.uniform(1, 2)); p < n; ++p)
+      pool.push_back(random_front(random, static_cast<int>(random.uniform(2, 6))));
+    std::vector<KernelCandidates> kernels;
+    const auto count = random.uniform(3, 6);
+    for (int k = 0; k < count; ++k)
+      kernels.push_back({std::string("k").append(std::to_string(k)),
+                         pool[static_cast<std::size_t>(
+                             random.uniform(0, static_cast<std::int64_t>(pool.size()) - 1))]});
+    const auto limit = static_cast<std::uint64_t>(random.uniform(0, 40 * count));
+    SCOPED_TRACE("trial " + std::to_string(trial) + " limit " + std::to_string(limit));
+    const double expected = exhaustive(kernels, limit);
+    auto plan = plan_workspace_division(kernels, limit, 1);
+    ASSERT_EQ(static_cast<bool>(plan), !std::isinf(expected));
+    if (!plan) continue;
+    if (plan->variables > 0) ++grouped;
+    EXPECT_EQ(plan->time_ms, expected);
+    EXPECT_LE(plan->workspace_bytes, limit);
+    double total = 0;
+    for (std::size_t k = 0; k < kernels.size(); ++k)
+      total += kernels[k].front[plan->choice[k]].time_ms();
+    EXPECT_EQ(total, plan->time_ms);
+  }
+  EXPECT_GT(grouped, 50);
+}
+
+TEST(WorkspaceDivision, InfeasibleLimitNamesTheSmallestTotal) {
+  auto config = [](double t, std::uint64_t w) {
+    return Configuration{{MicroConfiguration{"t", "A", 1, t, w}}};
+  };
+  // Neither kernel has a zero-workspace configuration: nothing may be assumed to fit in 0.
+  std::vector<KernelCandidates> kernels = {{"conv1", {config(10, 300), config(5, 1000)}},
+                                           {"conv2", {config(8, 700)}}};
+  auto plan = plan_workspace_division(kernels, 999, 1);
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().find("smallest feasible total is 1000 bytes"), std::string::npos)
+      << plan.error();
+  auto fits = plan_workspace_division(kernels, 1000, 1);
+  ASSERT_TRUE(fits) << fits.error();
+  EXPECT_EQ(fits->choice, (std::vector<std::size_t>{0, 0}));
+  EXPECT_EQ(fits->time_ms, 18);
+}
+
+TEST(WorkspaceDivision, KernelWithoutConfigurationIsAnError) {
+  std::vector<KernelCandidates> kernels = {{"conv3 BackwardFilter", {}}};
+  auto plan = plan_workspace_division(kernels, 1 << 20);
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().find("conv3 BackwardFilter"), std::string::npos);
+}
+
+TEST(WorkspaceDivision, AlignedSegmentsFitTheLimit) {
+  auto config = [](double t, std::uint64_t w) {
+    return Configuration{{MicroConfiguration{"t", "A", 1, t, w}}};
+  };
+  std::vector<KernelCandidates> kernels = {{"a", {config(10, 0), config(1, 100)}},
+                                           {"b", {config(10, 0), config(2, 100)}}};
+  // Unaligned the two fast ones would need 200 <= 300, but aligned to 256 they need 512.
+  auto plan = plan_workspace_division(kernels, 300, 256);
+  ASSERT_TRUE(plan) << plan.error();
+  EXPECT_EQ(plan->time_ms, 11);
+  EXPECT_LE(plan->workspace_bytes, 300u);
+  EXPECT_EQ(plan->offsets[1] % 256, 0u);
+}
+
+}  // namespace
+}  // namespace ucudnn
