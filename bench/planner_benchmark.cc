@@ -9,10 +9,10 @@
 #include <map>
 
 #include "core/memoizing_benchmarker.h"
+#include "core/network.h"
 #include "core/pareto_front.h"
 #include "core/workspace_division.h"
 #include "core/workspace_reuse.h"
-#include "resnet50.h"
 #include "synthetic_cost_model.h"
 
 using namespace ucudnn;
@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
   std::vector<Kernel> kernels;
   std::vector<KernelKey> unique;
   std::map<std::string, std::size_t> index_of;
-  for (const auto& layer : bench::resnet50_convolutions(batch)) {
+  for (const auto& layer : resnet50_convolutions(batch)) {
     for (auto op : {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter}) {
       KernelKey key{op, layer.problem};
       auto [it, inserted] = index_of.emplace(key.to_string(), unique.size());

@@ -1,6 +1,9 @@
-#include "resnet50.h"
+#include "core/network.h"
 
-namespace ucudnn::bench {
+#include <algorithm>
+#include <cctype>
+
+namespace ucudnn {
 
 std::vector<NamedConvolution> resnet50_convolutions(std::int64_t batch) {
   std::vector<NamedConvolution> layers;
@@ -33,4 +36,27 @@ std::vector<NamedConvolution> resnet50_convolutions(std::int64_t batch) {
   return layers;
 }
 
-}  // namespace ucudnn::bench
+std::vector<NamedConvolution> alexnet_convolutions(std::int64_t batch) {
+  return {
+      {"conv1", make_conv2d_problem({batch, 3, 227, 227, 96, 11, 11, 0, 0, 4, 4})},
+      {"conv2", make_conv2d_problem({batch, 96, 27, 27, 256, 5, 5, 2, 2, 1, 1, 1, 1, 2})},
+      {"conv3", make_conv2d_problem({batch, 256, 13, 13, 384, 3, 3, 1, 1})},
+      {"conv4", make_conv2d_problem({batch, 384, 13, 13, 384, 3, 3, 1, 1, 1, 1, 1, 1, 2})},
+      {"conv5", make_conv2d_problem({batch, 384, 13, 13, 256, 3, 3, 1, 1, 1, 1, 1, 1, 2})},
+  };
+}
+std::vector<std::string> builtin_network_names() {
+  return {"alexnet", "resnet50"};
+}
+
+std::optional<std::vector<NamedConvolution>> builtin_network(std::string_view name,
+                                                             std::int64_t batch) {
+  std::string lowered(name);
+  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lowered == "alexnet") return alexnet_convolutions(batch);
+  if (lowered == "resnet50" || lowered == "resnet-50") return resnet50_convolutions(batch);
+  return std::nullopt;
+}
+
+}  // namespace ucudnn

@@ -1,0 +1,54 @@
+#include "cpu_benchmarker.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <random>
+
+#include "host_tensors.h"
+#include "solver_registry.h"
+
+namespace ucudnn::cpu {
+
+std::vector<std::string> CpuBenchmarker::algorithms(const KernelKey& kernel) {
+  std::vector<std::string> names;
+  for (const auto* solver : all_solvers())
+    if (solver->applies(kernel)) names.emplace_back(solver->name());
+  return names;
+}
+
+std::optional<Measurement> CpuBenchmarker::benchmark(const KernelKey& kernel,
+                                                     const std::string& algorithm,
+                                                     std::int64_t micro_batch) {
+  const Solver* solver = find_solver(algorithm);
+  const KernelKey micro = kernel.with_batch(micro_batch);
+  if (!solver || !solver->applies(micro)) return std::nullopt;
+  std::mt19937_64 random(std::random_device{}());
+  HostTensors buffers(micro.problem, random);
+  const std::size_t bytes = solver->workspace_bytes(micro);
+  std::vector<std::byte> workspace(bytes);
+  const Workspace ws{workspace.data(), bytes};
+  std::vector<double> times;
+  try {
+    for (int i = 0; i < options_.warmup; ++i)
+      solver->run(micro, buffers.tensors(), {1, 0}, ws, pool_);
+    double spent = 0;
+    for (int i = 0; i < options_.repeats && (i == 0 || spent < options_.max_seconds); ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      solver->run(micro, buffers.tensors(), {1, 0}, ws, pool_);
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      spent += seconds;
+      times.push_back(seconds * 1e3);
+    }
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "ucudnn: warning: CPU solver %s failed on %s: %s\n", algorithm.c_str(),
+                 micro.to_string().c_str(), error.what());
+    return std::nullopt;
+  }
+  std::sort(times.begin(), times.end());
+  return Measurement{times[times.size() / 2], bytes};
+}
+
+}  // namespace ucudnn::cpu

@@ -1,0 +1,49 @@
+#pragma once
+// One CPU convolution algorithm (MIOpen-style solver): whether it applies to a kernel, how
+// much workspace it needs, and how to run it. The kernel's batch is the batch of the call
+// (a micro-batch when the planner splits). Solvers are stateless and thread-compatible.
+#include <cstddef>
+#include <string_view>
+
+#include "core/kernel_key.h"
+
+namespace ucudnn::cpu {
+
+class ThreadPool;
+
+// The tensors of one call, element type problem.data_type (float; double where a solver
+// says so). Forward reads x, w and writes y. BackwardData reads y (dy) and w and writes x
+// (dx). BackwardFilter reads x and y (dy) and writes w (dw). Strides are the problem's.
+struct Tensors {
+  void* x = nullptr;
+  void* w = nullptr;
+  void* y = nullptr;
+};
+
+// out = alpha * op(inputs) + beta * out, as cuDNN. With beta == 0 the output is never
+// read, so NaN already there is overwritten.
+struct Scaling {
+  double alpha = 1;
+  double beta = 0;
+};
+
+struct Workspace {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+};
+
+class Solver {
+ public:
+  virtual ~Solver() = default;
+
+  virtual std::string_view name() const = 0;  // stable, e.g. "LOWERING_BATCHED"
+  virtual bool applies(const KernelKey& kernel) const = 0;
+  virtual std::size_t workspace_bytes(const KernelKey& kernel) const = 0;
+  // Preconditions: applies(kernel); workspace.bytes >= workspace_bytes(kernel). Uses at
+  // most workspace_bytes(kernel) bytes of the workspace. Throws std::runtime_error when a
+  // library it calls fails.
+  virtual void run(const KernelKey& kernel, const Tensors& tensors, Scaling scaling,
+                   Workspace workspace, ThreadPool& pool) const = 0;
+};
+
+}  // namespace ucudnn::cpu

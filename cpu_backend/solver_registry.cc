@@ -1,0 +1,23 @@
+#include "solver_registry.h"
+
+#include "solvers/direct.h"
+#include "solvers/lowering_solvers.h"
+
+namespace ucudnn::cpu {
+
+const std::vector<const Solver*>& all_solvers() {
+  static const std::vector<const Solver*> solvers = [] {
+    std::vector<const Solver*> list = {&direct_solver(), &lowering_per_image_solver(),
+                                       &lowering_batched_solver(), &lowering_partitioned_solver()};
+    return list;
+  }();
+  return solvers;
+}
+
+const Solver* find_solver(std::string_view name) {
+  for (const auto* solver : all_solvers())
+    if (solver->name() == name) return solver;
+  return nullptr;
+}
+
+}  // namespace ucudnn::cpu

@@ -1,0 +1,22 @@
+// ucudnn: benchmark and plan micro-batched convolutions from the command line.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include "bench_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"ucudnn: faster convolutions under a workspace limit, by micro-batching"};
+  app.require_subcommand(1);
+  ucudnn::cli::BenchOptions bench;
+  ucudnn::cli::add_bench_command(app, bench);
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (app.got_subcommand("bench")) return ucudnn::cli::run_bench_command(bench);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "ucudnn: %s\n", error.what());
+    return 1;
+  }
+  return 0;
+}

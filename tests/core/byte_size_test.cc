@@ -1,0 +1,37 @@
+#include "core/byte_size.h"
+
+#include <gtest/gtest.h>
+
+namespace ucudnn {
+namespace {
+
+TEST(ByteSize, ParsesUnits) {
+  EXPECT_EQ(*parse_byte_size("4096"), 4096u);
+  EXPECT_EQ(*parse_byte_size("64MiB"), 64u << 20);
+  EXPECT_EQ(*parse_byte_size("64mib"), 64u << 20);
+  EXPECT_EQ(*parse_byte_size(" 1 GiB "), 1u << 30);
+  EXPECT_EQ(*parse_byte_size("1.5GiB"), 3u << 29);
+  EXPECT_EQ(*parse_byte_size("8M"), 8u << 20);
+  EXPECT_EQ(*parse_byte_size("512KiB"), 512u << 10);
+  EXPECT_EQ(*parse_byte_size("1GB"), 1000000000u);
+  EXPECT_EQ(*parse_byte_size("100B"), 100u);
+  EXPECT_EQ(*parse_byte_size("0"), 0u);
+}
+
+TEST(ByteSize, RejectsNonsenseNamingTheText) {
+  for (const char* bad : {"", "MiB", "-5", "12 apples", "1e3", "1..2MiB", "99999999999TiB"}) {
+    auto parsed = parse_byte_size(bad);
+    ASSERT_FALSE(parsed) << bad;
+    EXPECT_NE(parsed.error().find(std::string("'") + bad + "'"), std::string::npos)
+        << parsed.error();
+  }
+}
+
+TEST(ByteSize, Formats) {
+  EXPECT_EQ(format_byte_size(64u << 20), "64 MiB");
+  EXPECT_EQ(format_byte_size(3u << 29), "1.5 GiB");
+  EXPECT_EQ(format_byte_size(100), "100 B");
+}
+
+}  // namespace
+}  // namespace ucudnn

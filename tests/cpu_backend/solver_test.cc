@@ -1,0 +1,232 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "conv_cases.h"
+#include "host_tensors.h"
+#include "plan_executor.h"
+#include "reference.h"
+#include "solver_registry.h"
+#include "thread_pool.h"
+
+namespace ucudnn::cpu {
+namespace {
+
+constexpr Operation kOperations[] = {Operation::kForward, Operation::kBackwardData,
+                                     Operation::kBackwardFilter};
+
+// The output tensor of an operation, as (pointer, shape).
+std::pair<void*, const TensorShape*> output_of(const KernelKey& kernel, const Tensors& t) {
+  switch (kernel.operation) {
+    case Operation::kForward:
+      return {t.y, &kernel.problem.y};
+    case Operation::kBackwardData:
+      return {t.x, &kernel.problem.x};
+    default:
+      return {t.w, &kernel.problem.w};
+  }
+}
+
+// Fresh inputs; the output poisoned with NaN for beta == 0, random otherwise.
+struct Buffers {
+  std::vector<float> x, w, y;
+  Tensors tensors() { return {x.data(), w.data(), y.data()}; }
+};
+
+Buffers make_buffers(const KernelKey& kernel, std::mt19937_64& random, double beta) {
+  std::uniform_real_distribution<float> uniform(-1, 1);
+  auto fill = [&](const TensorShape& shape) {
+    std::vector<float> v(span_elements(shape));
+    for (auto& e : v) e = uniform(random);
+    return v;
+  };
+  Buffers b{fill(kernel.problem.x), fill(kernel.problem.w), fill(kernel.problem.y)};
+  if (beta == 0) {
+    auto [out, shape] = output_of(kernel, b.tensors());
+    std::fill_n(static_cast<float*>(out), span_elements(*shape),
+                std::numeric_limits<float>::quiet_NaN());
+  }
+  return b;
+}
+
+// The float64 reference on the same float inputs (converted), as doubles.
+std::vector<double> reference_output(const KernelKey& kernel, Buffers inputs, Scaling scaling) {
+  auto widen = [](const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); };
+  std::vector<double> x = widen(inputs.x), w = widen(inputs.w), y = widen(inputs.y);
+  KernelKey wide = kernel;
+  wide.problem.data_type = wide.problem.compute_type = DataType::kDouble;
+  reference_convolution(wide, {x.data(), w.data(), y.data()}, scaling);
+  switch (kernel.operation) {
+    case Operation::kForward:
+      return y;
+    case Operation::kBackwardData:
+      return x;
+    default:
+      return w;
+  }
+}
+
+// Normwise relative error over the output tensor's logical elements.
+double relative_error(const KernelKey& kernel, const Buffers& got,
+                      const std::vector<double>& expected) {
+  const std::vector<float>& out = kernel.operation == Operation::kForward        ? got.y
+                                  : kernel.operation == Operation::kBackwardData ? got.x
+                                                                                 : got.w;
+  double difference = 0, norm = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (std::isnan(out[i])) return std::numeric_limits<double>::infinity();
+    difference += (out[i] - expected[i]) * (out[i] - expected[i]);
+    norm += expected[i] * expected[i];
+  }
+  return std::sqrt(difference / std::max(norm, 1e-300));
+}
+
+double tolerance_for(std::string_view solver) {
+  return solver.find("WINOGRAD") != std::string_view::npos ? 1e-4 : 1e-5;
+}
+
+// A workspace of exactly the stated size followed by guard bytes that must stay untouched.
+class GuardedWorkspace {
+ public:
+  explicit GuardedWorkspace(std::size_t bytes)
+      : bytes_(bytes), storage_(bytes + kGuard, std::byte{0xA5}) {}
+  Workspace get() { return {bytes_ ? storage_.data() : nullptr, bytes_}; }
+  bool guard_intact() const {
+    for (std::size_t i = bytes_; i < storage_.size(); ++i)
+      if (storage_[i] != std::byte{0xA5}) return false;
+    return true;
+  }
+
+ private:
+  static constexpr std::size_t kGuard = 256;
+  std::size_t bytes_;
+  std::vector<std::byte> storage_;
+};
+
+class CpuSolvers : public ::testing::Test {
+ protected:
+  ThreadPool pool_{2};
+};
+
+TEST_F(CpuSolvers, EverySolverMatchesTheReference) {
+  testing::SeededRandom random;
+  int checked = 0;
+  for (const auto& conv : testing::conv_cases(random)) {
+    for (auto mode : {ConvolutionMode::kCrossCorrelation, ConvolutionMode::kConvolution}) {
+      for (auto op : kOperations) {
+        KernelKey kernel{op, make_conv2d_problem(conv.shape)};
+        kernel.problem.mode = mode;
+        for (const auto* solver : all_solvers()) {
+          if (!solver->applies(kernel)) continue;
+          for (Scaling scaling : {Scaling{1, 0}, Scaling{0.5, 0.25}}) {
+            SCOPED_TRACE(conv.name + " " + std::string(name_of(op)) + " " +
+                         std::string(name_of(mode)) + " " + std::string(solver->name()) +
+                         " alpha " + std::to_string(scaling.alpha) + " beta " +
+                         std::to_string(scaling.beta) + " key " + kernel.to_string());
+            Buffers buffers = make_buffers(kernel, random.engine(), scaling.beta);
+            const auto expected = reference_output(kernel, buffers, scaling);
+            GuardedWorkspace workspace(solver->workspace_bytes(kernel));
+            solver->run(kernel, buffers.tensors(), scaling, workspace.get(), pool_);
+            EXPECT_LE(relative_error(kernel, buffers, expected), tolerance_for(solver->name()));
+            EXPECT_TRUE(workspace.guard_intact()) << "wrote past its stated workspace";
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 200);
+}
+
+TEST_F(CpuSolvers, DirectHandlesChannelsLast) {
+  testing::SeededRandom random;
+  for (auto op : kOperations) {
+    KernelKey kernel{op, make_conv2d_problem({3, 4, 9, 8, 6, 3, 3, 1, 1, 2, 1, 1, 1, 2})};
+    kernel.problem.x = TensorShape::packed_channels_last(kernel.problem.x.dims);
+    kernel.problem.y = TensorShape::packed_channels_last(kernel.problem.y.dims);
+    SCOPED_TRACE(kernel.to_string());
+    EXPECT_FALSE(find_solver("LOWERING_BATCHED")->applies(kernel))
+        << "lowering needs packed images";
+    Buffers buffers = make_buffers(kernel, random.engine(), 0.25);
+    const auto expected = reference_output(kernel, buffers, {0.5, 0.25});
+    find_solver("DIRECT")->run(kernel, buffers.tensors(), {0.5, 0.25}, {}, pool_);
+    EXPECT_LE(relative_error(kernel, buffers, expected), 1e-5);
+  }
+}
+
+TEST_F(CpuSolvers, DirectComputesInDouble) {
+  testing::SeededRandom random;
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  for (auto op : kOperations) {
+    KernelKey kernel{
+        op, make_conv2d_problem({2, 4, 7, 6, 4, 3, 3, 1, 1, 1, 1, 2, 1, 2}, DataType::kDouble)};
+    SCOPED_TRACE(kernel.to_string());
+    auto fill = [&](const TensorShape& shape) {
+      std::vector<double> v(span_elements(shape));
+      for (auto& e : v) e = uniform(random.engine());
+      return v;
+    };
+    std::vector<double> x = fill(kernel.problem.x), w = fill(kernel.problem.w),
+                        y = fill(kernel.problem.y);
+    std::vector<double> rx = x, rw = w, ry = y;
+    find_solver("DIRECT")->run(kernel, {x.data(), w.data(), y.data()}, {0.5, 0.25}, {}, pool_);
+    reference_convolution(kernel, {rx.data(), rw.data(), ry.data()}, {0.5, 0.25});
+    const auto& got = op == Operation::kForward ? y : op == Operation::kBackwardData ? x : w;
+    const auto& want = op == Operation::kForward ? ry : op == Operation::kBackwardData ? rx : rw;
+    for (std::size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-12) << "element " << i;
+  }
+}
+
+TEST_F(CpuSolvers, MicroBatchedRunEqualsUndivided) {
+  testing::SeededRandom random;
+  for (const auto& conv : testing::conv_cases(random)) {
+    for (auto op : kOperations) {
+      auto shape = conv.shape;
+      shape.batch = random.uniform(3, 7);
+      const KernelKey kernel{op, make_conv2d_problem(shape)};
+      // A random split, each part with a random applicable solver.
+      Configuration plan;
+      for (std::int64_t left = shape.batch; left > 0;) {
+        const auto b = random.uniform(1, left);
+        std::vector<std::string> names;
+        for (const auto* s : all_solvers())
+          if (s->applies(kernel.with_batch(b))) names.emplace_back(s->name());
+        plan.micro.push_back({"cpu",
+                              names[static_cast<std::size_t>(
+                                  random.uniform(0, static_cast<std::int64_t>(names.size()) - 1))],
+                              b, 0, 0});
+        left -= b;
+      }
+      for (Scaling scaling : {Scaling{1, 0}, Scaling{0.5, 0.25}}) {
+        SCOPED_TRACE(conv.name + " " + std::string(name_of(op)) + " plan " + plan.to_string() +
+                     " beta " + std::to_string(scaling.beta));
+        Buffers buffers = make_buffers(kernel, random.engine(), scaling.beta);
+        const auto expected = reference_output(kernel, buffers, scaling);
+        GuardedWorkspace workspace(configuration_workspace_bytes(kernel, plan));
+        run_configuration(kernel, plan, buffers.tensors(), scaling, workspace.get(), pool_);
+        EXPECT_LE(relative_error(kernel, buffers, expected), 1e-4);
+        EXPECT_TRUE(workspace.guard_intact());
+      }
+    }
+  }
+}
+
+TEST_F(CpuSolvers, ExecutorRejectsBadConfigurations) {
+  const KernelKey kernel{Operation::kForward, make_conv2d_problem({4, 2, 5, 5, 2, 3, 3})};
+  Buffers buffers = make_buffers(kernel, *std::make_unique<std::mt19937_64>(1), 0);
+  Configuration short_plan{{{"cpu", "DIRECT", 3, 0, 0}}};
+  EXPECT_THROW(run_configuration(kernel, short_plan, buffers.tensors(), {}, {}, pool_),
+               std::invalid_argument);
+  Configuration unknown{{{"cpu", "NO_SUCH_SOLVER", 4, 0, 0}}};
+  EXPECT_THROW(run_configuration(kernel, unknown, buffers.tensors(), {}, {}, pool_),
+               std::invalid_argument);
+  Configuration needs_workspace{{{"cpu", "LOWERING_BATCHED", 4, 0, 0}}};
+  EXPECT_THROW(run_configuration(kernel, needs_workspace, buffers.tensors(), {}, {}, pool_),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace ucudnn::cpu
