@@ -36,6 +36,7 @@ struct OpenBlas {
                          float, const float*, blasint, const float*, blasint, float, float*,
                          blasint);
   Sgemm sgemm = nullptr;
+  void (*set_threads)(int) = nullptr;
   const char* kernel = "unknown";
 
   OpenBlas() {
@@ -54,7 +55,7 @@ struct OpenBlas {
     if (!library)
       throw std::runtime_error(std::string("cannot load libopenblas.so.0: ") + dlerror());
     sgemm = reinterpret_cast<Sgemm>(dlsym(library, "cblas_sgemm"));
-    auto set_threads = reinterpret_cast<void (*)(int)>(dlsym(library, "openblas_set_num_threads"));
+    set_threads = reinterpret_cast<void (*)(int)>(dlsym(library, "openblas_set_num_threads"));
     auto core_name = reinterpret_cast<char* (*)()>(dlsym(library, "openblas_get_corename"));
     if (!sgemm) throw std::runtime_error("libopenblas.so.0 has no cblas_sgemm");
     // Parallelism is ours (ThreadPool): OpenBLAS's own pool would compete with it.
@@ -109,6 +110,16 @@ void parallel_sgemm(ThreadPool& pool, Transpose transpose_a, Transpose transpose
             c + begin * ldc, ldc);
     });
   }
+}
+
+void blas_threaded_sgemm(unsigned threads, Transpose transpose_a, Transpose transpose_b,
+                         std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
+                         std::size_t lda, const float* b, std::size_t ldb, float beta, float* c,
+                         std::size_t ldc) {
+  const auto& blas = openblas();
+  if (blas.set_threads) blas.set_threads(static_cast<int>(threads));
+  sgemm(transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  if (blas.set_threads) blas.set_threads(1);
 }
 
 const char* blas_kernel_name() {

@@ -2,6 +2,7 @@
 
 #include "solvers/direct.h"
 #include "solvers/lowering_solvers.h"
+#include "solvers/onednn.h"
 
 namespace ucudnn::cpu {
 
@@ -9,6 +10,7 @@ const std::vector<const Solver*>& all_solvers() {
   static const std::vector<const Solver*> solvers = [] {
     std::vector<const Solver*> list = {&direct_solver(), &lowering_per_image_solver(),
                                        &lowering_batched_solver(), &lowering_partitioned_solver()};
+    for (const auto* solver : onednn_solvers()) list.push_back(solver);
     return list;
   }();
   return solvers;

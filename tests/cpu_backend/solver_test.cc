@@ -1,8 +1,12 @@
 #include <gtest/gtest.h>
+#include <sanitizer/asan_interface.h>
 
 #include <cmath>
 #include <cstring>
+#include <iostream>
 #include <limits>
+#include <map>
+#include <set>
 
 #include "conv_cases.h"
 #include "host_tensors.h"
@@ -87,16 +91,26 @@ double tolerance_for(std::string_view solver) {
   return solver.find("WINOGRAD") != std::string_view::npos ? 1e-4 : 1e-5;
 }
 
-// A workspace of exactly the stated size followed by guard bytes that must stay untouched.
+// A workspace of exactly the stated size followed by guard bytes that must stay untouched;
+// under AddressSanitizer the guard is poisoned too, so an overrun fails at the write.
 class GuardedWorkspace {
  public:
   explicit GuardedWorkspace(std::size_t bytes)
-      : bytes_(bytes), storage_(bytes + kGuard, std::byte{0xA5}) {}
+      : bytes_(bytes), storage_(bytes + kGuard, std::byte{0xA5}) {
+    ASAN_POISON_MEMORY_REGION(storage_.data() + bytes_, kGuard);
+  }
+  ~GuardedWorkspace() { ASAN_UNPOISON_MEMORY_REGION(storage_.data() + bytes_, kGuard); }
+  GuardedWorkspace(const GuardedWorkspace&) = delete;
+  GuardedWorkspace& operator=(const GuardedWorkspace&) = delete;
+
   Workspace get() { return {bytes_ ? storage_.data() : nullptr, bytes_}; }
-  bool guard_intact() const {
+  bool guard_intact() {
+    ASAN_UNPOISON_MEMORY_REGION(storage_.data() + bytes_, kGuard);
+    bool intact = true;
     for (std::size_t i = bytes_; i < storage_.size(); ++i)
-      if (storage_[i] != std::byte{0xA5}) return false;
-    return true;
+      intact = intact && storage_[i] == std::byte{0xA5};
+    ASAN_POISON_MEMORY_REGION(storage_.data() + bytes_, kGuard);
+    return intact;
   }
 
  private:
@@ -110,9 +124,24 @@ class CpuSolvers : public ::testing::Test {
   ThreadPool pool_{2};
 };
 
+TEST(SolverRegistry, HoldsEverySolverOnce) {
+  std::set<std::string> names;
+  for (const auto* s : all_solvers())
+    EXPECT_TRUE(names.insert(std::string(s->name())).second) << s->name();
+  for (const char* expected :
+       {"DIRECT", "LOWERING_PER_IMAGE", "LOWERING_BATCHED", "LOWERING_PARTITIONED", "ONEDNN_DIRECT",
+        "ONEDNN_GEMM", "ONEDNN_WINOGRAD", "ONEDNN_AUTO"}) {
+    EXPECT_TRUE(names.count(expected)) << expected;
+    ASSERT_NE(find_solver(expected), nullptr);
+    EXPECT_EQ(find_solver(expected)->name(), expected);
+  }
+  EXPECT_EQ(find_solver("NO_SUCH_SOLVER"), nullptr);
+}
+
 TEST_F(CpuSolvers, EverySolverMatchesTheReference) {
   testing::SeededRandom random;
   int checked = 0;
+  std::map<std::string, int> checked_by;
   for (const auto& conv : testing::conv_cases(random)) {
     for (auto mode : {ConvolutionMode::kCrossCorrelation, ConvolutionMode::kConvolution}) {
       for (auto op : kOperations) {
@@ -132,12 +161,17 @@ TEST_F(CpuSolvers, EverySolverMatchesTheReference) {
             EXPECT_LE(relative_error(kernel, buffers, expected), tolerance_for(solver->name()));
             EXPECT_TRUE(workspace.guard_intact()) << "wrote past its stated workspace";
             ++checked;
+            ++checked_by[std::string(solver->name())];
           }
         }
       }
     }
   }
   EXPECT_GT(checked, 200);
+  for (const auto* solver : all_solvers())
+    EXPECT_GT(checked_by[std::string(solver->name())], 0) << solver->name() << " was never checked";
+  for (const auto& [name, count] : checked_by)
+    std::cout << "[ checked  ] " << name << ": " << count << " runs\n";
 }
 
 TEST_F(CpuSolvers, DirectHandlesChannelsLast) {

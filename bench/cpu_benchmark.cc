@@ -1,0 +1,257 @@
+// ucudnn-bench-cpu: every CPU solver on AlexNet's and ResNet-50's convolutions, timed
+// side by side (interleaved repeats, medians), against oneDNN's own choice; the GEMM phase
+// of LOWERING_BATCHED against OpenBLAS's own threading on the same shape; and the µ-cuDNN
+// effect on the CPU: WR plans under a per-kernel workspace limit vs the fastest undivided
+// solver that fits, both run for real.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <random>
+
+#include "core/byte_size.h"
+#include "core/memoizing_benchmarker.h"
+#include "core/network.h"
+#include "core/workspace_reuse.h"
+#include "cpu_benchmarker.h"
+#include "gemm.h"
+#include "geometry.h"
+#include "host_tensors.h"
+#include "plan_executor.h"
+#include "solver_registry.h"
+#include "thread_pool.h"
+
+using namespace ucudnn;
+using namespace ucudnn::cpu;
+
+namespace {
+
+double seconds_of(const std::function<void()>& run) {
+  const auto start = std::chrono::steady_clock::now();
+  run();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+double geomean(const std::vector<double>& v) {
+  if (v.empty()) return std::nan("");
+  double log_sum = 0;
+  for (double x : v) log_sum += std::log(x);
+  return std::exp(log_sum / static_cast<double>(v.size()));
+}
+
+// Times each entry `repeats` times, interleaved (one run of each per round), after one
+// warm-up round; returns the median seconds of each.
+std::vector<double> interleaved_medians(const std::vector<std::function<void()>>& runs,
+                                        int repeats) {
+  std::vector<std::vector<double>> times(runs.size());
+  for (const auto& run : runs) run();
+  for (int r = 0; r < repeats; ++r)
+    for (std::size_t i = 0; i < runs.size(); ++i) times[i].push_back(seconds_of(runs[i]));
+  std::vector<double> medians;
+  for (auto& t : times) medians.push_back(median(t));
+  return medians;
+}
+
+struct Layer {
+  std::string name;
+  ConvolutionProblem problem;
+};
+
+std::vector<Layer> benchmark_layers(std::int64_t batch) {
+  std::vector<Layer> layers;
+  for (auto& conv : alexnet_convolutions(batch))
+    layers.push_back({"alexnet/" + conv.name, conv.problem});
+  const std::pair<const char*, std::int64_t> resnet[] = {
+      {"res2", 56}, {"res3", 28}, {"res4", 14}, {"res5", 7}};
+  std::int64_t channels = 64;
+  for (const auto& [name, size] : resnet) {
+    layers.push_back({std::string("resnet50/") + name + "_3x3",
+                      make_conv2d_problem({batch, channels, size, size, channels, 3, 3, 1, 1})});
+    channels *= 2;
+  }
+  return layers;
+}
+
+// The GEMM that LOWERING_BATCHED runs for one group of a kernel: (m, n, k, transposes).
+struct GemmShape {
+  std::size_t m, n, k;
+  Transpose ta, tb;
+};
+GemmShape batched_gemm_shape(const KernelKey& kernel) {
+  const Geometry g(kernel.problem);
+  const auto rows = static_cast<std::size_t>(g.cg * g.r * g.s),
+             columns = static_cast<std::size_t>(g.n * g.p * g.q);
+  const auto kg = static_cast<std::size_t>(g.kg);
+  switch (kernel.operation) {
+    case Operation::kForward:
+      return {kg, columns, rows, Transpose::kNo, Transpose::kNo};
+    case Operation::kBackwardData:
+      return {rows, columns, kg, Transpose::kYes, Transpose::kNo};
+    default:
+      return {kg, rows, columns, Transpose::kNo, Transpose::kYes};
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"CPU solvers side by side, against oneDNN, and the µ-cuDNN effect on the CPU"};
+  std::int64_t batch = 32, wr_batch = 64;
+  int repeats = 5;
+  std::string wr_policy = "all";
+  app.add_option("--batch", batch, "batch of the solver table (1, 8, 32, ...)")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--repeats", repeats, "interleaved repeats; medians are reported")
+      ->check(CLI::Range(1, 100));
+  app.add_option("--wr-batch", wr_batch, "AlexNet batch of the WR comparison")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--wr-policy", wr_policy, "batch size policy of the WR comparison");
+  CLI11_PARSE(app, argc, argv);
+  auto policy = parse_batch_size_policy(wr_policy);
+  if (!policy) {
+    std::fprintf(stderr, "ucudnn-bench-cpu: --wr-policy: %s\n", policy.error().c_str());
+    return 2;
+  }
+
+  ThreadPool pool;
+  std::mt19937_64 random(std::random_device{}());
+  std::printf(
+      "ucudnn-bench-cpu: batch %lld, %u threads, BLAS kernel %s, %d interleaved repeats "
+      "(medians)\n\n",
+      static_cast<long long>(batch), pool.size(), blas_kernel_name(), repeats);
+  std::printf("%-20s %-14s %-22s %10s %9s %10s\n", "layer", "operation", "solver", "ms", "GFLOP/s",
+              "workspace");
+
+  std::vector<double> planner_ratios, winograd_ratios, gemm_fractions;
+  for (const auto& layer : benchmark_layers(batch)) {
+    for (auto op : {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter}) {
+      const KernelKey kernel{op, layer.problem};
+      const Geometry g(kernel.problem);
+      std::vector<const Solver*> solvers;
+      std::size_t workspace_bytes = 0;
+      for (const auto* s : all_solvers()) {
+        if (!s->applies(kernel)) continue;
+        solvers.push_back(s);
+        workspace_bytes = std::max(workspace_bytes, s->workspace_bytes(kernel));
+      }
+      HostTensors buffers(kernel.problem, random);
+      std::vector<std::byte> workspace(workspace_bytes);
+      std::vector<std::function<void()>> runs;
+      for (const auto* s : solvers)
+        runs.push_back([&, s] {
+          s->run(kernel, buffers.tensors(), {1, 0}, {workspace.data(), workspace.size()}, pool);
+        });
+      const auto medians = interleaved_medians(runs, repeats);
+      double best = INFINITY, onednn = NAN, winograd = INFINITY;
+      for (std::size_t i = 0; i < solvers.size(); ++i) {
+        const auto name = solvers[i]->name();
+        std::printf("%-20s %-14s %-22s %10.2f %9.1f %10s\n", layer.name.c_str(),
+                    std::string(name_of(op)).c_str(), std::string(name).c_str(), medians[i] * 1e3,
+                    g.flops() / medians[i] / 1e9,
+                    format_byte_size(solvers[i]->workspace_bytes(kernel)).c_str());
+        best = std::min(best, medians[i]);
+        if (name == "ONEDNN_AUTO") onednn = medians[i];
+        if (name.starts_with("WINOGRAD")) winograd = std::min(winograd, medians[i]);
+      }
+      if (!std::isnan(onednn)) {
+        planner_ratios.push_back(onednn / best);
+        if (std::isfinite(winograd)) winograd_ratios.push_back(onednn / winograd);
+        std::printf("%-20s %-14s planner's choice vs oneDNN's: %.2fx\n", layer.name.c_str(),
+                    std::string(name_of(op)).c_str(), onednn / best);
+      }
+      if (find_solver("LOWERING_BATCHED")->applies(kernel)) {
+        const auto shape = batched_gemm_shape(kernel);
+        std::vector<float> a(shape.m * shape.k, 0.5f), b(shape.k * shape.n, 0.25f),
+            c(shape.m * shape.n);
+        const std::size_t lda = shape.ta == Transpose::kNo ? shape.k : shape.m;
+        const std::size_t ldb = shape.tb == Transpose::kNo ? shape.n : shape.k;
+        const auto times = interleaved_medians(
+            {[&] {
+               parallel_sgemm(pool, shape.ta, shape.tb, shape.m, shape.n, shape.k, 1, a.data(), lda,
+                              b.data(), ldb, 0, c.data(), shape.n);
+             },
+             [&] {
+               blas_threaded_sgemm(pool.size(), shape.ta, shape.tb, shape.m, shape.n, shape.k, 1,
+                                   a.data(), lda, b.data(), ldb, 0, c.data(), shape.n);
+             }},
+            repeats);
+        gemm_fractions.push_back(times[1] / times[0]);
+        std::printf(
+            "%-20s %-14s LOWERING_BATCHED GEMM %zux%zux%zu: %.1f GFLOP/s, OpenBLAS threaded %.1f "
+            "GFLOP/s\n",
+            layer.name.c_str(), std::string(name_of(op)).c_str(), shape.m, shape.n, shape.k,
+            2.0 * shape.m * shape.n * shape.k / times[0] / 1e9,
+            2.0 * shape.m * shape.n * shape.k / times[1] / 1e9);
+      }
+    }
+  }
+
+  // The µ-cuDNN effect: AlexNet under per-kernel limits, WR plan vs the fastest undivided solver
+  // that fits.
+  std::printf("\nWR on the CPU: AlexNet, batch %lld, policy %s\n", static_cast<long long>(wr_batch),
+              wr_policy.c_str());
+  CpuBenchmarker device(pool, {1, 3, 0.3});
+  MemoizingBenchmarker memo(device);
+  std::vector<KernelKey> kernels;
+  std::vector<std::string> names;
+  std::vector<MicroTable> tables;
+  for (const auto& conv : alexnet_convolutions(wr_batch))
+    for (auto op : {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter}) {
+      kernels.push_back({op, conv.problem});
+      names.push_back(conv.name + " " + std::string(name_of(op)));
+      std::fprintf(stderr, "benchmarking %s\n", names.back().c_str());
+      tables.push_back(measure_micro_table(memo, kernels.back(), *policy, kNoWorkspaceLimit));
+    }
+  std::map<std::uint64_t, double> speedups;
+  for (std::uint64_t limit : {std::uint64_t{8} << 20, std::uint64_t{64} << 20}) {
+    double plan_total = 0, undivided_total = 0;
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      const auto limited = restrict_to_limit(tables[i], limit);
+      auto plan = plan_workspace_reuse(limited);
+      const auto* undivided = fastest(limited.candidates.back());
+      if (!plan || !undivided) {
+        std::printf("%s: nothing fits %s\n", names[i].c_str(), format_byte_size(limit).c_str());
+        continue;
+      }
+      HostTensors buffers(kernels[i].problem, random);
+      const Configuration whole{{*undivided}};
+      std::vector<std::byte> workspace(std::max(configuration_workspace_bytes(kernels[i], *plan),
+                                                configuration_workspace_bytes(kernels[i], whole)));
+      const Workspace ws{workspace.data(), workspace.size()};
+      const auto times = interleaved_medians(
+          {[&] {
+             run_configuration(kernels[i], *plan, buffers.tensors(), {1, 0}, ws, pool);
+           },
+           [&] {
+             run_configuration(kernels[i], whole, buffers.tensors(), {1, 0}, ws, pool);
+           }},
+          repeats);
+      plan_total += times[0];
+      undivided_total += times[1];
+      std::printf("%-8s %-22s %-50s %8.2f ms | %-20s %8.2f ms | %.2fx\n",
+                  format_byte_size(limit).c_str(), names[i].c_str(), plan->to_string().c_str(),
+                  times[0] * 1e3, undivided->algorithm.c_str(), times[1] * 1e3,
+                  times[1] / times[0]);
+    }
+    speedups[limit] = undivided_total / plan_total;
+    std::printf("%s: WR plan %.1f ms vs fastest undivided that fits %.1f ms: %.2fx\n\n",
+                format_byte_size(limit).c_str(), plan_total * 1e3, undivided_total * 1e3,
+                speedups[limit]);
+  }
+
+  std::printf(
+      "cpu-summary planner_vs_onednn_geomean=%.2f winograd_vs_onednn=%.2f gemm_fraction=%.2f "
+      "wr_speedup_8MiB=%.2f wr_speedup_64MiB=%.2f\n",
+      geomean(planner_ratios), geomean(winograd_ratios), median(gemm_fractions),
+      speedups[std::uint64_t{8} << 20], speedups[std::uint64_t{64} << 20]);
+  return 0;
+}
