@@ -12,6 +12,7 @@
 #include <map>
 #include <random>
 
+#include "aligned_buffer.h"
 #include "core/byte_size.h"
 #include "core/memoizing_benchmarker.h"
 #include "core/network.h"
@@ -20,6 +21,7 @@
 #include "gemm.h"
 #include "geometry.h"
 #include "host_tensors.h"
+#include "openmp_environment.h"
 #include "plan_executor.h"
 #include "solver_registry.h"
 #include "thread_pool.h"
@@ -104,6 +106,7 @@ GemmShape batched_gemm_shape(const KernelKey& kernel) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  relaunch_with_passive_openmp(argv);
   CLI::App app{"CPU solvers side by side, against oneDNN, and the µ-cuDNN effect on the CPU"};
   std::int64_t batch = 32, wr_batch = 64;
   int repeats = 5;
@@ -144,7 +147,7 @@ int main(int argc, char** argv) {
         workspace_bytes = std::max(workspace_bytes, s->workspace_bytes(kernel));
       }
       HostTensors buffers(kernel.problem, random);
-      std::vector<std::byte> workspace(workspace_bytes);
+      AlignedBuffer workspace(workspace_bytes);
       std::vector<std::function<void()>> runs;
       for (const auto* s : solvers)
         runs.push_back([&, s] {
@@ -224,8 +227,8 @@ int main(int argc, char** argv) {
       }
       HostTensors buffers(kernels[i].problem, random);
       const Configuration whole{{*undivided}};
-      std::vector<std::byte> workspace(std::max(configuration_workspace_bytes(kernels[i], *plan),
-                                                configuration_workspace_bytes(kernels[i], whole)));
+      AlignedBuffer workspace(std::max(configuration_workspace_bytes(kernels[i], *plan),
+                                       configuration_workspace_bytes(kernels[i], whole)));
       const Workspace ws{workspace.data(), workspace.size()};
       const auto times = interleaved_medians(
           {[&] {

@@ -6,6 +6,7 @@
 #include <exception>
 #include <random>
 
+#include "aligned_buffer.h"
 #include "host_tensors.h"
 #include "solver_registry.h"
 
@@ -27,7 +28,7 @@ std::optional<Measurement> CpuBenchmarker::benchmark(const KernelKey& kernel,
   std::mt19937_64 random(std::random_device{}());
   HostTensors buffers(micro.problem, random);
   const std::size_t bytes = solver->workspace_bytes(micro);
-  std::vector<std::byte> workspace(bytes);
+  AlignedBuffer workspace(bytes);
   const Workspace ws{workspace.data(), bytes};
   std::vector<double> times;
   try {

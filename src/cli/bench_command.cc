@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 
+#include "aligned_buffer.h"
 #include "core/byte_size.h"
 #include "core/memoizing_benchmarker.h"
 #include "core/network.h"
@@ -68,7 +69,7 @@ double measure_configuration(const KernelKey& key, const Configuration& configur
                              cpu::ThreadPool& pool) {
   std::mt19937_64 random(std::random_device{}());
   cpu::HostTensors buffers(key.problem, random);
-  std::vector<std::byte> workspace(cpu::configuration_workspace_bytes(key, configuration));
+  cpu::AlignedBuffer workspace(cpu::configuration_workspace_bytes(key, configuration));
   return median_ms_of(repeats, [&] {
     cpu::run_configuration(key, configuration, buffers.tensors(), {1, 0},
                            {workspace.data(), workspace.size()}, pool);

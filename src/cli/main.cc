@@ -5,8 +5,10 @@
 #include <exception>
 
 #include "bench_command.h"
+#include "openmp_environment.h"
 
 int main(int argc, char** argv) {
+  ucudnn::cpu::relaunch_with_passive_openmp(argv);
   CLI::App app{"ucudnn: faster convolutions under a workspace limit, by micro-batching"};
   app.require_subcommand(1);
   ucudnn::cli::BenchOptions bench;

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "aligned_buffer.h"
 #include "conv_cases.h"
 #include "host_tensors.h"
 #include "plan_executor.h"
@@ -95,8 +96,8 @@ double tolerance_for(std::string_view solver) {
 // under AddressSanitizer the guard is poisoned too, so an overrun fails at the write.
 class GuardedWorkspace {
  public:
-  explicit GuardedWorkspace(std::size_t bytes)
-      : bytes_(bytes), storage_(bytes + kGuard, std::byte{0xA5}) {
+  explicit GuardedWorkspace(std::size_t bytes) : bytes_(bytes), storage_(bytes + kGuard) {
+    std::fill_n(storage_.data(), storage_.size(), std::byte{0xA5});
     ASAN_POISON_MEMORY_REGION(storage_.data() + bytes_, kGuard);
   }
   ~GuardedWorkspace() { ASAN_UNPOISON_MEMORY_REGION(storage_.data() + bytes_, kGuard); }
@@ -108,7 +109,7 @@ class GuardedWorkspace {
     ASAN_UNPOISON_MEMORY_REGION(storage_.data() + bytes_, kGuard);
     bool intact = true;
     for (std::size_t i = bytes_; i < storage_.size(); ++i)
-      intact = intact && storage_[i] == std::byte{0xA5};
+      intact = intact && storage_.data()[i] == std::byte{0xA5};
     ASAN_POISON_MEMORY_REGION(storage_.data() + bytes_, kGuard);
     return intact;
   }
@@ -116,7 +117,7 @@ class GuardedWorkspace {
  private:
   static constexpr std::size_t kGuard = 256;
   std::size_t bytes_;
-  std::vector<std::byte> storage_;
+  AlignedBuffer storage_;  // solvers may rely on 64-byte alignment
 };
 
 class CpuSolvers : public ::testing::Test {
