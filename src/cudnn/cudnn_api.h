@@ -1,0 +1,51 @@
+#pragma once
+// The cuDNN functions ucudnn calls, resolved at run time and never linked: the shim must
+// reach the real library without re-entering its own exported symbols, and ucudnn must
+// load where cuDNN came in RTLD_LOCAL through a plugin (the Python case). Lookup order per
+// function: dlvsym(RTLD_NEXT, name, "libcudnn.so.9"), dlsym(RTLD_NEXT, name), then
+// dlopen("libcudnn.so.9", RTLD_NOLOAD) (then without RTLD_NOLOAD) and dlsym.
+#include <cudnn.h>
+
+#include <string>
+
+namespace ucudnn::cudnn {
+
+#define UCUDNN_CUDNN_FUNCTIONS(X)                 \
+  X(cudnnGetVersion)                              \
+  X(cudnnGetErrorString)                          \
+  X(cudnnCreateTensorDescriptor)                  \
+  X(cudnnDestroyTensorDescriptor)                 \
+  X(cudnnSetTensorNdDescriptor)                   \
+  X(cudnnGetTensorNdDescriptor)                   \
+  X(cudnnGetFilterNdDescriptor)                   \
+  X(cudnnGetConvolutionNdDescriptor)              \
+  X(cudnnGetConvolutionGroupCount)                \
+  X(cudnnGetConvolutionMathType)                  \
+  X(cudnnGetConvolutionReorderType)               \
+  X(cudnnCreate)                                  \
+  X(cudnnDestroy)                                 \
+  X(cudnnSetStream)                               \
+  X(cudnnGetStream)                               \
+  X(cudnnConvolutionForward)                      \
+  X(cudnnConvolutionBackwardData)                 \
+  X(cudnnConvolutionBackwardFilter)               \
+  X(cudnnGetConvolutionForwardWorkspaceSize)      \
+  X(cudnnGetConvolutionBackwardDataWorkspaceSize) \
+  X(cudnnGetConvolutionBackwardFilterWorkspaceSize)
+
+struct CudnnApi {
+#define UCUDNN_DECLARE_POINTER(name) decltype(&::name) name = nullptr;
+  UCUDNN_CUDNN_FUNCTIONS(UCUDNN_DECLARE_POINTER)
+#undef UCUDNN_DECLARE_POINTER
+
+  std::string missing;  // names that could not be resolved, space-separated
+  bool complete() const {
+    return missing.empty();
+  }
+};
+
+// Resolved once, on first use, thread-safely. Functions not found are null and named in
+// `missing`; callers fall back or report CUDNN_STATUS_NOT_INITIALIZED.
+const CudnnApi& cudnn_api();
+
+}  // namespace ucudnn::cudnn
