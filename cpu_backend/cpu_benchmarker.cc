@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <random>
 
 #include "aligned_buffer.h"
@@ -25,17 +26,19 @@ std::optional<Measurement> CpuBenchmarker::benchmark(const KernelKey& kernel,
   const Solver* solver = find_solver(algorithm);
   const KernelKey micro = kernel.with_batch(micro_batch);
   if (!solver || !solver->applies(micro)) return std::nullopt;
-  std::mt19937_64 random(std::random_device{}());
-  HostTensors buffers(micro.problem, random);
   const std::size_t bytes = solver->workspace_bytes(micro);
-  AlignedBuffer workspace(bytes);
-  const Workspace ws{workspace.data(), bytes};
   std::vector<double> times;
   try {
+    // Inside the try: a micro-batch too large for this machine's memory is "not supported".
+    std::mt19937_64 random(std::random_device{}());
+    HostTensors buffers(micro.problem, random);
+    AlignedBuffer workspace(bytes);
+    const Workspace ws{workspace.data(), bytes};
     for (int i = 0; i < options_.warmup; ++i)
       solver->run(micro, buffers.tensors(), {1, 0}, ws, pool_);
     double spent = 0;
-    for (int i = 0; i < options_.repeats && (i == 0 || spent < options_.max_seconds); ++i) {
+    for (int i = 0; i < std::max(1, options_.repeats) && (i == 0 || spent < options_.max_seconds);
+         ++i) {
       const auto start = std::chrono::steady_clock::now();
       solver->run(micro, buffers.tensors(), {1, 0}, ws, pool_);
       const double seconds =
@@ -43,6 +46,12 @@ std::optional<Measurement> CpuBenchmarker::benchmark(const KernelKey& kernel,
       spent += seconds;
       times.push_back(seconds * 1e3);
     }
+  } catch (const std::bad_alloc&) {
+    std::fprintf(
+        stderr,
+        "ucudnn: warning: not enough memory to benchmark CPU solver %s at micro-batch %lld\n",
+        algorithm.c_str(), static_cast<long long>(micro_batch));
+    return std::nullopt;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "ucudnn: warning: CPU solver %s failed on %s: %s\n", algorithm.c_str(),
                  micro.to_string().c_str(), error.what());

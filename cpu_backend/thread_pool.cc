@@ -51,19 +51,29 @@ void ThreadPool::parallel_for(std::size_t count,
     body(0, count, 0);
     return;
   }
+  std::lock_guard call(call_mutex_);
   {
     std::lock_guard lock(mutex_);
     body_ = &body;
     count_ = count;
     pending_ = static_cast<unsigned>(workers_.size());
+    error_ = nullptr;
     ++generation_;
   }
   wake_.notify_all();
-  auto [begin, end] = range_of(count, size(), 0);
-  if (begin < end) body(begin, end, 0);
+  std::exception_ptr own_error;
+  try {
+    auto [begin, end] = range_of(count, size(), 0);
+    if (begin < end) body(begin, end, 0);
+  } catch (...) {
+    own_error = std::current_exception();
+  }
+  // Always wait: the workers use `body`, which lives in the caller's frame.
   std::unique_lock lock(mutex_);
   done_.wait(lock, [this] { return pending_ == 0; });
   body_ = nullptr;
+  if (own_error) std::rethrow_exception(own_error);
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
 void ThreadPool::worker_loop(unsigned index) {
@@ -79,10 +89,16 @@ void ThreadPool::worker_loop(unsigned index) {
       body = body_;
       count = count_;
     }
-    auto [begin, end] = range_of(count, size(), index);
-    if (begin < end) (*body)(begin, end, index);
+    std::exception_ptr failure;
+    try {
+      auto [begin, end] = range_of(count, size(), index);
+      if (begin < end) (*body)(begin, end, index);
+    } catch (...) {
+      failure = std::current_exception();
+    }
     {
       std::lock_guard lock(mutex_);
+      if (failure && !error_) error_ = failure;
       if (--pending_ == 0) done_.notify_one();
     }
   }

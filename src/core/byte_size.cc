@@ -54,9 +54,9 @@ Expected<std::uint64_t> parse_byte_size(std::string_view text) {
                         : std::tolower(static_cast<unsigned char>(unit[i])) ==
                               std::tolower(static_cast<unsigned char>(candidate[i]));
     if (!same) continue;
-    const double bytes = value * scale;
-    if (bytes > 1.8e19) return fail();
-    return static_cast<std::uint64_t>(std::llround(bytes));
+    const double bytes = std::round(value * scale);
+    if (bytes >= 18446744073709551616.0) return fail();  // 2^64
+    return static_cast<std::uint64_t>(bytes);
   }
   return fail();
 }

@@ -1,5 +1,7 @@
 #include "core/choice_knapsack.h"
 
+#include "core/saturating.h"
+
 #include <glpk.h>
 
 #include <algorithm>
@@ -31,7 +33,8 @@ std::uint64_t weight_of(const std::vector<ChoiceGroup>& groups, const Counts& co
   std::uint64_t total = 0;
   for (std::size_t g = 0; g < groups.size(); ++g)
     for (std::size_t c = 0; c < counts[g].size(); ++c)
-      total += static_cast<std::uint64_t>(counts[g][c]) * groups[g].weight[c];
+      total = saturating_add(total, saturating_multiply(static_cast<std::uint64_t>(counts[g][c]),
+                                                        groups[g].weight[c]));
   return total;
 }
 
@@ -105,7 +108,9 @@ Expected<ChoiceSolution> solve_choice_knapsack(const std::vector<ChoiceGroup>& g
   std::vector<std::uint64_t> lightest(groups.size());
   for (std::size_t g = 0; g < groups.size(); ++g) {
     lightest[g] = *std::min_element(groups[g].weight.begin(), groups[g].weight.end());
-    lightest_total += static_cast<std::uint64_t>(groups[g].multiplicity) * lightest[g];
+    lightest_total = saturating_add(
+        lightest_total,
+        saturating_multiply(static_cast<std::uint64_t>(groups[g].multiplicity), lightest[g]));
   }
   // A choice that leaves too little for everything else at its lightest is never taken.
   std::vector<Column> columns;
@@ -148,6 +153,16 @@ Expected<ChoiceSolution> solve_choice_knapsack(const std::vector<ChoiceGroup>& g
     return Error{"the LP relaxation of the WD program was not solved"};
   const double lower_bound = glp_get_obj_val(lp.get());
   Counts best = round_relaxation(groups, columns, lp.get());
+  if (weight_of(groups, best) > capacity) {
+    // The LP may overstep the capacity within GLPK's tolerance; everything at its lightest
+    // is feasible by the precondition.
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      std::fill(best[g].begin(), best[g].end(), 0);
+      const auto& w = groups[g].weight;
+      best[g][static_cast<std::size_t>(std::min_element(w.begin(), w.end()) - w.begin())] =
+          groups[g].multiplicity;
+    }
+  }
   improve_greedily(groups, capacity, best);
   const double upper_bound = time_of(groups, best);
 

@@ -154,7 +154,7 @@ std::optional<std::string> ConvolutionProblem::validation_error() const {
   for (std::size_t i = 0; i < spatial; ++i) {
     const auto expected =
         convolution_output_size(x.dims[i + 2], w.dims[i + 2], padding[i], stride[i], dilation[i]);
-    if (expected <= 0)
+    if (x.dims[i + 2] + 2 * padding[i] < dilation[i] * (w.dims[i + 2] - 1) + 1 || expected <= 0)
       return "filter dimension " + std::to_string(i) + " (" + std::to_string(w.dims[i + 2]) +
              ", dilation " + std::to_string(dilation[i]) + ") is larger than the padded input " +
              std::to_string(x.dims[i + 2] + 2 * padding[i]);

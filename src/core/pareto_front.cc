@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <thread>
 #include <tuple>
@@ -165,13 +167,24 @@ std::vector<ParetoFront> desirable_configurations(const std::vector<MicroTable>&
   threads = std::min<unsigned>(threads, static_cast<unsigned>(tables.size()));
   std::vector<ParetoFront> fronts(tables.size());
   std::atomic<std::size_t> next{0};
+  std::mutex error_mutex;
+  std::exception_ptr error;
   auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < tables.size();)
-      fronts[i] = desirable_configurations(tables[i]);
+    try {
+      for (std::size_t i; (i = next.fetch_add(1)) < tables.size();)
+        fronts[i] = desirable_configurations(tables[i]);
+    } catch (...) {
+      next = tables.size();  // the others stop at their next table
+      std::lock_guard lock(error_mutex);
+      if (!error) error = std::current_exception();
+    }
   };
-  std::vector<std::jthread> workers;
-  for (unsigned t = 1; t < threads; ++t) workers.emplace_back(work);
-  work();
+  {
+    std::vector<std::jthread> workers;
+    for (unsigned t = 1; t < threads; ++t) workers.emplace_back(work);
+    work();
+  }  // joined here
+  if (error) std::rethrow_exception(error);
   return fronts;
 }
 

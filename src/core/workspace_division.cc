@@ -5,27 +5,24 @@
 #include <map>
 
 #include "core/choice_knapsack.h"
+#include "core/saturating.h"
 
 namespace ucudnn {
-
-namespace {
-
-std::uint64_t units_of(std::uint64_t bytes, std::uint64_t alignment) {
-  return (bytes + alignment - 1) / alignment;
-}
-
-}  // namespace
 
 Expected<DivisionPlan> plan_workspace_division(const std::vector<KernelCandidates>& kernels,
                                                std::uint64_t total_limit, std::uint64_t alignment) {
   if (alignment == 0) alignment = 1;
   // Work in aligned units: the coefficients are integers, so the solver's tolerances
   // cannot let the aligned total exceed the limit.
-  const std::uint64_t capacity = total_limit / alignment;
+  // One unit below the maximum, so that a saturated sum (UINT64_MAX) always exceeds it.
+  const std::uint64_t capacity = std::min<std::uint64_t>(total_limit / alignment, UINT64_MAX - 1);
 
   // Kernels with the same (time, workspace) front are interchangeable (identical layers).
+  // Configurations larger than the whole limit are dropped here; `choices` maps a group's
+  // choice back to the index in the kernel's front.
   std::map<std::vector<std::pair<double, std::uint64_t>>, std::size_t> group_of_front;
   std::vector<ChoiceGroup> groups;
+  std::vector<std::vector<std::size_t>> choices;
   std::vector<std::size_t> group_of(kernels.size());
   std::uint64_t smallest = 0;
   for (std::size_t k = 0; k < kernels.size(); ++k) {
@@ -37,15 +34,19 @@ Expected<DivisionPlan> plan_workspace_division(const std::vector<KernelCandidate
       points.emplace_back(c.time_ms(), units_of(c.workspace_bytes(), alignment));
       lightest = std::min(lightest, points.back().second);
     }
-    smallest += lightest;
+    smallest = saturating_add(smallest, lightest);
     auto [it, inserted] = group_of_front.emplace(points, groups.size());
     if (inserted) {
       ChoiceGroup group{0, {}, {}};
-      for (const auto& [time, units] : points) {
-        group.time.push_back(time);
-        group.weight.push_back(units);
+      std::vector<std::size_t> indices;
+      for (std::size_t i = 0; i < points.size(); ++i) {
+        if (points[i].second > capacity) continue;
+        group.time.push_back(points[i].first);
+        group.weight.push_back(points[i].second);
+        indices.push_back(i);
       }
       groups.push_back(std::move(group));
+      choices.push_back(std::move(indices));
     }
     ++groups[it->second].multiplicity;
     group_of[k] = it->second;
@@ -53,7 +54,10 @@ Expected<DivisionPlan> plan_workspace_division(const std::vector<KernelCandidate
   if (smallest > capacity)
     return Error{"total workspace limit " + std::to_string(total_limit) +
                  " bytes is infeasible: the smallest feasible total is " +
-                 std::to_string(smallest * alignment) + " bytes"};
+                 (smallest == UINT64_MAX
+                      ? std::string("more than 2^64")
+                      : std::to_string(saturating_multiply(smallest, alignment))) +
+                 " bytes"};
 
   DivisionPlan plan;
   std::vector<std::vector<std::int64_t>> counts(groups.size());
@@ -65,7 +69,9 @@ Expected<DivisionPlan> plan_workspace_division(const std::vector<KernelCandidate
         static_cast<std::size_t>(std::min_element(time.begin(), time.end()) - time.begin());
     counts[g].assign(time.size(), 0);
     counts[g][f] = groups[g].multiplicity;
-    fastest_total += static_cast<std::uint64_t>(groups[g].multiplicity) * groups[g].weight[f];
+    fastest_total = saturating_add(
+        fastest_total, saturating_multiply(static_cast<std::uint64_t>(groups[g].multiplicity),
+                                           groups[g].weight[f]));
   }
   if (fastest_total > capacity) {
     auto solved = solve_choice_knapsack(groups, capacity);
@@ -84,8 +90,9 @@ Expected<DivisionPlan> plan_workspace_division(const std::vector<KernelCandidate
     if (chosen == row.size())
       return Error{"the WD integer program chose nothing for kernel '" + kernels[k].name + "'"};
     --row[chosen];
-    const auto& c = kernels[k].front[chosen];
-    plan.choice.push_back(chosen);
+    const auto index = choices[group_of[k]][chosen];
+    const auto& c = kernels[k].front[index];
+    plan.choice.push_back(index);
     plan.offsets.push_back(offset);
     offset += units_of(c.workspace_bytes(), alignment) * alignment;
     plan.time_ms += c.time_ms();

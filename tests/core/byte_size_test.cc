@@ -16,10 +16,13 @@ TEST(ByteSize, ParsesUnits) {
   EXPECT_EQ(*parse_byte_size("1GB"), 1000000000u);
   EXPECT_EQ(*parse_byte_size("100B"), 100u);
   EXPECT_EQ(*parse_byte_size("0"), 0u);
+  EXPECT_EQ(*parse_byte_size("9000000000000000000"), 9000000000000000000u);  // above 2^63
+  EXPECT_EQ(*parse_byte_size("10000000TB"), 10000000000000000000u);
 }
 
 TEST(ByteSize, RejectsNonsenseNamingTheText) {
-  for (const char* bad : {"", "MiB", "-5", "12 apples", "1e3", "1..2MiB", "99999999999TiB"}) {
+  for (const char* bad : {"", "MiB", "-5", "12 apples", "1e3", "1..2MiB", "99999999999TiB",
+                          "100000000TB", "18446744073709551616"}) {
     auto parsed = parse_byte_size(bad);
     ASSERT_FALSE(parsed) << bad;
     EXPECT_NE(parsed.error().find(std::string("'") + bad + "'"), std::string::npos)

@@ -99,6 +99,12 @@ TEST(ConvolutionProblem, ValidationNamesTheField) {
   problem.stride = {1};
   ASSERT_TRUE(problem.validation_error());
   EXPECT_NE(problem.validation_error()->find("stride"), std::string::npos);
+  // A filter wider than the padded input, where truncating division would give size 1.
+  problem = make_conv2d_problem({1, 1, 2, 2, 1, 3, 3, 0, 0, 2, 2});
+  problem.y.dims[2] = problem.y.dims[3] = 1;
+  ASSERT_TRUE(problem.validation_error());
+  EXPECT_NE(problem.validation_error()->find("larger than the padded input"), std::string::npos)
+      << *problem.validation_error();
   problem = base_key().problem;
   problem.x.dims[0] = 0;
   ASSERT_TRUE(problem.validation_error());

@@ -118,6 +118,27 @@ TEST(WorkspaceDivision, InfeasibleLimitNamesTheSmallestTotal) {
   EXPECT_EQ(fits->time_ms, 18);
 }
 
+TEST(WorkspaceDivision, HugeWorkspacesNeverWrapAround) {
+  auto config = [](double t, std::uint64_t w) {
+    return Configuration{{MicroConfiguration{"t", "A", 1, t, w}}};
+  };
+  // One configuration near 2^64 under a 1000-byte limit: infeasible, not "0 bytes".
+  std::vector<KernelCandidates> one = {{"huge", {config(1, UINT64_MAX - 10)}}};
+  auto plan = plan_workspace_division(one, 1000, 256);
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().find("infeasible"), std::string::npos) << plan.error();
+  // Two kernels of 2^63 bytes each do not fit in 2^64 - 1.
+  std::vector<KernelCandidates> two = {{"a", {config(1, 1ULL << 63)}},
+                                       {"b", {config(1, 1ULL << 63)}}};
+  EXPECT_FALSE(plan_workspace_division(two, UINT64_MAX, 1));
+  // A huge fast configuration beside a small slow one: the small one is chosen.
+  std::vector<KernelCandidates> mixed = {{"m", {config(10, 100), config(1, UINT64_MAX - 10)}}};
+  auto chosen = plan_workspace_division(mixed, 1000, 256);
+  ASSERT_TRUE(chosen) << chosen.error();
+  EXPECT_EQ(chosen->choice[0], 0u);
+  EXPECT_EQ(chosen->workspace_bytes, 256u);
+}
+
 TEST(WorkspaceDivision, KernelWithoutConfigurationIsAnError) {
   std::vector<KernelCandidates> kernels = {{"conv3 BackwardFilter", {}}};
   auto plan = plan_workspace_division(kernels, 1 << 20);
