@@ -8,13 +8,23 @@ namespace {
 
 constexpr const char* kLibrary = "libcudnn.so.9";
 
+// The library every function is taken from: found through one anchor symbol in DESIGN's
+// order, then reopened by its file name, so that with two cuDNN copies in the process (a
+// system one and a pip one loaded RTLD_LOCAL) the table never mixes them.
+void* cudnn_library() {
+  void* anchor = dlvsym(RTLD_NEXT, "cudnnGetVersion", kLibrary);
+  if (!anchor) anchor = dlsym(RTLD_NEXT, "cudnnGetVersion");
+  if (anchor) {
+    Dl_info info;
+    if (dladdr(anchor, &info) && info.dli_fname)
+      if (void* handle = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD)) return handle;
+  }
+  void* handle = dlopen(kLibrary, RTLD_NOW | RTLD_NOLOAD);
+  return handle ? handle : dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);
+}
+
 void* find_symbol(const char* name) {
-  if (void* symbol = dlvsym(RTLD_NEXT, name, kLibrary)) return symbol;
-  if (void* symbol = dlsym(RTLD_NEXT, name)) return symbol;
-  static void* const library = [] {
-    void* handle = dlopen(kLibrary, RTLD_NOW | RTLD_NOLOAD);
-    return handle ? handle : dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);
-  }();
+  static void* const library = cudnn_library();
   return library ? dlsym(library, name) : nullptr;
 }
 

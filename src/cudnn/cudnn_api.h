@@ -1,9 +1,10 @@
 #pragma once
 // The cuDNN functions ucudnn calls, resolved at run time and never linked: the shim must
 // reach the real library without re-entering its own exported symbols, and ucudnn must
-// load where cuDNN came in RTLD_LOCAL through a plugin (the Python case). Lookup order per
-// function: dlvsym(RTLD_NEXT, name, "libcudnn.so.9"), dlsym(RTLD_NEXT, name), then
-// dlopen("libcudnn.so.9", RTLD_NOLOAD) (then without RTLD_NOLOAD) and dlsym.
+// load where cuDNN came in RTLD_LOCAL through a plugin (the Python case). The library is
+// found in this order: the object defining cudnnGetVersion after ours (dlvsym(RTLD_NEXT,
+// .., "libcudnn.so.9"), then dlsym(RTLD_NEXT, ..)), then dlopen("libcudnn.so.9",
+// RTLD_NOLOAD), then dlopen without RTLD_NOLOAD; every function comes from that one library.
 #include <cudnn.h>
 
 #include <string>

@@ -9,7 +9,10 @@ namespace {
 constexpr int kMaxDims = CUDNN_DIM_MAX;
 
 DescriptorStatus bad(std::string message) {
-  return {CUDNN_STATUS_BAD_PARAM, std::move(message)};
+  return {CUDNN_STATUS_BAD_PARAM, std::move(message), false};
+}
+DescriptorStatus unsupported(std::string message) {
+  return {CUDNN_STATUS_NOT_SUPPORTED, std::move(message), true};
 }
 
 DescriptorStatus read_tensor(const CudnnApi& api, const char* name,
@@ -44,6 +47,9 @@ DescriptorStatus problem_from_descriptors(const CudnnApi& api, cudnnTensorDescri
   if (auto status = api.cudnnGetFilterNdDescriptor(w, kMaxDims, &w_type, &format, &rank, dims);
       status != CUDNN_STATUS_SUCCESS)
     return {status, "cannot read the filter descriptor"};
+  if (format != CUDNN_TENSOR_NCHW && format != CUDNN_TENSOR_NHWC)
+    return unsupported("filter format " + std::to_string(format) +
+                       " (vectorized) is passed through");
   std::vector<std::int64_t> filter(dims, dims + rank);
   problem.w = format == CUDNN_TENSOR_NHWC ? TensorShape::packed_channels_last(filter)
                                           : TensorShape::packed(filter);
@@ -71,9 +77,10 @@ DescriptorStatus problem_from_descriptors(const CudnnApi& api, cudnnTensorDescri
   const auto data = to_core(x_type);
   const auto compute = to_core(compute_type);
   const auto math_type = to_core(math);
-  if (!data || !compute || !math_type) return bad("data, compute or math type unknown to ucudnn");
+  if (!data || !compute || !math_type)
+    return unsupported("data, compute or math type unknown to ucudnn");
   if (y_type != x_type || w_type != x_type)
-    return bad("x, w and y data types differ; ucudnn plans only uniform data types");
+    return unsupported("x, w and y data types differ; ucudnn plans only uniform data types");
   problem.data_type = *data;
   problem.compute_type = *compute;
   problem.math_type = *math_type;

@@ -15,6 +15,9 @@ namespace ucudnn::cudnn {
 struct DescriptorStatus {
   cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
   std::string message;
+  // Valid for cuDNN but outside what ucudnn plans (mixed or unknown data types, vectorized
+  // layouts): the caller passes the call through unchanged rather than failing it.
+  bool unsupported = false;
   bool ok() const { return status == CUDNN_STATUS_SUCCESS; }
 };
 

@@ -146,5 +146,26 @@ TEST_F(RealCudnn, NullAndMismatchedDescriptorsAreBadParam) {
   EXPECT_NE(status.message.find("w.dims[1] 5"), std::string::npos) << status.message;
 }
 
+TEST_F(RealCudnn, MixedDataTypesAreUnsupportedNotInvalid) {
+  CallerDescriptors d{api()};
+  ASSERT_EQ(api().cudnnCreateTensorDescriptor(&d.x), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(api().cudnnCreateTensorDescriptor(&d.y), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(::cudnnSetTensor4dDescriptor(d.x, CUDNN_TENSOR_NHWC, CUDNN_DATA_INT8, 2, 4, 8, 8),
+            CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(::cudnnSetTensor4dDescriptor(d.y, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, 2, 4, 8, 8),
+            CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(::cudnnCreateFilterDescriptor(&d.w), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(::cudnnSetFilter4dDescriptor(d.w, CUDNN_DATA_INT8, CUDNN_TENSOR_NHWC, 4, 4, 3, 3),
+            CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(::cudnnCreateConvolutionDescriptor(&d.conv), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(::cudnnSetConvolution2dDescriptor(d.conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
+                                              CUDNN_DATA_INT32),
+            CUDNN_STATUS_SUCCESS);
+  ConvolutionProblem problem;
+  const auto status = problem_from_descriptors(api(), d.x, d.w, d.conv, d.y, problem);
+  EXPECT_TRUE(status.unsupported) << status.message;
+  EXPECT_EQ(status.status, CUDNN_STATUS_NOT_SUPPORTED);
+}
+
 }  // namespace
 }  // namespace ucudnn::cudnn
