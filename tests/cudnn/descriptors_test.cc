@@ -121,6 +121,30 @@ TEST_F(RealCudnn, DescriptorsRoundTripThroughTheProblemAndMicroBatches) {
   }
 }
 
+// A 3x3, pad 1 convolution of an N=2, 8x8 image, with the given channels and types.
+struct SimpleSpec {
+  cudnnTensorFormat_t format;
+  cudnnDataType_t x_type, y_type, w_type, compute_type;
+  int x_channels, y_channels, w_in_channels;
+};
+
+void describe(const CudnnApi& api, CallerDescriptors& d, const SimpleSpec& spec) {
+  ASSERT_EQ(api.cudnnCreateTensorDescriptor(&d.x), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(api.cudnnCreateTensorDescriptor(&d.y), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(::cudnnSetTensor4dDescriptor(d.x, spec.format, spec.x_type, 2, spec.x_channels, 8, 8),
+            CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(::cudnnSetTensor4dDescriptor(d.y, spec.format, spec.y_type, 2, spec.y_channels, 8, 8),
+            CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(::cudnnCreateFilterDescriptor(&d.w), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(::cudnnSetFilter4dDescriptor(d.w, spec.w_type, spec.format, spec.y_channels,
+                                         spec.w_in_channels, 3, 3),
+            CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(::cudnnCreateConvolutionDescriptor(&d.conv), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(::cudnnSetConvolution2dDescriptor(d.conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
+                                              spec.compute_type),
+            CUDNN_STATUS_SUCCESS);
+}
+
 TEST_F(RealCudnn, NullAndMismatchedDescriptorsAreBadParam) {
   ConvolutionProblem problem;
   auto status = problem_from_descriptors(api(), nullptr, nullptr, nullptr, nullptr, problem);
@@ -128,39 +152,20 @@ TEST_F(RealCudnn, NullAndMismatchedDescriptorsAreBadParam) {
   EXPECT_NE(status.message.find("x descriptor is null"), std::string::npos) << status.message;
 
   CallerDescriptors d{api()};
-  ASSERT_EQ(api().cudnnCreateTensorDescriptor(&d.x), CUDNN_STATUS_SUCCESS);
-  ASSERT_EQ(api().cudnnCreateTensorDescriptor(&d.y), CUDNN_STATUS_SUCCESS);
-  ASSERT_EQ(::cudnnSetTensor4dDescriptor(d.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 2, 3, 8, 8),
-            CUDNN_STATUS_SUCCESS);
-  ASSERT_EQ(::cudnnSetTensor4dDescriptor(d.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 2, 4, 8, 8),
-            CUDNN_STATUS_SUCCESS);
-  ASSERT_EQ(::cudnnCreateFilterDescriptor(&d.w), CUDNN_STATUS_SUCCESS);
-  ASSERT_EQ(::cudnnSetFilter4dDescriptor(d.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, 5, 3, 3),
-            CUDNN_STATUS_SUCCESS);
-  ASSERT_EQ(::cudnnCreateConvolutionDescriptor(&d.conv), CUDNN_STATUS_SUCCESS);
-  ASSERT_EQ(::cudnnSetConvolution2dDescriptor(d.conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
-                                              CUDNN_DATA_FLOAT),
-            CUDNN_STATUS_SUCCESS);
+  describe(api(), d,
+           {CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
+            CUDNN_DATA_FLOAT, 3, 4, 5});
   status = problem_from_descriptors(api(), d.x, d.w, d.conv, d.y, problem);
   EXPECT_EQ(status.status, CUDNN_STATUS_BAD_PARAM);
+  EXPECT_FALSE(status.unsupported);
   EXPECT_NE(status.message.find("w.dims[1] 5"), std::string::npos) << status.message;
 }
 
 TEST_F(RealCudnn, MixedDataTypesAreUnsupportedNotInvalid) {
   CallerDescriptors d{api()};
-  ASSERT_EQ(api().cudnnCreateTensorDescriptor(&d.x), CUDNN_STATUS_SUCCESS);
-  ASSERT_EQ(api().cudnnCreateTensorDescriptor(&d.y), CUDNN_STATUS_SUCCESS);
-  ASSERT_EQ(::cudnnSetTensor4dDescriptor(d.x, CUDNN_TENSOR_NHWC, CUDNN_DATA_INT8, 2, 4, 8, 8),
-            CUDNN_STATUS_SUCCESS);
-  ASSERT_EQ(::cudnnSetTensor4dDescriptor(d.y, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, 2, 4, 8, 8),
-            CUDNN_STATUS_SUCCESS);
-  ASSERT_EQ(::cudnnCreateFilterDescriptor(&d.w), CUDNN_STATUS_SUCCESS);
-  ASSERT_EQ(::cudnnSetFilter4dDescriptor(d.w, CUDNN_DATA_INT8, CUDNN_TENSOR_NHWC, 4, 4, 3, 3),
-            CUDNN_STATUS_SUCCESS);
-  ASSERT_EQ(::cudnnCreateConvolutionDescriptor(&d.conv), CUDNN_STATUS_SUCCESS);
-  ASSERT_EQ(::cudnnSetConvolution2dDescriptor(d.conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
-                                              CUDNN_DATA_INT32),
-            CUDNN_STATUS_SUCCESS);
+  describe(api(), d,
+           {CUDNN_TENSOR_NHWC, CUDNN_DATA_INT8, CUDNN_DATA_FLOAT, CUDNN_DATA_INT8, CUDNN_DATA_INT32,
+            4, 4, 4});
   ConvolutionProblem problem;
   const auto status = problem_from_descriptors(api(), d.x, d.w, d.conv, d.y, problem);
   EXPECT_TRUE(status.unsupported) << status.message;
