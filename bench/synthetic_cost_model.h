@@ -11,6 +11,7 @@ namespace ucudnn::bench {
 class SyntheticCostModel final : public Benchmarker {
  public:
   std::string backend_name() const override { return "synthetic"; }
+  DeviceFingerprint fingerprint() const override { return {{{"kind", "synthetic"}}}; }
   std::vector<std::string> algorithms(const KernelKey& kernel) override;
   std::optional<Measurement> benchmark(const KernelKey& kernel, const std::string& algorithm,
                                        std::int64_t micro_batch) override;

@@ -4,10 +4,14 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <fstream>
 #include <new>
 #include <random>
 
+#include <oneapi/dnnl/dnnl.h>
+
 #include "aligned_buffer.h"
+#include "gemm.h"
 #include "host_tensors.h"
 #include "solver_registry.h"
 
@@ -58,7 +62,32 @@ std::optional<Measurement> CpuBenchmarker::benchmark(const KernelKey& kernel,
     return std::nullopt;
   }
   std::sort(times.begin(), times.end());
-  return Measurement{times[times.size() / 2], bytes};
+  return Measurement{times[times.size() / 2], bytes, times.front(), times.back(),
+                     static_cast<int>(times.size())};
+}
+
+namespace {
+std::string cpu_model_name() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  return "unknown CPU";
+}
+}  // namespace
+
+DeviceFingerprint CpuBenchmarker::fingerprint() const {
+  const dnnl_version_t* onednn = dnnl_version();
+  return {{{"kind", "cpu"},
+           {"name", cpu_model_name()},
+           {"cores", std::to_string(pool_.size())},
+           {"blas", blas_kernel_name()},
+           {"onednn", std::to_string(onednn->major) + "." + std::to_string(onednn->minor) + "." +
+                          std::to_string(onednn->patch)},
+           {"ucudnn", kUcudnnVersion}}};
 }
 
 }  // namespace ucudnn::cpu

@@ -19,6 +19,8 @@ class CpuBenchmarker final : public Benchmarker {
       : pool_(pool), options_(options) {}
 
   std::string backend_name() const override { return "cpu"; }
+  // CPU model, physical cores in use, the BLAS kernel, oneDNN and ucudnn versions.
+  DeviceFingerprint fingerprint() const override;
   std::vector<std::string> algorithms(const KernelKey& kernel) override;
   std::optional<Measurement> benchmark(const KernelKey& kernel, const std::string& algorithm,
                                        std::int64_t micro_batch) override;

@@ -10,9 +10,6 @@
 
 namespace ucudnn::cpu {
 
-std::size_t element_size(DataType type);              // bytes: 4 for float, 8 for double
-std::size_t span_elements(const TensorShape& shape);  // largest offset + 1
-
 // Owns x, w and y for a problem, filled with uniform random values in [-1, 1].
 class HostTensors {
  public:

@@ -1,5 +1,7 @@
 #include "core/batch_size_policy.h"
 
+#include "core/text.h"
+
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -19,16 +21,9 @@ std::string_view name_of(BatchSizePolicy policy) {
 }
 
 Expected<BatchSizePolicy> parse_batch_size_policy(std::string_view text) {
-  std::string lowered(text);
-  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   for (auto policy :
-       {BatchSizePolicy::kAll, BatchSizePolicy::kPowerOfTwo, BatchSizePolicy::kUndivided}) {
-    std::string name(name_of(policy));
-    std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (lowered == name) return policy;
-  }
+       {BatchSizePolicy::kAll, BatchSizePolicy::kPowerOfTwo, BatchSizePolicy::kUndivided})
+    if (equals_ignoring_case(text, name_of(policy))) return policy;
   return Error{"unknown batch size policy '" + std::string(text) +
                "'; valid values are all, powerOfTwo, undivided"};
 }

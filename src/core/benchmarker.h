@@ -7,13 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "core/device_fingerprint.h"
 #include "core/kernel_key.h"
 
 namespace ucudnn {
 
 struct Measurement {
-  double time_ms = 0;
+  double time_ms = 0;  // the median of the timed repeats
   std::uint64_t workspace_bytes = 0;
+  // Spread of the timed repeats, for the record (0 when the benchmarker does not say).
+  double min_ms = 0, max_ms = 0;
+  int repeats = 0;
 };
 
 class Benchmarker {
@@ -21,6 +25,9 @@ class Benchmarker {
   virtual ~Benchmarker() = default;
 
   virtual std::string backend_name() const = 0;
+  // Identifies the device and libraries measurements are valid for: results taken under
+  // another fingerprint are never reused.
+  virtual DeviceFingerprint fingerprint() const = 0;
   virtual std::vector<std::string> algorithms(const KernelKey& kernel) = 0;
   // `kernel` carries the full mini-batch; `micro_batch` is the size to measure.
   // nullopt: the algorithm does not support this kernel or micro-batch.

@@ -1,5 +1,7 @@
 #include "core/network.h"
 
+#include "core/text.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -51,11 +53,9 @@ std::vector<std::string> builtin_network_names() {
 
 std::optional<std::vector<NamedConvolution>> builtin_network(std::string_view name,
                                                              std::int64_t batch) {
-  std::string lowered(name);
-  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (lowered == "alexnet") return alexnet_convolutions(batch);
-  if (lowered == "resnet50" || lowered == "resnet-50") return resnet50_convolutions(batch);
+  if (equals_ignoring_case(name, "alexnet")) return alexnet_convolutions(batch);
+  if (equals_ignoring_case(name, "resnet50") || equals_ignoring_case(name, "resnet-50"))
+    return resnet50_convolutions(batch);
   return std::nullopt;
 }
 

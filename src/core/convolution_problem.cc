@@ -70,6 +70,27 @@ TensorShape TensorShape::packed_channels_last(std::vector<std::int64_t> dims) {
   return TensorShape{std::move(dims), std::move(strides)};
 }
 
+std::size_t TensorShape::span_elements() const {
+  std::int64_t last = 0;
+  for (std::size_t i = 0; i < dims.size(); ++i) last += (dims[i] - 1) * strides[i];
+  return static_cast<std::size_t>(last + 1);
+}
+
+std::size_t element_size(DataType value) {
+  switch (value) {
+    case DataType::kDouble:
+      return 8;
+    case DataType::kFloat:
+    case DataType::kInt32:
+      return 4;
+    case DataType::kHalf:
+    case DataType::kBFloat16:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
 std::int64_t TensorShape::element_count() const {
   std::int64_t count = 1;
   for (auto d : dims) count *= d;

@@ -26,6 +26,7 @@ enum class MathType { kDefault, kTensorOp, kTensorOpAllowConversion, kFma };
 enum class ReorderType { kDefault, kNoReorder };
 
 std::string_view name_of(DataType value);
+std::size_t element_size(DataType value);  // bytes
 std::string_view name_of(ConvolutionMode value);
 std::string_view name_of(MathType value);
 std::string_view name_of(ReorderType value);
@@ -38,6 +39,7 @@ struct TensorShape {
   static TensorShape packed(std::vector<std::int64_t> dims);                // NCHW-style row-major
   static TensorShape packed_channels_last(std::vector<std::int64_t> dims);  // NHWC-style
   std::int64_t element_count() const;                                       // product of dims
+  std::size_t span_elements() const;  // largest offset + 1: the elements a buffer must hold
   friend bool operator==(const TensorShape&, const TensorShape&) = default;
 };
 

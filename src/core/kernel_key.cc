@@ -61,6 +61,34 @@ std::uint64_t KernelKey::hash() const {
   return h;
 }
 
+std::size_t KernelKeyHash::operator()(const KernelKey& key) const {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  auto mix = [&h](std::int64_t value) {
+    h ^= static_cast<std::uint64_t>(value);
+    h *= 0x100000001b3ULL;
+    h ^= h >> 29;
+  };
+  auto mix_all = [&mix](const std::vector<std::int64_t>& values) {
+    mix(static_cast<std::int64_t>(values.size()));
+    for (auto v : values) mix(v);
+  };
+  const auto& p = key.problem;
+  mix(static_cast<std::int64_t>(key.operation));
+  for (const TensorShape* shape : {&p.x, &p.w, &p.y}) {
+    mix_all(shape->dims);
+    mix_all(shape->strides);
+  }
+  mix_all(p.padding);
+  mix_all(p.stride);
+  mix_all(p.dilation);
+  for (std::int64_t v :
+       {p.groups, static_cast<std::int64_t>(p.mode), static_cast<std::int64_t>(p.data_type),
+        static_cast<std::int64_t>(p.compute_type), static_cast<std::int64_t>(p.math_type),
+        static_cast<std::int64_t>(p.reorder)})
+    mix(v);
+  return static_cast<std::size_t>(h);
+}
+
 std::string KernelKey::hash_hex() const {
   char buffer[17];
   std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(hash()));

@@ -29,8 +29,10 @@ struct KernelKey {
   friend bool operator==(const KernelKey&, const KernelKey&) = default;
 };
 
+// For in-memory maps on hot paths: hashes the fields directly, no text. Not stable across
+// versions; persistent keys use to_string() and hash().
 struct KernelKeyHash {
-  std::size_t operator()(const KernelKey& key) const { return key.hash(); }
+  std::size_t operator()(const KernelKey& key) const;
 };
 
 }  // namespace ucudnn

@@ -16,6 +16,7 @@ class MemoizingBenchmarker final : public Benchmarker {
   explicit MemoizingBenchmarker(Benchmarker& inner) : inner_(inner) {}
 
   std::string backend_name() const override { return inner_.backend_name(); }
+  DeviceFingerprint fingerprint() const override { return inner_.fingerprint(); }
   std::vector<std::string> algorithms(const KernelKey& kernel) override;
   std::optional<Measurement> benchmark(const KernelKey& kernel, const std::string& algorithm,
                                        std::int64_t micro_batch) override;

@@ -11,28 +11,49 @@
 
 namespace ucudnn::cudnn {
 
-#define UCUDNN_CUDNN_FUNCTIONS(X)                 \
-  X(cudnnGetVersion)                              \
-  X(cudnnGetErrorString)                          \
-  X(cudnnCreateTensorDescriptor)                  \
-  X(cudnnDestroyTensorDescriptor)                 \
-  X(cudnnSetTensorNdDescriptor)                   \
-  X(cudnnGetTensorNdDescriptor)                   \
-  X(cudnnGetFilterNdDescriptor)                   \
-  X(cudnnGetConvolutionNdDescriptor)              \
-  X(cudnnGetConvolutionGroupCount)                \
-  X(cudnnGetConvolutionMathType)                  \
-  X(cudnnGetConvolutionReorderType)               \
-  X(cudnnCreate)                                  \
-  X(cudnnDestroy)                                 \
-  X(cudnnSetStream)                               \
-  X(cudnnGetStream)                               \
-  X(cudnnConvolutionForward)                      \
-  X(cudnnConvolutionBackwardData)                 \
-  X(cudnnConvolutionBackwardFilter)               \
-  X(cudnnGetConvolutionForwardWorkspaceSize)      \
-  X(cudnnGetConvolutionBackwardDataWorkspaceSize) \
-  X(cudnnGetConvolutionBackwardFilterWorkspaceSize)
+#define UCUDNN_CUDNN_FUNCTIONS(X)                       \
+  X(cudnnGetVersion)                                    \
+  X(cudnnGetErrorString)                                \
+  X(cudnnCreateTensorDescriptor)                        \
+  X(cudnnDestroyTensorDescriptor)                       \
+  X(cudnnSetTensorNdDescriptor)                         \
+  X(cudnnGetTensorNdDescriptor)                         \
+  X(cudnnCreateFilterDescriptor)                        \
+  X(cudnnDestroyFilterDescriptor)                       \
+  X(cudnnSetFilterNdDescriptor)                         \
+  X(cudnnGetFilterNdDescriptor)                         \
+  X(cudnnCreateConvolutionDescriptor)                   \
+  X(cudnnDestroyConvolutionDescriptor)                  \
+  X(cudnnSetConvolutionNdDescriptor)                    \
+  X(cudnnSetConvolutionGroupCount)                      \
+  X(cudnnSetConvolutionMathType)                        \
+  X(cudnnSetConvolutionReorderType)                     \
+  X(cudnnGetConvolutionNdDescriptor)                    \
+  X(cudnnGetConvolutionGroupCount)                      \
+  X(cudnnGetConvolutionMathType)                        \
+  X(cudnnGetConvolutionReorderType)                     \
+  X(cudnnCreate)                                        \
+  X(cudnnDestroy)                                       \
+  X(cudnnSetStream)                                     \
+  X(cudnnGetStream)                                     \
+  X(cudnnConvolutionForward)                            \
+  X(cudnnConvolutionBackwardData)                       \
+  X(cudnnConvolutionBackwardFilter)                     \
+  X(cudnnGetConvolutionForwardWorkspaceSize)            \
+  X(cudnnGetConvolutionBackwardDataWorkspaceSize)       \
+  X(cudnnGetConvolutionBackwardFilterWorkspaceSize)     \
+  X(cudnnGetConvolutionForwardAlgorithmMaxCount)        \
+  X(cudnnGetConvolutionBackwardDataAlgorithmMaxCount)   \
+  X(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount) \
+  X(cudnnGetConvolutionForwardAlgorithm_v7)             \
+  X(cudnnGetConvolutionBackwardDataAlgorithm_v7)        \
+  X(cudnnGetConvolutionBackwardFilterAlgorithm_v7)      \
+  X(cudnnFindConvolutionForwardAlgorithm)               \
+  X(cudnnFindConvolutionBackwardDataAlgorithm)          \
+  X(cudnnFindConvolutionBackwardFilterAlgorithm)        \
+  X(cudnnFindConvolutionForwardAlgorithmEx)             \
+  X(cudnnFindConvolutionBackwardDataAlgorithmEx)        \
+  X(cudnnFindConvolutionBackwardFilterAlgorithmEx)
 
 struct CudnnApi {
 #define UCUDNN_DECLARE_POINTER(name) decltype(&::name) name = nullptr;

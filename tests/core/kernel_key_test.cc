@@ -57,12 +57,15 @@ TEST(KernelKey, EveryFieldMatters) {
   };
   std::set<std::string> texts{base_key().to_string()};
   std::set<std::uint64_t> hashes{base_key().hash()};
+  std::set<std::size_t> structural{KernelKeyHash{}(base_key())};
   for (const auto& [field, change] : changes) {
     KernelKey key = base_key();
     change(key);
     EXPECT_FALSE(key == base_key()) << field;
     EXPECT_TRUE(texts.insert(key.to_string()).second) << field << " did not change the key";
     EXPECT_TRUE(hashes.insert(key.hash()).second) << field << " did not change the hash";
+    EXPECT_TRUE(structural.insert(KernelKeyHash{}(key)).second)
+        << field << " did not change the in-memory hash";
   }
 }
 

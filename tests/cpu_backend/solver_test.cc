@@ -43,14 +43,14 @@ struct Buffers {
 Buffers make_buffers(const KernelKey& kernel, std::mt19937_64& random, double beta) {
   std::uniform_real_distribution<float> uniform(-1, 1);
   auto fill = [&](const TensorShape& shape) {
-    std::vector<float> v(span_elements(shape));
+    std::vector<float> v(shape.span_elements());
     for (auto& e : v) e = uniform(random);
     return v;
   };
   Buffers b{fill(kernel.problem.x), fill(kernel.problem.w), fill(kernel.problem.y)};
   if (beta == 0) {
     auto [out, shape] = output_of(kernel, b.tensors());
-    std::fill_n(static_cast<float*>(out), span_elements(*shape),
+    std::fill_n(static_cast<float*>(out), shape->span_elements(),
                 std::numeric_limits<float>::quiet_NaN());
   }
   return b;
@@ -201,7 +201,7 @@ TEST_F(CpuSolvers, DirectComputesInDouble) {
         op, make_conv2d_problem({2, 4, 7, 6, 4, 3, 3, 1, 1, 1, 1, 2, 1, 2}, DataType::kDouble)};
     SCOPED_TRACE(kernel.to_string());
     auto fill = [&](const TensorShape& shape) {
-      std::vector<double> v(span_elements(shape));
+      std::vector<double> v(shape.span_elements());
       for (auto& e : v) e = uniform(random.engine());
       return v;
     };

@@ -18,6 +18,7 @@ class TableBenchmarker final : public Benchmarker {
   }
 
   std::string backend_name() const override { return "table"; }
+  DeviceFingerprint fingerprint() const override { return {{{"kind", "table"}}}; }
   std::vector<std::string> algorithms(const KernelKey&) override { return algorithms_; }
   std::optional<Measurement> benchmark(const KernelKey&, const std::string& algorithm,
                                        std::int64_t micro_batch) override {

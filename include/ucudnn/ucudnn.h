@@ -1,0 +1,133 @@
+#pragma once
+// ucudnn's link-time API: replace `cudnnHandle_t` by `UcudnnHandle_t`, include this header
+// and link with -lucudnn. Every other cuDNN call stays as it is: the handle converts to
+// cudnnHandle_t implicitly, and the convolution functions below are overloads taking it,
+// so the same source calls ucudnn's planner instead of cuDNN's choice.
+//
+//   #include <ucudnn/ucudnn.h>
+//   UcudnnHandle_t handle;          // was: cudnnHandle_t handle;
+//   cudnnCreate(&handle);           // unchanged call, ucudnn's overload
+//
+// The convolution overloads take an optional trailing layer id: calls with different ids
+// get plans (and WD workspace segments) of their own even when their shapes are equal.
+// Options apply per handle and override the UCUDNN_* environment variables.
+#include <cudnn.h>
+
+#include <cstddef>
+#include <cstdint>
+
+class UcudnnHandle_t {
+ public:
+  UcudnnHandle_t() = default;
+  explicit UcudnnHandle_t(cudnnHandle_t handle) : handle_(handle) {}
+  operator cudnnHandle_t() const { return handle_; }  // NOLINT: implicit by design
+  cudnnHandle_t get() const { return handle_; }
+
+  // "all", "powerOfTwo" or "undivided".
+  cudnnStatus_t setBatchSizePolicy(const char* policy) const;
+  // The per-kernel workspace limit (WR).
+  cudnnStatus_t setWorkspaceLimit(std::size_t bytes) const;
+  // One workspace of this size for all kernels of the handle (WD); 0 returns to WR.
+  cudnnStatus_t setTotalWorkspaceSize(std::size_t bytes) const;
+  // WD: divide the workspace among the kernels seen so far now, rather than after the first
+  // iteration.
+  cudnnStatus_t optimize() const;
+
+ private:
+  cudnnHandle_t handle_ = nullptr;
+};
+
+// The database of benchmarks and plans for the whole process (as UCUDNN_DATABASE).
+extern "C" cudnnStatus_t ucudnnSetDatabase(const char* path);
+
+cudnnStatus_t cudnnCreate(UcudnnHandle_t* handle);
+cudnnStatus_t cudnnDestroy(UcudnnHandle_t handle);
+
+cudnnStatus_t cudnnGetConvolutionForwardAlgorithmMaxCount(UcudnnHandle_t handle, int* count);
+cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(UcudnnHandle_t handle, int* count);
+cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(UcudnnHandle_t handle, int* count);
+cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
+    UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc,
+    const int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionFwdAlgoPerf_t* perfResults, std::int64_t layerId = -1);
+cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(
+    UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc,
+    const int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionFwdAlgoPerf_t* perfResults, std::int64_t layerId = -1);
+cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(
+    UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void* x,
+    const cudnnFilterDescriptor_t wDesc, const void* w, const cudnnConvolutionDescriptor_t convDesc,
+    const cudnnTensorDescriptor_t yDesc, void* y, const int requestedAlgoCount,
+    int* returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t* perfResults, void* workSpace,
+    size_t workSpaceSizeInBytes, std::int64_t layerId = -1);
+cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(
+    UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc,
+    cudnnConvolutionFwdAlgo_t algo, size_t* sizeInBytes, std::int64_t layerId = -1);
+cudnnStatus_t cudnnConvolutionForward(
+    UcudnnHandle_t handle, const void* alpha, const cudnnTensorDescriptor_t xDesc, const void* x,
+    const cudnnFilterDescriptor_t wDesc, const void* w, const cudnnConvolutionDescriptor_t convDesc,
+    cudnnConvolutionFwdAlgo_t algo, void* workSpace, size_t workSpaceSizeInBytes, const void* beta,
+    const cudnnTensorDescriptor_t yDesc, void* y, std::int64_t layerId = -1);
+cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(
+    UcudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc,
+    const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc,
+    const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionBwdDataAlgoPerf_t* perfResults, std::int64_t layerId = -1);
+cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(
+    UcudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc,
+    const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc,
+    const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionBwdDataAlgoPerf_t* perfResults, std::int64_t layerId = -1);
+cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(
+    UcudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void* w,
+    const cudnnTensorDescriptor_t dyDesc, const void* dy,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void* dx,
+    const int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionBwdDataAlgoPerf_t* perfResults, void* workSpace, size_t workSpaceSizeInBytes,
+    std::int64_t layerId = -1);
+cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(
+    UcudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc,
+    const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc,
+    const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t* sizeInBytes,
+    std::int64_t layerId = -1);
+cudnnStatus_t cudnnConvolutionBackwardData(UcudnnHandle_t handle, const void* alpha,
+                                           const cudnnFilterDescriptor_t wDesc, const void* w,
+                                           const cudnnTensorDescriptor_t dyDesc, const void* dy,
+                                           const cudnnConvolutionDescriptor_t convDesc,
+                                           cudnnConvolutionBwdDataAlgo_t algo, void* workSpace,
+                                           size_t workSpaceSizeInBytes, const void* beta,
+                                           const cudnnTensorDescriptor_t dxDesc, void* dx,
+                                           std::int64_t layerId = -1);
+cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+    UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
+    const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc,
+    const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionBwdFilterAlgoPerf_t* perfResults, std::int64_t layerId = -1);
+cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(
+    UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
+    const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc,
+    const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionBwdFilterAlgoPerf_t* perfResults, std::int64_t layerId = -1);
+cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(
+    UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void* x,
+    const cudnnTensorDescriptor_t dyDesc, const void* y,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void* dw,
+    const int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionBwdFilterAlgoPerf_t* perfResults, void* workSpace, size_t workSpaceSizeInBytes,
+    std::int64_t layerId = -1);
+cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(
+    UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
+    const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc,
+    const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo,
+    size_t* sizeInBytes, std::int64_t layerId = -1);
+cudnnStatus_t cudnnConvolutionBackwardFilter(UcudnnHandle_t handle, const void* alpha,
+                                             const cudnnTensorDescriptor_t xDesc, const void* x,
+                                             const cudnnTensorDescriptor_t dyDesc, const void* dy,
+                                             const cudnnConvolutionDescriptor_t convDesc,
+                                             cudnnConvolutionBwdFilterAlgo_t algo, void* workSpace,
+                                             size_t workSpaceSizeInBytes, const void* beta,
+                                             const cudnnFilterDescriptor_t dwDesc, void* dw,
+                                             std::int64_t layerId = -1);

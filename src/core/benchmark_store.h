@@ -1,0 +1,56 @@
+#pragma once
+// Where benchmark results and plans outlive the process (db/ implements it with SQLite;
+// tests and the shim's default use MemoryStore). The planner depends on this interface
+// only. Implementations are thread-safe and never throw: a store that cannot read or write
+// answers "not found" and drops writes (it has warned once already).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/benchmarker.h"
+#include "core/configuration.h"
+
+namespace ucudnn {
+
+// One benchmark result: the micro-batch kernel (its key has N = micro_batch), an algorithm
+// by stable name, and the measurement, or "not supported" (measurement empty).
+struct MeasurementRecord {
+  std::string fingerprint;  // DeviceFingerprint::to_string()
+  KernelKey kernel;         // at the micro-batch size
+  std::string backend;      // "cudnn", "cpu"
+  std::string algorithm;
+  std::optional<Measurement> measurement;
+  std::int64_t measured_at = 0;  // Unix seconds; the store fills it in when 0
+};
+
+// What a plan answers: one kernel (WR) or a whole network (WD) on one device, under a
+// policy, limits and mode.
+struct PlanKey {
+  std::string fingerprint;
+  std::string subject;                // KernelKey::to_string() for WR; a network key for WD
+  std::string policy;                 // name_of(BatchSizePolicy)
+  std::uint64_t workspace_limit = 0;  // per kernel (WR) or total (WD)
+  std::string mode;                   // "WR" or "WD"
+  friend bool operator==(const PlanKey&, const PlanKey&) = default;
+};
+
+class BenchmarkStore {
+ public:
+  virtual ~BenchmarkStore() = default;
+
+  // nullopt: never measured here. A record whose measurement is empty: measured, unsupported.
+  virtual std::optional<MeasurementRecord> find_measurement(const std::string& fingerprint,
+                                                            const KernelKey& micro_kernel,
+                                                            const std::string& backend,
+                                                            const std::string& algorithm) = 0;
+  // All in one transaction.
+  virtual void put_measurements(const std::vector<MeasurementRecord>& records) = 0;
+
+  // A WR plan is one configuration; a WD plan one configuration per kernel, in the order
+  // the network key lists them.
+  virtual std::optional<std::vector<Configuration>> find_plan(const PlanKey& key) = 0;
+  virtual void put_plan(const PlanKey& key, const std::vector<Configuration>& plan) = 0;
+};
+
+}  // namespace ucudnn

@@ -1,0 +1,30 @@
+#include "cudnn/cuda_runtime.h"
+
+#include <dlfcn.h>
+
+#include "cudnn/runtime_library.h"
+
+namespace ucudnn::cudnn {
+
+namespace {
+
+CudaRuntime resolve() {
+  void* library = open_runtime_library("cudaMalloc", "libcudart.so.13", "libcudart.so.13");
+  CudaRuntime runtime;
+#define UCUDNN_RESOLVE(name)                                                               \
+  runtime.name =                                                                           \
+      reinterpret_cast<decltype(runtime.name)>(library ? dlsym(library, #name) : nullptr); \
+  if (!runtime.name) runtime.missing += (runtime.missing.empty() ? "" : " ") + std::string(#name);
+  UCUDNN_CUDA_FUNCTIONS(UCUDNN_RESOLVE)
+#undef UCUDNN_RESOLVE
+  return runtime;
+}
+
+}  // namespace
+
+const CudaRuntime& cuda_runtime() {
+  static const CudaRuntime runtime = resolve();
+  return runtime;
+}
+
+}  // namespace ucudnn::cudnn

@@ -1,0 +1,41 @@
+#pragma once
+// The CUDA runtime functions ucudnn calls (device memory, events, device identity), resolved
+// at run time from the libcudart the process uses, like the cuDNN table: ucudnn never links
+// the runtime, so it loads beside any application and its test doubles.
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+namespace ucudnn::cudnn {
+
+#define UCUDNN_CUDA_FUNCTIONS(X) \
+  X(cudaMalloc)                  \
+  X(cudaFree)                    \
+  X(cudaMemsetAsync)             \
+  X(cudaMemGetInfo)              \
+  X(cudaGetLastError)            \
+  X(cudaGetErrorString)          \
+  X(cudaGetDevice)               \
+  X(cudaGetDeviceProperties)     \
+  X(cudaEventCreate)             \
+  X(cudaEventDestroy)            \
+  X(cudaEventRecord)             \
+  X(cudaEventSynchronize)        \
+  X(cudaEventElapsedTime)        \
+  X(cudaStreamSynchronize)
+
+struct CudaRuntime {
+#define UCUDNN_DECLARE_POINTER(name) decltype(&::name) name = nullptr;
+  UCUDNN_CUDA_FUNCTIONS(UCUDNN_DECLARE_POINTER)
+#undef UCUDNN_DECLARE_POINTER
+
+  std::string missing;  // names that could not be resolved, space-separated
+  bool complete() const {
+    return missing.empty();
+  }
+};
+
+// Resolved once, on first use, thread-safely: libcudart.so.13 (anchor cudaMalloc).
+const CudaRuntime& cuda_runtime();
+
+}  // namespace ucudnn::cudnn

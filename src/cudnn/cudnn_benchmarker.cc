@@ -1,0 +1,117 @@
+#include "cudnn/cudnn_benchmarker.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "cudnn/algorithms.h"
+#include "cudnn/convolution_calls.h"
+#include "cudnn/micro_batch_descriptors.h"
+
+namespace ucudnn::cudnn {
+
+DeviceFingerprint gpu_fingerprint(const CudnnApi& api, const CudaRuntime& runtime) {
+  int device = 0;
+  cudaDeviceProp properties{};
+  if (runtime.cudaGetDevice(&device) != cudaSuccess ||
+      runtime.cudaGetDeviceProperties(&properties, device) != cudaSuccess) {
+    runtime.cudaGetLastError();
+    return {{{"kind", "gpu"}, {"name", "unknown"}, {"ucudnn", kUcudnnVersion}}};
+  }
+  return {{{"kind", "gpu"},
+           {"name", properties.name},
+           {"cc", std::to_string(properties.major) + "." + std::to_string(properties.minor)},
+           {"sms", std::to_string(properties.multiProcessorCount)},
+           {"memory", std::to_string(properties.totalGlobalMem)},
+           {"cudnn", std::to_string(api.cudnnGetVersion())},
+           {"ucudnn", kUcudnnVersion}}};
+}
+
+CudnnBenchmarker::CudnnBenchmarker(const CudnnApi& api, const CudaRuntime& runtime,
+                                   cudnnHandle_t handle, DeviceFingerprint fingerprint,
+                                   GpuBenchmarkOptions options)
+    : api_(api),
+      runtime_(runtime),
+      handle_(handle),
+      options_(options),
+      fingerprint_(std::move(fingerprint)) {}
+
+std::vector<std::string> CudnnBenchmarker::algorithms(const KernelKey& kernel) {
+  return algorithm_names(kernel.operation);
+}
+
+CudnnBenchmarker::Scratch* CudnnBenchmarker::scratch_for(const KernelKey& kernel) {
+  // The full-batch problem covers every micro-batch (same strides, smaller N).
+  const std::string key = kernel.to_string();
+  if (scratch_ && scratch_key_ == key) return scratch_.get();
+  scratch_.reset();
+  const auto& p = kernel.problem;
+  const std::size_t element = element_size(p.data_type);
+  auto x = DeviceBuffer::allocate(runtime_, p.x.span_elements() * element);
+  auto w = DeviceBuffer::allocate(runtime_, p.w.span_elements() * element);
+  auto y = DeviceBuffer::allocate(runtime_, p.y.span_elements() * element);
+  if (!x || !w || !y) return nullptr;
+  cudaStream_t stream = nullptr;
+  api_.cudnnGetStream(handle_, &stream);
+  // Zeros, not leftovers: NaN or denormal garbage could change an algorithm's speed.
+  for (const DeviceBuffer* b : {&*x, &*w, &*y})
+    if (b->size()) runtime_.cudaMemsetAsync(b->data(), 0, b->size(), stream);
+  scratch_ = std::make_unique<Scratch>(Scratch{std::move(*x), std::move(*w), std::move(*y)});
+  scratch_key_ = key;
+  return scratch_.get();
+}
+
+std::optional<Measurement> CudnnBenchmarker::benchmark(const KernelKey& kernel,
+                                                       const std::string& algorithm,
+                                                       std::int64_t micro_batch) {
+  const auto value = algorithm_value(kernel.operation, algorithm);
+  if (!value || micro_batch <= 0 || micro_batch > kernel.problem.batch()) return std::nullopt;
+  try {
+    const MicroBatchDescriptors d(api_, kernel.problem, micro_batch);
+    const ConvolutionDescriptors descriptors{d.x.get(), d.w.get(), d.convolution.get(), d.y.get()};
+    std::size_t bytes = 0;
+    if (workspace_size(api_, handle_, kernel.operation, descriptors, *value, &bytes) !=
+        CUDNN_STATUS_SUCCESS)
+      return std::nullopt;
+    Scratch* scratch = scratch_for(kernel);
+    auto workspace = DeviceBuffer::allocate(runtime_, bytes);
+    if (!scratch || !workspace) return std::nullopt;
+    const ConvolutionBuffers buffers{scratch->x.data(), scratch->w.data(), scratch->y.data()};
+    const double one = 1, zero = 0;
+    const float one_f = 1, zero_f = 0;
+    const bool is_double = kernel.problem.data_type == DataType::kDouble;
+    const void* alpha = is_double ? static_cast<const void*>(&one) : &one_f;
+    const void* beta = is_double ? static_cast<const void*>(&zero) : &zero_f;
+    auto run = [&] {
+      return convolve(api_, handle_, kernel.operation, *value, alpha, descriptors, buffers,
+                      workspace->data(), bytes, beta);
+    };
+    for (int i = 0; i < options_.warmup; ++i)
+      if (run() != CUDNN_STATUS_SUCCESS) return std::nullopt;
+    cudaStream_t stream = nullptr;
+    api_.cudnnGetStream(handle_, &stream);
+    CudaEvent start(runtime_), stop(runtime_);
+    if (!start.valid() || !stop.valid()) return std::nullopt;
+    std::vector<double> times;
+    for (int i = 0; i < std::max(1, options_.repeats); ++i) {
+      runtime_.cudaEventRecord(start.get(), stream);
+      if (run() != CUDNN_STATUS_SUCCESS) return std::nullopt;
+      runtime_.cudaEventRecord(stop.get(), stream);
+      float ms = 0;
+      if (runtime_.cudaEventSynchronize(stop.get()) != cudaSuccess ||
+          runtime_.cudaEventElapsedTime(&ms, start.get(), stop.get()) != cudaSuccess) {
+        runtime_.cudaGetLastError();
+        return std::nullopt;
+      }
+      times.push_back(ms);
+    }
+    std::sort(times.begin(), times.end());
+    return Measurement{times[times.size() / 2], bytes, times.front(), times.back(),
+                       static_cast<int>(times.size())};
+  } catch (const std::exception&) {
+    // A descriptor cuDNN refuses at this micro-batch: the algorithm does not apply.
+    return std::nullopt;
+  }
+}
+
+}  // namespace ucudnn::cudnn

@@ -1,0 +1,58 @@
+#include "cudnn/plan_executor.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "cudnn/algorithms.h"
+
+namespace ucudnn::cudnn {
+
+PlanExecutor::PlanExecutor(const CudnnApi& api, const KernelKey& kernel,
+                           Configuration configuration)
+    : api_(api), kernel_(kernel), configuration_(std::move(configuration)) {
+  const auto& problem = kernel_.problem;
+  if (configuration_.batch() != problem.batch())
+    throw std::invalid_argument("the plan covers " + std::to_string(configuration_.batch()) +
+                                " images of a batch of " + std::to_string(problem.batch()));
+  for (const auto& m : configuration_.micro) {
+    if (m.batch <= 0) throw std::invalid_argument("a micro-batch of " + std::to_string(m.batch));
+    const auto algorithm = algorithm_value(kernel_.operation, m.algorithm);
+    if (m.backend != "cudnn" || !algorithm)
+      throw std::invalid_argument("unknown cuDNN algorithm '" + m.backend + ":" + m.algorithm +
+                                  "'");
+    auto& descriptors = descriptors_[m.batch];
+    if (!descriptors) descriptors = std::make_unique<MicroBatchDescriptors>(api_, problem, m.batch);
+    steps_.push_back({descriptors.get(), *algorithm, m.batch});
+  }
+  const std::size_t element = element_size(problem.data_type);
+  x_batch_stride_bytes_ = static_cast<std::size_t>(problem.x.strides[0]) * element;
+  y_batch_stride_bytes_ = static_cast<std::size_t>(problem.y.strides[0]) * element;
+}
+
+PlanExecutor::Result PlanExecutor::run(cudnnHandle_t handle, const void* alpha,
+                                       const ConvolutionBuffers& buffers, void* workspace,
+                                       std::size_t workspace_bytes, const void* beta) const {
+  static constexpr float kOneFloat = 1;
+  static constexpr double kOneDouble = 1;
+  const void* one = kernel_.problem.data_type == DataType::kDouble
+                        ? static_cast<const void*>(&kOneDouble)
+                        : static_cast<const void*>(&kOneFloat);
+  std::size_t offset = 0;  // images before this micro-batch
+  Result result;
+  for (const Step& step : steps_) {
+    const MicroBatchDescriptors& d = *step.descriptors;
+    ConvolutionBuffers slice = buffers;
+    slice.x = static_cast<char*>(buffers.x) + offset * x_batch_stride_bytes_;
+    slice.y = static_cast<char*>(buffers.y) + offset * y_batch_stride_bytes_;
+    const bool accumulate = kernel_.operation == Operation::kBackwardFilter && offset > 0;
+    result.status = convolve(api_, handle, kernel_.operation, step.algorithm, alpha,
+                             {d.x.get(), d.w.get(), d.convolution.get(), d.y.get()}, slice,
+                             workspace, workspace_bytes, accumulate ? one : beta);
+    if (result.status != CUDNN_STATUS_SUCCESS) return result;
+    result.output_touched = true;
+    offset += static_cast<std::size_t>(step.batch);
+  }
+  return result;
+}
+
+}  // namespace ucudnn::cudnn

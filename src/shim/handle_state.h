@@ -1,0 +1,55 @@
+#pragma once
+// What the shim keeps per cuDNN handle: the options set through the API (unset ones follow
+// the environment), the WR plans of the kernels it has seen, and the WD session. Calls on one
+// handle are serialized by its mutex; different handles proceed in parallel.
+#include <cudnn.h>
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+
+#include "cudnn/plan_executor.h"
+#include "shim/kernel_identity.h"
+#include "shim/settings.h"
+#include "shim/workspace_division_session.h"
+
+namespace ucudnn::shim {
+
+struct HandleOptions {
+  std::optional<BatchSizePolicy> policy;
+  std::optional<std::uint64_t> workspace_limit;
+  std::optional<std::uint64_t> total_workspace;  // 0: WR, whatever the environment says
+};
+
+struct HandleState {
+  cudnnHandle_t handle = nullptr;
+  int device = 0;
+  std::mutex mutex;
+  HandleOptions options;
+  std::unordered_map<KernelIdentity, std::shared_ptr<cudnn::PlanExecutor>, KernelIdentityHash>
+      plans;
+  std::unique_ptr<WorkspaceDivisionSession> division;
+
+  BatchSizePolicy policy(const Settings& settings) const {
+    return options.policy.value_or(settings.policy);
+  }
+  std::optional<std::uint64_t> workspace_limit(const Settings& settings) const {
+    return options.workspace_limit ? options.workspace_limit : settings.workspace_limit;
+  }
+  std::optional<std::uint64_t> total_workspace(const Settings& settings) const {
+    const auto total = options.total_workspace ? options.total_workspace : settings.total_workspace;
+    if (total && *total == 0) return std::nullopt;
+    return total;
+  }
+  // The WD session when WD is on (created on first use, renewed when the total changes).
+  WorkspaceDivisionSession* division_session(const Settings& settings) {
+    const auto total = total_workspace(settings);
+    if (!total) return nullptr;
+    if (!division || division->total_bytes() != *total)
+      division = std::make_unique<WorkspaceDivisionSession>(*total);
+    return division.get();
+  }
+};
+
+}  // namespace ucudnn::shim

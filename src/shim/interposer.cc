@@ -1,0 +1,364 @@
+#include "shim/interposer.h"
+
+#include <algorithm>
+#include <exception>
+#include <vector>
+
+#include "core/byte_size.h"
+#include "cudnn/algorithms.h"
+#include "cudnn/cudnn_types.h"
+#include "cudnn/problem_from_descriptors.h"
+#include "shim/kernel_planner.h"
+#include "shim/log.h"
+#include "shim/registry.h"
+
+namespace ucudnn::shim {
+
+namespace {
+
+using cudnn::AlgorithmPerf;
+using cudnn::ConvolutionBuffers;
+using cudnn::ConvolutionDescriptors;
+
+// More results than any operation has algorithms, plus ours: larger requests are clamped so
+// that a huge requestedAlgoCount never allocates.
+constexpr int kMaxResults = 64;
+
+const cudnn::CudnnApi* usable_api() {
+  const auto& api = cudnn::cudnn_api();
+  if (api.complete()) return &api;
+  warn_once("api-incomplete", "the cuDNN library lacks functions ucudnn needs (" + api.missing +
+                                  "); convolutions cannot be intercepted");
+  return nullptr;
+}
+
+// Runs `body`, turning any exception into a status and a warning: nothing may cross the C
+// boundary.
+template <typename Body>
+cudnnStatus_t guarded(const char* where, Body body) {
+  try {
+    return body();
+  } catch (const std::exception& error) {
+    warn_once(std::string("exception:") + where,
+              std::string(where) + " failed inside ucudnn: " + error.what());
+  } catch (...) {
+    warn_once(std::string("exception:") + where, std::string(where) + " failed inside ucudnn");
+  }
+  return CUDNN_STATUS_INTERNAL_ERROR;
+}
+
+PlannerContext context_for(HandleState& state, const Settings& settings) {
+  auto& registry = Registry::instance();
+  auto& device = registry.device(state.device);
+  return {cudnn::cudnn_api(),     cudnn::cuda_runtime(),     state.handle,
+          registry.store(),       device.fingerprint,        device.benchmark_mutex,
+          state.policy(settings), settings.benchmark_repeats};
+}
+
+bool deterministic(const Configuration& configuration, Operation operation) {
+  return std::all_of(configuration.micro.begin(), configuration.micro.end(),
+                     [&](const MicroConfiguration& m) {
+                       auto value = cudnn::algorithm_value(operation, m.algorithm);
+                       return value && cudnn::is_deterministic(operation, *value);
+                     });
+}
+
+// The WR plan of `kernel` fitting `limit`, reusing the one the handle has when it fits.
+std::shared_ptr<cudnn::PlanExecutor> reuse_plan(HandleState& state, const KernelIdentity& kernel,
+                                                std::uint64_t limit, const Settings& settings) {
+  auto& slot = state.plans[kernel];
+  if (slot && slot->workspace_bytes() <= limit) return slot;
+  auto plan = plan_reuse(context_for(state, settings), kernel.key, limit);
+  if (!plan) {
+    warn_once("no-plan:" + kernel.key.to_string() + std::to_string(limit),
+              "no plan for " + kernel.key.to_string() + " within " + format_byte_size(limit) +
+                  ": " + plan.error() + "; passing the call through");
+    return nullptr;
+  }
+  slot = std::make_shared<cudnn::PlanExecutor>(cudnn::cudnn_api(), kernel.key, *plan);
+  log(LogLevel::kInfo, std::string(name_of(kernel.key.operation)) + " plan within " +
+                           format_byte_size(limit) + ": " + plan->to_string() + " (" +
+                           std::to_string(plan->time_ms()) + " ms, " +
+                           format_byte_size(plan->workspace_bytes()) + ")");
+  return slot;
+}
+
+// The undivided call with a concrete algorithm that fits the caller's workspace: cuDNN's own
+// heuristic choice, as the application would have made without ucudnn.
+cudnnStatus_t undivided(const cudnn::CudnnApi& api, Operation operation, cudnnHandle_t handle,
+                        const void* alpha, const ConvolutionDescriptors& d,
+                        const ConvolutionBuffers& buffers, void* workspace, std::size_t bytes,
+                        const void* beta) {
+  AlgorithmPerf results[kMaxResults];
+  int count = 0;
+  const cudnnStatus_t status = cudnn::select_algorithms(
+      api, handle, operation, cudnn::Selection::kHeuristic, d, kMaxResults, &count, results);
+  if (status != CUDNN_STATUS_SUCCESS) return status;
+  for (int i = 0; i < count; ++i)
+    if (results[i].status == CUDNN_STATUS_SUCCESS && results[i].memory <= bytes)
+      return cudnn::convolve(api, handle, operation, results[i].algorithm, alpha, d, buffers,
+                             workspace, bytes, beta);
+  return CUDNN_STATUS_NOT_SUPPORTED;
+}
+
+struct Request {
+  const cudnn::CudnnApi& api;
+  const Settings& settings;
+  KernelIdentity kernel;
+};
+
+// Reads the kernel of a call. An error status means the call is invalid (the caller returns
+// it, as cuDNN would); `unsupported` means valid but not planned (passed through).
+std::optional<Request> read_request(Operation operation, cudnnHandle_t handle,
+                                    const ConvolutionDescriptors& d, std::int64_t layer,
+                                    cudnnStatus_t& status, bool& unsupported) {
+  status = CUDNN_STATUS_SUCCESS;
+  unsupported = true;
+  const Settings& settings = process_settings();
+  if (settings.disabled || !handle) return std::nullopt;
+  const cudnn::CudnnApi* api = usable_api();
+  if (!api) return std::nullopt;
+  ConvolutionProblem problem;
+  const auto read = cudnn::problem_from_descriptors(*api, d.x, d.w, d.convolution, d.y, problem);
+  if (!read.ok()) {
+    if (!read.unsupported) {
+      unsupported = false;
+      status = read.status;
+    }
+    log(LogLevel::kDebug, "not planned: " + read.message);
+    return std::nullopt;
+  }
+  unsupported = false;
+  return Request{*api, settings, {{operation, std::move(problem)}, layer}};
+}
+
+}  // namespace
+
+cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, cudnnHandle_t handle,
+                              const ConvolutionDescriptors& d, int requested, int* returned,
+                              AlgorithmPerf* results, const ConvolutionBuffers& buffers,
+                              void* workspace, std::size_t workspace_bytes, std::int64_t layer) {
+  return guarded("cudnnFind/GetConvolutionAlgorithm", [&]() -> cudnnStatus_t {
+    auto pass = [&] {
+      const cudnn::CudnnApi* api = usable_api();
+      if (!api) return CUDNN_STATUS_NOT_INITIALIZED;
+      return cudnn::select_algorithms(*api, handle, operation, selection, d, requested, returned,
+                                      results, buffers, workspace, workspace_bytes);
+    };
+    if (requested < 1 || !returned || !results) return pass();
+    cudnnStatus_t status;
+    bool unsupported;
+    auto request = read_request(operation, handle, d, layer, status, unsupported);
+    if (!request) return pass();  // invalid descriptors: cuDNN's own status
+
+    auto state = Registry::instance().state(handle);
+    std::lock_guard lock(state->mutex);
+    AlgorithmPerf plan{cudnn::kVirtualAlgorithm,
+                       CUDNN_STATUS_SUCCESS,
+                       0,
+                       0,
+                       CUDNN_DETERMINISTIC,
+                       cudnn::to_cudnn(request->kernel.key.problem.math_type)};
+    if (auto* division = state->division_session(request->settings);
+        division && !division->given_up()) {
+      division->note(request->kernel);
+      const auto time =
+          division->planned_time_ms(request->kernel, context_for(*state, request->settings));
+      if (!time) return pass();
+      plan.time = static_cast<float>(*time);
+      plan.memory = 0;  // the arena is ucudnn's: the application allocates nothing
+    } else {
+      const std::uint64_t limit =
+          state->workspace_limit(request->settings)
+              .value_or(selection == cudnn::Selection::kFindEx ? workspace_bytes
+                                                               : kDefaultWorkspaceLimit);
+      auto executor = reuse_plan(*state, request->kernel, limit, request->settings);
+      if (!executor) return pass();
+      plan.time = static_cast<float>(executor->configuration().time_ms());
+      plan.memory = executor->workspace_bytes();
+      plan.determinism = deterministic(executor->configuration(), operation)
+                             ? CUDNN_DETERMINISTIC
+                             : CUDNN_NON_DETERMINISTIC;
+    }
+    results[0] = plan;
+    int theirs = 0;
+    if (requested > 1 &&
+        cudnn::select_algorithms(request->api, handle, operation, selection, d,
+                                 std::min(requested, kMaxResults) - 1, &theirs, results + 1,
+                                 buffers, workspace, workspace_bytes) != CUDNN_STATUS_SUCCESS)
+      theirs = 0;
+    *returned = 1 + theirs;
+    return CUDNN_STATUS_SUCCESS;
+  });
+}
+
+cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
+                             const ConvolutionDescriptors& d, int algorithm, std::size_t* bytes,
+                             std::int64_t layer) {
+  return guarded("cudnnGetConvolutionWorkspaceSize", [&]() -> cudnnStatus_t {
+    auto pass = [&] {
+      const cudnn::CudnnApi* api = usable_api();
+      if (!api) return CUDNN_STATUS_NOT_INITIALIZED;
+      return cudnn::workspace_size(*api, handle, operation, d, algorithm, bytes);
+    };
+    if (algorithm != cudnn::kVirtualAlgorithm) return pass();
+    if (!bytes) return CUDNN_STATUS_BAD_PARAM;
+    cudnnStatus_t status;
+    bool unsupported;
+    auto request = read_request(operation, handle, d, layer, status, unsupported);
+    if (!request) return unsupported ? (*bytes = 0, CUDNN_STATUS_SUCCESS) : status;
+    if (!handle) return CUDNN_STATUS_BAD_PARAM;
+    auto state = Registry::instance().state(handle);
+    std::lock_guard lock(state->mutex);
+    *bytes = 0;
+    if (auto* division = state->division_session(request->settings);
+        division && !division->given_up()) {
+      division->note(request->kernel);
+      return CUDNN_STATUS_SUCCESS;
+    }
+    const std::uint64_t limit =
+        state->workspace_limit(request->settings).value_or(kDefaultWorkspaceLimit);
+    if (auto executor = reuse_plan(*state, request->kernel, limit, request->settings))
+      *bytes = executor->workspace_bytes();
+    return CUDNN_STATUS_SUCCESS;
+  });
+}
+
+cudnnStatus_t algorithm_max_count(Operation operation, cudnnHandle_t handle, int* count) {
+  return guarded("cudnnGetConvolutionAlgorithmMaxCount", [&]() -> cudnnStatus_t {
+    const cudnn::CudnnApi* api = usable_api();
+    if (!api) return CUDNN_STATUS_NOT_INITIALIZED;
+    const cudnnStatus_t status = cudnn::algorithm_max_count(*api, handle, operation, count);
+    if (status == CUDNN_STATUS_SUCCESS && !process_settings().disabled) ++*count;
+    return status;
+  });
+}
+
+cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void* alpha,
+                          const ConvolutionDescriptors& d, const ConvolutionBuffers& buffers,
+                          int algorithm, void* workspace, std::size_t workspace_bytes,
+                          const void* beta, std::int64_t layer) {
+  return guarded("cudnnConvolution", [&]() -> cudnnStatus_t {
+    const cudnn::CudnnApi* api = usable_api();
+    if (!api) return CUDNN_STATUS_NOT_INITIALIZED;
+    if (algorithm != cudnn::kVirtualAlgorithm)
+      return cudnn::convolve(*api, handle, operation, algorithm, alpha, d, buffers, workspace,
+                             workspace_bytes, beta);
+    if (!handle || !alpha || !beta || !buffers.x || !buffers.w || !buffers.y ||
+        (!workspace && workspace_bytes > 0))
+      return CUDNN_STATUS_BAD_PARAM;
+    cudnnStatus_t status;
+    bool unsupported;
+    auto request = read_request(operation, handle, d, layer, status, unsupported);
+    auto fallback = [&] {
+      return undivided(*api, operation, handle, alpha, d, buffers, workspace, workspace_bytes,
+                       beta);
+    };
+    if (!request) return unsupported ? fallback() : status;
+
+    auto state = Registry::instance().state(handle);
+    std::lock_guard lock(state->mutex);
+    const cudnn::PlanExecutor* plan = nullptr;
+    std::shared_ptr<cudnn::PlanExecutor> keep;
+    void* plan_workspace = workspace;
+    std::size_t plan_bytes = workspace_bytes;
+    if (auto* division = state->division_session(request->settings);
+        division && !division->given_up()) {
+      if (auto placement =
+              division->place(request->kernel, context_for(*state, request->settings))) {
+        plan = placement->plan;
+        plan_workspace = placement->workspace;
+        plan_bytes = placement->bytes;
+      }
+    }
+    if (!plan) {
+      const auto configured = state->workspace_limit(request->settings);
+      const std::uint64_t limit =
+          configured ? std::min<std::uint64_t>(*configured, workspace_bytes) : workspace_bytes;
+      keep = reuse_plan(*state, request->kernel, limit, request->settings);
+      if (!keep) return fallback();
+      plan = keep.get();
+    }
+    const auto result = plan->run(handle, alpha, buffers, plan_workspace, plan_bytes, beta);
+    if (result.status == CUDNN_STATUS_SUCCESS || result.output_touched) return result.status;
+    warn_once("run-failed:" + request->kernel.key.to_string(),
+              "a planned call failed (" + std::string(api->cudnnGetErrorString(result.status)) +
+                  "); running " + request->kernel.key.to_string() + " undivided");
+    state->plans.erase(request->kernel);
+    return fallback();
+  });
+}
+
+cudnnStatus_t create_handle(cudnnHandle_t* handle) {
+  const cudnn::CudnnApi* api = usable_api();
+  return api ? api->cudnnCreate(handle) : CUDNN_STATUS_NOT_INITIALIZED;
+}
+
+cudnnStatus_t destroy_handle(cudnnHandle_t handle) {
+  return guarded("cudnnDestroy", [&]() -> cudnnStatus_t {
+    const cudnn::CudnnApi* api = usable_api();
+    if (!api) return CUDNN_STATUS_NOT_INITIALIZED;
+    if (handle) Registry::instance().forget(handle);
+    return api->cudnnDestroy(handle);
+  });
+}
+
+namespace {
+template <typename Change>
+cudnnStatus_t change_options(cudnnHandle_t handle, Change change) {
+  return guarded("ucudnn options", [&]() -> cudnnStatus_t {
+    if (!handle) return CUDNN_STATUS_BAD_PARAM;
+    auto state = Registry::instance().state(handle);
+    std::lock_guard lock(state->mutex);
+    return change(*state);
+  });
+}
+}  // namespace
+
+cudnnStatus_t set_batch_size_policy(cudnnHandle_t handle, const char* policy) {
+  if (!policy) return CUDNN_STATUS_BAD_PARAM;
+  return change_options(handle, [&](HandleState& state) {
+    auto parsed = parse_batch_size_policy(policy);
+    if (!parsed) {
+      log(LogLevel::kError, "ucudnnSetBatchSizePolicy: " + parsed.error());
+      return CUDNN_STATUS_BAD_PARAM;
+    }
+    state.options.policy = *parsed;
+    state.plans.clear();
+    return CUDNN_STATUS_SUCCESS;
+  });
+}
+
+cudnnStatus_t set_workspace_limit(cudnnHandle_t handle, std::size_t bytes) {
+  return change_options(handle, [&](HandleState& state) {
+    state.options.workspace_limit = bytes;
+    state.plans.clear();
+    return CUDNN_STATUS_SUCCESS;
+  });
+}
+
+cudnnStatus_t set_total_workspace_size(cudnnHandle_t handle, std::size_t bytes) {
+  return change_options(handle, [&](HandleState& state) {
+    state.options.total_workspace = bytes;
+    return CUDNN_STATUS_SUCCESS;
+  });
+}
+
+cudnnStatus_t set_database(const char* path) {
+  return guarded("ucudnnSetDatabase", [&]() -> cudnnStatus_t {
+    if (!path || !*path) return CUDNN_STATUS_BAD_PARAM;
+    return Registry::instance().use_database(path) ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
+  });
+}
+
+cudnnStatus_t optimize(cudnnHandle_t handle) {
+  return change_options(handle, [&](HandleState& state) {
+    const Settings& settings = process_settings();
+    auto* division = state.division_session(settings);
+    if (!division) return CUDNN_STATUS_SUCCESS;  // WR plans are made per kernel already
+    return division->solve(context_for(state, settings)) ? CUDNN_STATUS_SUCCESS
+                                                         : CUDNN_STATUS_NOT_SUPPORTED;
+  });
+}
+
+}  // namespace ucudnn::shim

@@ -1,0 +1,37 @@
+#pragma once
+// The shim's behaviour behind both front ends (the LD_PRELOAD exports and UcudnnHandle_t's
+// overloads), with the operation as a value. It implements DESIGN's contract: Get/Find put
+// ucudnn's plan first as the virtual algorithm and cuDNN's own results after it; a call with
+// the virtual algorithm runs the plan (planning on first use); a concrete algorithm passes
+// through unchanged; every internal failure falls back to the undivided call with one
+// warning. Nothing here throws.
+#include <cudnn.h>
+
+#include <cstdint>
+
+#include "cudnn/convolution_calls.h"
+#include "shim/kernel_identity.h"
+#include "shim/options.h"
+
+namespace ucudnn::shim {
+
+cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, cudnnHandle_t handle,
+                              const cudnn::ConvolutionDescriptors& d, int requested, int* returned,
+                              cudnn::AlgorithmPerf* results,
+                              const cudnn::ConvolutionBuffers& buffers = {},
+                              void* workspace = nullptr, std::size_t workspace_bytes = 0,
+                              std::int64_t layer = kNoLayer);
+
+cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
+                             const cudnn::ConvolutionDescriptors& d, int algorithm,
+                             std::size_t* bytes, std::int64_t layer = kNoLayer);
+
+cudnnStatus_t algorithm_max_count(Operation operation, cudnnHandle_t handle, int* count);
+
+cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void* alpha,
+                          const cudnn::ConvolutionDescriptors& d,
+                          const cudnn::ConvolutionBuffers& buffers, int algorithm, void* workspace,
+                          std::size_t workspace_bytes, const void* beta,
+                          std::int64_t layer = kNoLayer);
+
+}  // namespace ucudnn::shim

@@ -1,0 +1,80 @@
+#include "shim/kernel_planner.h"
+
+#include "core/plan_validation.h"
+#include "core/stored_benchmarker.h"
+#include "core/workspace_reuse.h"
+#include "cudnn/algorithms.h"
+#include "cudnn/convolution_calls.h"
+#include "cudnn/cudnn_benchmarker.h"
+#include "cudnn/micro_batch_descriptors.h"
+#include "shim/log.h"
+
+namespace ucudnn::shim {
+
+namespace {
+
+MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::uint64_t limit) {
+  std::lock_guard lock(context.device_mutex);
+  cudnn::CudnnBenchmarker device(context.api, context.runtime, context.handle, context.fingerprint,
+                                 {1, context.benchmark_repeats});
+  StoredBenchmarker stored(device, context.store);
+  MicroTable table = measure_micro_table(stored, kernel, context.policy, limit);
+  if (stored.measurements_taken() > 0)
+    log(LogLevel::kInfo, "benchmarked " + std::to_string(stored.measurements_taken()) +
+                             " (algorithm, micro-batch) pairs of " + kernel.to_string());
+  return table;
+}
+
+PlanKey plan_key(const PlannerContext& context, const KernelKey& kernel, std::uint64_t limit) {
+  return {context.fingerprint.to_string(), kernel.to_string(), std::string(name_of(context.policy)),
+          limit, "WR"};
+}
+
+}  // namespace
+
+std::optional<std::string> plan_problem(const PlannerContext& context, const KernelKey& kernel,
+                                        const Configuration& plan, std::uint64_t limit) {
+  return plan_validation_error(
+      kernel, plan, "cudnn", limit,
+      [&](const KernelKey& micro, const std::string& name) -> std::optional<std::uint64_t> {
+        const auto algorithm = cudnn::algorithm_value(micro.operation, name);
+        if (!algorithm) return std::nullopt;
+        try {
+          const cudnn::MicroBatchDescriptors d(context.api, micro.problem, micro.problem.batch());
+          std::size_t bytes = 0;
+          if (cudnn::workspace_size(context.api, context.handle, micro.operation,
+                                    {d.x.get(), d.w.get(), d.convolution.get(), d.y.get()},
+                                    *algorithm, &bytes) != CUDNN_STATUS_SUCCESS)
+            return std::nullopt;
+          return bytes;
+        } catch (const std::exception&) {
+          return std::nullopt;
+        }
+      });
+}
+
+Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKey& kernel,
+                                   std::uint64_t limit) {
+  const PlanKey key = plan_key(context, kernel, limit);
+  if (auto stored = context.store.find_plan(key); stored && stored->size() == 1) {
+    if (auto problem = plan_problem(context, kernel, stored->front(), limit))
+      warn_once("invalid-plan:" + key.subject,
+                "discarding an invalid stored plan for " + kernel.to_string() + ": " + *problem);
+    else
+      return stored->front();
+  }
+  auto plan = plan_workspace_reuse(measure(context, kernel, limit));
+  if (plan) context.store.put_plan(key, {*plan});
+  return plan;
+}
+
+Expected<ParetoFront> desirable_set(const PlannerContext& context, const KernelKey& kernel,
+                                    std::uint64_t limit) {
+  ParetoFront front = desirable_configurations(measure(context, kernel, limit));
+  if (front.empty())
+    return Error{"no configuration of " + kernel.to_string() + " fits " + std::to_string(limit) +
+                 " bytes"};
+  return front;
+}
+
+}  // namespace ucudnn::shim

@@ -1,0 +1,50 @@
+#include "shim/log.h"
+
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <set>
+
+#include "core/text.h"
+
+namespace ucudnn::shim {
+
+namespace {
+std::atomic<int> current_level{static_cast<int>(LogLevel::kWarning)};
+constexpr const char* kNames[] = {"error", "warning", "info", "debug"};
+}  // namespace
+
+bool parse_log_level(std::string_view text, LogLevel& level) {
+  for (int i = 0; i < 4; ++i)
+    if (equals_ignoring_case(text, kNames[i]) || text == std::to_string(i)) {
+      level = static_cast<LogLevel>(i);
+      return true;
+    }
+  return false;
+}
+
+void set_log_level(LogLevel level) {
+  current_level = static_cast<int>(level);
+}
+
+bool log_enabled(LogLevel level) {
+  return static_cast<int>(level) <= current_level.load();
+}
+
+void log(LogLevel level, const std::string& message) {
+  if (!log_enabled(level)) return;
+  // One fprintf per line: lines from several threads never interleave.
+  std::fprintf(stderr, "ucudnn: %s: %s\n", kNames[static_cast<int>(level)], message.c_str());
+}
+
+void warn_once(const std::string& key, const std::string& message) {
+  static std::mutex mutex;
+  static std::set<std::string> seen;
+  {
+    std::lock_guard lock(mutex);
+    if (!seen.insert(key).second) return;
+  }
+  log(LogLevel::kWarning, message);
+}
+
+}  // namespace ucudnn::shim

@@ -1,0 +1,70 @@
+#include "shim/registry.h"
+
+#include "cudnn/cudnn_benchmarker.h"
+#include "shim/store_factory.h"
+
+namespace ucudnn::shim {
+
+Registry& Registry::instance() {
+  static Registry* registry = new Registry;
+  return *registry;
+}
+
+std::shared_ptr<HandleState> Registry::state(cudnnHandle_t handle) {
+  std::lock_guard lock(mutex_);
+  auto& state = handles_[handle];
+  if (!state) {
+    state = std::make_shared<HandleState>();
+    state->handle = handle;
+    // cuDNN binds a handle to the device current at cudnnCreate; the first call we see is
+    // made in that context too.
+    const auto& runtime = cudnn::cuda_runtime();
+    if (runtime.cudaGetDevice && runtime.cudaGetDevice(&state->device) != cudaSuccess) {
+      runtime.cudaGetLastError();
+      state->device = 0;
+    }
+  }
+  return state;
+}
+
+void Registry::forget(cudnnHandle_t handle) {
+  std::shared_ptr<HandleState> state;
+  {
+    std::lock_guard lock(mutex_);
+    auto found = handles_.find(handle);
+    if (found == handles_.end()) return;
+    state = std::move(found->second);
+    handles_.erase(found);
+  }
+  // Wait for a call still running on the handle before its arena goes.
+  std::lock_guard wait(state->mutex);
+}
+
+BenchmarkStore& Registry::store() {
+  std::lock_guard lock(mutex_);
+  if (!store_) store_ = open_store(process_settings());
+  return *store_;
+}
+
+bool Registry::use_database(const std::string& path) {
+  auto store = open_store_at(path);
+  if (!store) return false;
+  std::lock_guard lock(mutex_);
+  // The old store may still be used by a call in flight on another thread: keep it alive.
+  static std::vector<std::unique_ptr<BenchmarkStore>> retired;
+  if (store_) retired.push_back(std::move(store_));
+  store_ = std::move(store);
+  return true;
+}
+
+Registry::Device& Registry::device(int ordinal) {
+  std::lock_guard lock(mutex_);
+  auto& device = devices_[ordinal];
+  if (!device) {
+    device = std::make_unique<Device>();
+    device->fingerprint = cudnn::gpu_fingerprint(cudnn::cudnn_api(), cudnn::cuda_runtime());
+  }
+  return *device;
+}
+
+}  // namespace ucudnn::shim

@@ -1,0 +1,45 @@
+#pragma once
+// The one process-wide registry of the shim: the state of each cuDNN handle, the store of
+// benchmarks and plans, and per GPU its fingerprint and benchmarking lock. Created on first
+// use and deliberately never destroyed: the application may call cuDNN from its own static
+// destructors, after ours would have run.
+#include <cudnn.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "core/benchmark_store.h"
+#include "core/device_fingerprint.h"
+#include "shim/handle_state.h"
+
+namespace ucudnn::shim {
+
+class Registry {
+ public:
+  static Registry& instance();
+
+  std::shared_ptr<HandleState> state(cudnnHandle_t handle);  // created on first use
+  void forget(cudnnHandle_t handle);
+
+  BenchmarkStore& store();
+  // Replaces the store by the database at `path` (the options API); false if it cannot open.
+  bool use_database(const std::string& path);
+
+  struct Device {
+    DeviceFingerprint fingerprint;
+    std::mutex benchmark_mutex;
+  };
+  Device& device(int ordinal);
+
+ private:
+  Registry() = default;
+  std::mutex mutex_;
+  std::unordered_map<cudnnHandle_t, std::shared_ptr<HandleState>> handles_;
+  std::unique_ptr<BenchmarkStore> store_;
+  std::map<int, std::unique_ptr<Device>> devices_;
+};
+
+}  // namespace ucudnn::shim

@@ -1,0 +1,125 @@
+#include "shim/settings.h"
+
+#include <cstdlib>
+
+#include "core/byte_size.h"
+#include "core/text.h"
+#include "shim/log.h"
+
+namespace ucudnn::shim {
+
+namespace {
+
+// The value of `name`, else of its alias; the name that was set comes back in `used`.
+const char* lookup(const Environment& getenv, const char* name, const char* alias,
+                   std::string& used) {
+  if (const char* value = getenv(name); value && *value) {
+    used = name;
+    return value;
+  }
+  if (alias)
+    if (const char* value = getenv(alias); value && *value) {
+      used = alias;
+      return value;
+    }
+  return nullptr;
+}
+
+std::string rejected(const std::string& name, const char* value, const std::string& why,
+                     const std::string& fallback) {
+  return name + "='" + value + "' " + why + "; using " + fallback;
+}
+
+std::optional<std::vector<int>> parse_devices(std::string_view text) {
+  if (equals_ignoring_case(text, "all")) return std::nullopt;
+  std::vector<int> devices;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item(text.substr(start, comma - start));
+    char* end = nullptr;
+    const long value = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || value < 0 || value > 1024) return std::vector<int>{};
+    devices.push_back(static_cast<int>(value));
+    start = comma + 1;
+  }
+  return devices;
+}
+
+}  // namespace
+
+Settings read_settings(const Environment& getenv,
+                       const std::function<void(const std::string&)>& warn) {
+  Settings settings;
+  std::string used;
+  if (const char* value = lookup(getenv, "UCUDNN_DISABLE", nullptr, used)) {
+    const std::string_view v(value);
+    if (v == "1" || equals_ignoring_case(v, "true") || equals_ignoring_case(v, "yes") ||
+        equals_ignoring_case(v, "on"))
+      settings.disabled = true;
+    else if (!(v == "0" || equals_ignoring_case(v, "false") || equals_ignoring_case(v, "no") ||
+               equals_ignoring_case(v, "off")))
+      warn(rejected(used, value, "is not 1/true/yes/on or 0/false/no/off", "the default: enabled"));
+  }
+  if (const char* value = lookup(getenv, "UCUDNN_BATCH_SIZE_POLICY", nullptr, used)) {
+    if (auto policy = parse_batch_size_policy(value))
+      settings.policy = *policy;
+    else
+      warn(used + ": " + policy.error() + "; using the default: powerOfTwo");
+  }
+  for (auto [name, alias, target] :
+       {std::tuple{"UCUDNN_WORKSPACE_LIMIT", "UCUDNN_DEFAULT_WORKSPACE_LIMIT",
+                   &settings.workspace_limit},
+        std::tuple{"UCUDNN_TOTAL_WORKSPACE_SIZE", static_cast<const char*>(nullptr),
+                   &settings.total_workspace}}) {
+    if (const char* value = lookup(getenv, name, alias, used)) {
+      if (auto bytes = parse_byte_size(value))
+        *target = *bytes;
+      else
+        warn(used + ": " + bytes.error() + "; using the default: " +
+             (target == &settings.workspace_limit ? "the application's workspace size, else " +
+                                                        format_byte_size(kDefaultWorkspaceLimit)
+                                                  : std::string("no total workspace (WR)")));
+    }
+  }
+  if (const char* value = lookup(getenv, "UCUDNN_DATABASE", nullptr, used))
+    settings.database = value;
+  if (const char* value = lookup(getenv, "UCUDNN_SYSTEM_DATABASE", nullptr, used))
+    settings.system_database = value;
+  if (const char* value = lookup(getenv, "UCUDNN_LOG_LEVEL", nullptr, used)) {
+    if (!parse_log_level(value, settings.log_level))
+      warn(rejected(used, value, "is not error, warning, info or debug", "the default: warning"));
+  }
+  if (const char* value = lookup(getenv, "UCUDNN_BENCHMARK_REPEATS", nullptr, used)) {
+    char* end = nullptr;
+    const long repeats = std::strtol(value, &end, 10);
+    if (*end == '\0' && repeats >= 1 && repeats <= 1000)
+      settings.benchmark_repeats = static_cast<int>(repeats);
+    else
+      warn(rejected(used, value, "is not a count from 1 to 1000", "the default: 3"));
+  }
+  if (const char* value = lookup(getenv, "UCUDNN_DEVICES", "UCUDNN_BENCHMARK_DEVICES", used)) {
+    auto devices = parse_devices(value);
+    if (devices && devices->empty())
+      warn(rejected(used, value, "is not \"all\" or a list of device numbers like 0,1",
+                    "the default: all"));
+    else
+      settings.devices = devices;
+  }
+  return settings;
+}
+
+const Settings& process_settings() {
+  static const Settings settings = [] {
+    std::vector<std::string> problems;
+    Settings read = read_settings([](const char* name) { return std::getenv(name); },
+                                  [&](const std::string& message) { problems.push_back(message); });
+    // The level first, so that it governs the warnings about the other variables.
+    set_log_level(read.log_level);
+    for (const auto& message : problems) warn_once(message, message);
+    return read;
+  }();
+  return settings;
+}
+
+}  // namespace ucudnn::shim

@@ -1,0 +1,52 @@
+#pragma once
+// The shim's settings from the environment, read once per process. A bad value never stops
+// the application: the message names the variable, the value and the default used.
+//
+//   UCUDNN_DISABLE                pure pass-through (1/true/yes/on)
+//   UCUDNN_BATCH_SIZE_POLICY      all | powerOfTwo (default) | undivided
+//   UCUDNN_WORKSPACE_LIMIT        per-kernel limit (WR), e.g. 64MiB; alias
+//                                 UCUDNN_DEFAULT_WORKSPACE_LIMIT (the original µ-cuDNN's)
+//   UCUDNN_TOTAL_WORKSPACE_SIZE   one workspace for all kernels of a handle: turns on WD
+//   UCUDNN_DATABASE               the user database (benchmarks and plans)
+//   UCUDNN_SYSTEM_DATABASE        a read-only database under it (e.g. on a shared file system)
+//   UCUDNN_LOG_LEVEL              error | warning (default) | info | debug
+//   UCUDNN_BENCHMARK_REPEATS      timed repeats per measurement, median taken (default 3)
+//   UCUDNN_DEVICES                GPUs for offline benchmarking (`ucudnn bench`): "all" or
+//                                 "0,1,..."; alias UCUDNN_BENCHMARK_DEVICES (µ-cuDNN's)
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/batch_size_policy.h"
+#include "shim/log.h"
+
+namespace ucudnn::shim {
+
+inline constexpr std::uint64_t kDefaultWorkspaceLimit = 64ull << 20;
+
+struct Settings {
+  bool disabled = false;
+  BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
+  std::optional<std::uint64_t> workspace_limit;  // nullopt: the application's size, else 64 MiB
+  std::optional<std::uint64_t> total_workspace;  // set: WD
+  std::string database;                          // empty: the store's default location
+  std::string system_database;
+  int benchmark_repeats = 3;
+  std::optional<std::vector<int>> devices;  // nullopt: all
+  LogLevel log_level = LogLevel::kWarning;
+};
+
+using Environment = std::function<const char*(const char*)>;
+
+// Reads every variable through `getenv` (tests pass their own); problems go to `warn`.
+// Pure: applies nothing.
+Settings read_settings(const Environment& getenv,
+                       const std::function<void(const std::string&)>& warn);
+
+// The process's settings, from the real environment, read on first use; also applies
+// UCUDNN_LOG_LEVEL.
+const Settings& process_settings();
+
+}  // namespace ucudnn::shim

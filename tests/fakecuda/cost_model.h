@@ -1,0 +1,155 @@
+#pragma once
+// The fixed performance model of the cuDNN test doubles: for (kernel, algorithm) at the
+// kernel's batch, whether the algorithm applies, its modeled time and its workspace. The
+// doubles advance their virtual clocks by these times and demand these workspaces, so
+// plans made on the doubles are deterministic, and tests predict them from this file.
+//
+// Families (the shape of cuDNN's real trade-off, not its numbers):
+//   GEMM-like      slow, no or tiny workspace independent of the batch
+//   GEMM (im2col)  medium, workspace growing with the batch
+//   FFT-like       fast, workspace growing with the batch plus a filter part
+//   Winograd-like  3x3, stride 1, dilation 1 only; the fused one has a small fixed
+//                  workspace, the non-fused one is faster and grows with the batch
+// time_ms = kLaunchMs + GFLOP / rate, GFLOP = 2 N K P Q (C/groups) R S / 1e9, and the rate
+// in TFLOP/s (1 GFLOP at 1 TFLOP/s = 1 ms). The launch cost makes fewer, larger
+// micro-batches cheaper, as on a real GPU.
+#include <cstdint>
+#include <string_view>
+
+#include "core/kernel_key.h"
+
+namespace ucudnn::fakecuda {
+
+inline constexpr double kLaunchMs = 0.005;
+
+enum class Family {
+  kNone,
+  kGemmNoWorkspace,
+  kGemmTiny,
+  kIm2col,
+  kFft,
+  kFftTiling,
+  kWinograd,
+  kWinogradNonfused
+};
+
+struct AlgorithmModel {
+  std::string_view name;  // cuDNN's enum name without the prefix
+  Family family;
+  double rate_tflops;
+  bool deterministic;
+};
+
+// Indexed by cuDNN's enum value for each operation (cudnnConvolutionFwdAlgo_t, ...).
+inline constexpr AlgorithmModel kForwardAlgorithms[] = {
+    {"IMPLICIT_GEMM", Family::kGemmNoWorkspace, 1.0, true},
+    {"IMPLICIT_PRECOMP_GEMM", Family::kGemmTiny, 1.6, true},
+    {"GEMM", Family::kIm2col, 1.3, true},
+    {"DIRECT", Family::kNone, 0, true},  // never supported, as in cuDNN
+    {"FFT", Family::kFft, 4.0, true},
+    {"FFT_TILING", Family::kFftTiling, 3.0, true},
+    {"WINOGRAD", Family::kWinograd, 2.5, true},
+    {"WINOGRAD_NONFUSED", Family::kWinogradNonfused, 5.0, true},
+};
+inline constexpr AlgorithmModel kBackwardDataAlgorithms[] = {
+    {"ALGO_0", Family::kGemmNoWorkspace, 0.9, false},
+    {"ALGO_1", Family::kGemmTiny, 1.5, true},
+    {"FFT", Family::kFft, 4.0, true},
+    {"FFT_TILING", Family::kFftTiling, 3.0, true},
+    {"WINOGRAD", Family::kWinograd, 2.5, true},
+    {"WINOGRAD_NONFUSED", Family::kWinogradNonfused, 5.0, true},
+};
+inline constexpr AlgorithmModel kBackwardFilterAlgorithms[] = {
+    {"ALGO_0", Family::kGemmNoWorkspace, 0.9, false},
+    {"ALGO_1", Family::kGemmTiny, 1.5, true},
+    {"FFT", Family::kFft, 4.0, true},
+    {"ALGO_3", Family::kGemmTiny, 1.4, false},
+    {"WINOGRAD", Family::kNone, 0, true},  // not implemented in cuDNN either
+    {"WINOGRAD_NONFUSED", Family::kWinogradNonfused, 5.0, true},
+    {"FFT_TILING", Family::kFftTiling, 3.0, true},
+};
+
+inline int algorithm_count(Operation operation) {
+  switch (operation) {
+    case Operation::kForward:
+      return 8;
+    case Operation::kBackwardData:
+      return 6;
+    default:
+      return 7;
+  }
+}
+
+// nullptr for an index outside the operation's enum.
+inline const AlgorithmModel* algorithm_model(Operation operation, int algorithm) {
+  if (algorithm < 0 || algorithm >= algorithm_count(operation)) return nullptr;
+  switch (operation) {
+    case Operation::kForward:
+      return &kForwardAlgorithms[algorithm];
+    case Operation::kBackwardData:
+      return &kBackwardDataAlgorithms[algorithm];
+    default:
+      return &kBackwardFilterAlgorithms[algorithm];
+  }
+}
+
+struct Modeled {
+  bool supported = false;
+  double time_ms = 0;
+  std::uint64_t workspace_bytes = 0;
+};
+
+// The model for 2-d float or double problems (the doubles support nothing else).
+inline Modeled model(const KernelKey& kernel, int algorithm) {
+  const AlgorithmModel* a = algorithm_model(kernel.operation, algorithm);
+  const ConvolutionProblem& p = kernel.problem;
+  if (!a || a->family == Family::kNone || p.x.dims.size() != 4 || p.validation_error() ||
+      (p.data_type != DataType::kFloat && p.data_type != DataType::kDouble))
+    return {};
+  const std::int64_t n = p.x.dims[0], c = p.x.dims[1], h = p.x.dims[2], w = p.x.dims[3];
+  const std::int64_t k = p.w.dims[0], r = p.w.dims[2], s = p.w.dims[3];
+  const std::int64_t out_h = p.y.dims[2], out_w = p.y.dims[3], cg = c / p.groups;
+  const bool unit =
+      p.stride[0] == 1 && p.stride[1] == 1 && p.dilation[0] == 1 && p.dilation[1] == 1;
+  const bool three_by_three = r == 3 && s == 3;
+  const std::uint64_t element = p.data_type == DataType::kDouble ? 8 : 4;
+  // Spectral size of one padded image plane (complex64 = 8 bytes per point).
+  const std::uint64_t plane =
+      static_cast<std::uint64_t>((h + 2 * p.padding[0]) * (w + 2 * p.padding[1]));
+  const std::uint64_t tiles = static_cast<std::uint64_t>(((out_h + 1) / 2) * ((out_w + 1) / 2));
+  std::uint64_t workspace = 0;
+  switch (a->family) {
+    case Family::kGemmNoWorkspace:
+      break;
+    case Family::kGemmTiny:
+      workspace = 4 * static_cast<std::uint64_t>(cg * r * s) + 256;
+      break;
+    case Family::kIm2col:
+      workspace = element * static_cast<std::uint64_t>(n * cg * r * s * out_h * out_w);
+      break;
+    case Family::kFft:
+      if (!unit) return {};
+      workspace = 8 * plane * static_cast<std::uint64_t>(n * (c + k) + k * cg);
+      break;
+    case Family::kFftTiling:
+      if (!unit) return {};
+      workspace = 8 * plane * static_cast<std::uint64_t>(n * (c + k) / 2 + k * cg);
+      break;
+    case Family::kWinograd:
+      if (!unit || !three_by_three) return {};
+      workspace = element * 16 * static_cast<std::uint64_t>(k * cg);
+      break;
+    case Family::kWinogradNonfused:
+      if (!unit || !three_by_three) return {};
+      workspace =
+          element * 16 *
+          (tiles * static_cast<std::uint64_t>(n * (c + k)) + static_cast<std::uint64_t>(k * cg));
+      break;
+    case Family::kNone:
+      return {};
+  }
+  const double gflop = 2.0 * n * k * out_h * out_w * cg * r * s / 1e9;
+  return {true, kLaunchMs + gflop / a->rate_tflops, workspace};
+}
+
+}  // namespace ucudnn::fakecuda
