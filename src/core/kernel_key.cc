@@ -52,14 +52,25 @@ std::string KernelKey::to_string() const {
   return out.str();
 }
 
-std::uint64_t KernelKey::hash() const {
+namespace {
+std::uint64_t fnv1a(std::string_view text) {
   std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : to_string()) {
+  for (unsigned char c : text) {
     h ^= c;
     h *= 0x100000001b3ULL;
   }
   return h;
 }
+std::string hex16(std::uint64_t value) {
+  char buffer[17];
+  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(value));
+  return buffer;
+}
+}  // namespace
+
+std::string kernel_hash_hex(std::string_view key_text) { return hex16(fnv1a(key_text)); }
+
+std::uint64_t KernelKey::hash() const { return fnv1a(to_string()); }
 
 std::size_t KernelKeyHash::operator()(const KernelKey& key) const {
   std::uint64_t h = 0xcbf29ce484222325ULL;
@@ -89,10 +100,6 @@ std::size_t KernelKeyHash::operator()(const KernelKey& key) const {
   return static_cast<std::size_t>(h);
 }
 
-std::string KernelKey::hash_hex() const {
-  char buffer[17];
-  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(hash()));
-  return buffer;
-}
+std::string KernelKey::hash_hex() const { return hex16(hash()); }
 
 }  // namespace ucudnn

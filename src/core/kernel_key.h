@@ -13,6 +13,10 @@ namespace ucudnn {
 enum class Operation { kForward, kBackwardData, kBackwardFilter };
 std::string_view name_of(Operation operation);
 
+// FNV-1a of a kernel key's text as 16 hex digits: what KernelKey::hash_hex() gives, for
+// tools that hold only the text (a database row).
+std::string kernel_hash_hex(std::string_view key_text);
+
 struct KernelKey {
   Operation operation = Operation::kForward;
   ConvolutionProblem problem;

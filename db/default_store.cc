@@ -1,0 +1,69 @@
+#include "db/default_store.h"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "core/memory_store.h"
+#include "db/layered_store.h"
+#include "db/sqlite_store.h"
+
+namespace ucudnn {
+
+const char* process_environment(const char* name) {
+  return std::getenv(name);
+}
+
+namespace {
+
+std::string set(const Environment& environment, const char* name) {
+  const char* value = environment(name);
+  return value ? value : "";
+}
+
+std::string home_folder(const Environment& environment) {
+  if (auto home = set(environment, "HOME"); !home.empty()) return home;
+  // A job started without HOME (some batch systems do that) still has a passwd entry.
+  struct passwd entry;
+  struct passwd* found = nullptr;
+  char buffer[4096];
+  if (getpwuid_r(getuid(), &entry, buffer, sizeof buffer, &found) == 0 && found && found->pw_dir)
+    return found->pw_dir;
+  return "";
+}
+
+}  // namespace
+
+DatabaseLocations database_locations(const Environment& environment) {
+  DatabaseLocations locations;
+  locations.system = set(environment, "UCUDNN_SYSTEM_DATABASE");
+  locations.user = set(environment, "UCUDNN_DATABASE");
+  if (!locations.user.empty()) return locations;
+  // The XDG base directory specification ignores relative paths.
+  if (auto cache = set(environment, "XDG_CACHE_HOME"); !cache.empty() && cache.front() == '/')
+    locations.user = cache + "/ucudnn/ucudnn.db";
+  else if (auto home = home_folder(environment); !home.empty())
+    locations.user = home + "/.cache/ucudnn/ucudnn.db";
+  return locations;
+}
+
+std::unique_ptr<BenchmarkStore> open_default_store(const WarningSink& warn,
+                                                   const Environment& environment) {
+  const auto locations = database_locations(environment);
+  std::unique_ptr<BenchmarkStore> user;
+  if (locations.user == kInMemoryDatabase) {
+    user = std::make_unique<MemoryStore>();
+  } else if (locations.user.empty()) {
+    if (warn)
+      warn("no home folder and no UCUDNN_DATABASE: benchmark results are kept in memory only");
+    user = std::make_unique<MemoryStore>();
+  } else {
+    user = std::make_unique<SqliteStore>(locations.user, SqliteStoreOptions{false, warn});
+  }
+  if (locations.system.empty()) return user;
+  auto system = std::make_unique<SqliteStore>(locations.system, SqliteStoreOptions{true, warn});
+  return std::make_unique<LayeredStore>(std::move(user), std::move(system));
+}
+
+}  // namespace ucudnn

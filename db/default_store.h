@@ -1,0 +1,35 @@
+#pragma once
+// The store a program gets without configuring anything, from the environment:
+//   UCUDNN_DATABASE         the user database (read-write). Default:
+//                           $XDG_CACHE_HOME/ucudnn/ucudnn.db (when XDG_CACHE_HOME is an
+//                           absolute path), else $HOME/.cache/ucudnn/ucudnn.db. The value
+//                           ":memory:" keeps results in process memory only.
+//   UCUDNN_SYSTEM_DATABASE  optional read-only database under it (e.g. on a shared file
+//                           system, filled by `ucudnn bench` and `ucudnn db merge`).
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/benchmark_store.h"
+#include "db/warning.h"
+
+namespace ucudnn {
+
+inline constexpr const char* kInMemoryDatabase = ":memory:";
+
+// Looks up an environment variable; nullptr when unset. Tests pass their own.
+using Environment = std::function<const char*(const char*)>;
+const char* process_environment(const char* name);
+
+struct DatabaseLocations {
+  std::string user;    // empty: no home folder could be found (memory only)
+  std::string system;  // empty: no system database
+};
+DatabaseLocations database_locations(const Environment& environment = process_environment);
+
+// A SqliteStore for the user database, under a LayeredStore when a system database is set.
+// Never fails: problems are warnings and a store that caches less.
+std::unique_ptr<BenchmarkStore> open_default_store(
+    const WarningSink& warn = warn_on_stderr, const Environment& environment = process_environment);
+
+}  // namespace ucudnn

@@ -1,0 +1,71 @@
+#include <ostream>
+
+#include "db/database_file.h"
+#include "db/export_format.h"
+#include "db/maintenance.h"
+#include "db/row_reader.h"
+
+namespace ucudnn::db {
+
+namespace {
+
+std::vector<std::string> fingerprints_of(sqlite::Connection& connection) {
+  std::vector<std::string> canonical;
+  auto statement = connection.prepare("SELECT canonical FROM fingerprints ORDER BY canonical");
+  auto row = statement.start();
+  while (row.step())
+    if (row.is_text(0)) canonical.push_back(row.text(0));
+  return canonical;
+}
+
+}  // namespace
+
+Expected<ExportResult> export_database(const std::string& path, std::ostream& out,
+                                       ExportLayout layout) {
+  try {
+    auto connection = open_or_error(path, Access::kReadOnly);
+    if (!connection) return Error{connection.error()};
+    auto& c = connection.value();
+    ExportResult result;
+    const bool lines = layout == ExportLayout::kLines;
+    // Lines are written as they are read; the document is built whole (a benchmark
+    // database is megabytes, not gigabytes).
+    nlohmann::json document = header_json(lines ? "lines" : "document");
+    auto emit = [&](const char* type, const char* array, nlohmann::json row) {
+      if (lines) {
+        row["type"] = type;
+        out << row.dump() << '\n';
+      } else {
+        document[array].push_back(std::move(row));
+      }
+    };
+    if (lines)
+      out << document.dump() << '\n';
+    else
+      document["fingerprints"] = document["measurements"] = document["plans"] =
+          nlohmann::json::array();
+
+    for (const auto& canonical : fingerprints_of(c)) {
+      emit("fingerprint", "fingerprints", fingerprint_json(canonical));
+      ++result.fingerprints;
+    }
+    for_each_measurement(c, [&](std::int64_t, Expected<MeasurementRow> row) {
+      if (!row) return void(++result.invalid_rows_skipped);
+      emit("measurement", "measurements", to_json(*row));
+      ++result.measurements;
+    });
+    for_each_plan(c, [&](std::int64_t, Expected<PlanRow> row) {
+      if (!row) return void(++result.invalid_rows_skipped);
+      emit("plan", "plans", to_json(*row));
+      ++result.plans;
+    });
+    if (!lines) out << document.dump(2) << '\n';
+    out.flush();
+    if (!out) return Error{"exporting " + path + ": the output could not be written"};
+    return result;
+  } catch (const std::exception& error) {
+    return Error{"exporting " + path + ": " + error.what()};
+  }
+}
+
+}  // namespace ucudnn::db

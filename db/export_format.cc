@@ -1,0 +1,139 @@
+#include "db/export_format.h"
+
+#include <limits>
+
+#include "core/batch_size_policy.h"
+#include "core/device_fingerprint.h"
+#include "db/configuration_json.h"
+#include "db/fingerprint_fields.h"
+#include "db/json_fields.h"
+#include "db/schema.h"
+#include "db/sqlite.h"
+
+namespace ucudnn::db {
+
+nlohmann::json header_json(const char* layout) {
+  return {{"format", kExportFormat},
+          {"layout", layout},
+          {"schema_version", schema_version()},
+          {"application_id", kApplicationId},
+          {"ucudnn_version", kUcudnnVersion},
+          {"exported_at", sqlite::unix_now()}};
+}
+
+nlohmann::json fingerprint_json(const std::string& canonical) {
+  nlohmann::json fields = nlohmann::json::array();
+  for (auto& [name, value] : fingerprint_fields(canonical)) fields.push_back({name, value});
+  return {{"canonical", canonical}, {"fields", std::move(fields)}};
+}
+
+nlohmann::json to_json(const MeasurementRow& row) {
+  nlohmann::json value = {{"fingerprint", row.fingerprint}, {"kernel_key", row.kernel_key},
+                          {"kernel_hash", row.kernel_hash}, {"backend", row.backend},
+                          {"algorithm", row.algorithm},     {"micro_batch", row.micro_batch},
+                          {"status", status_of(row)}};
+  if (const auto& m = row.measurement) {
+    value["time_ms"] = m->time_ms;
+    value["min_ms"] = m->min_ms;
+    value["max_ms"] = m->max_ms;
+    value["repeats"] = m->repeats;
+    value["workspace_bytes"] = m->workspace_bytes;
+  }
+  value["measured_at"] = row.measured_at;
+  return value;
+}
+
+nlohmann::json to_json(const PlanRow& row) {
+  return {{"fingerprint", row.key.fingerprint},
+          {"subject", row.key.subject},
+          {"policy", row.key.policy},
+          {"workspace_limit", row.key.workspace_limit},
+          {"mode", row.key.mode},
+          {"configurations", configurations_to_json(row.configurations)},
+          {"created_at", row.created_at}};
+}
+
+// Each step returns early with the first bad field.
+#define UCUDNN_READ(variable, expression) \
+  auto variable = (expression);           \
+  if (!variable) return Error{variable.error()};
+
+Expected<MeasurementRow> measurement_from_json(const nlohmann::json& value) {
+  if (!value.is_object()) return Error{describe(value) + " is not an object"};
+  MeasurementRow row;
+  UCUDNN_READ(fingerprint, string_field(value, "fingerprint"));
+  UCUDNN_READ(kernel_key, string_field(value, "kernel_key"));
+  UCUDNN_READ(kernel_hash, string_field(value, "kernel_hash"));
+  UCUDNN_READ(backend, string_field(value, "backend"));
+  UCUDNN_READ(algorithm, string_field(value, "algorithm"));
+  UCUDNN_READ(micro_batch, integer_field(value, "micro_batch", 0));
+  UCUDNN_READ(status, string_field(value, "status"));
+  UCUDNN_READ(measured_at, integer_field(value, "measured_at", 0));
+  if (*kernel_hash != kernel_hash_of(*kernel_key))
+    return Error{"kernel_hash: '" + *kernel_hash + "' is not the hash of kernel_key ('" +
+                 kernel_hash_of(*kernel_key) + "')"};
+  row.fingerprint = *fingerprint;
+  row.kernel_key = *kernel_key;
+  row.kernel_hash = *kernel_hash;
+  row.backend = *backend;
+  row.algorithm = *algorithm;
+  row.micro_batch = *micro_batch;
+  row.measured_at = *measured_at;
+  if (*status == "supported") {
+    UCUDNN_READ(time, non_negative_number_field(value, "time_ms"));
+    UCUDNN_READ(min, non_negative_number_field(value, "min_ms"));
+    UCUDNN_READ(max, non_negative_number_field(value, "max_ms"));
+    UCUDNN_READ(repeats, integer_field(value, "repeats", 0));
+    UCUDNN_READ(workspace, integer_field(value, "workspace_bytes", 0));
+    if (*repeats > std::numeric_limits<int>::max())
+      return Error{"repeats: " + std::to_string(*repeats) + " is too large"};
+    row.measurement = Measurement{*time, static_cast<std::uint64_t>(*workspace), *min, *max,
+                                  static_cast<int>(*repeats)};
+  } else if (*status != "unsupported") {
+    return Error{"status: " + describe(value["status"]) +
+                 " is neither \"supported\" nor \"unsupported\""};
+  }
+  if (auto error = row_error(row)) return Error{*error};
+  return row;
+}
+
+Expected<PlanRow> plan_from_json(const nlohmann::json& value) {
+  if (!value.is_object()) return Error{describe(value) + " is not an object"};
+  UCUDNN_READ(fingerprint, string_field(value, "fingerprint"));
+  UCUDNN_READ(subject, string_field(value, "subject"));
+  UCUDNN_READ(policy, string_field(value, "policy"));
+  UCUDNN_READ(limit, unsigned_field(value, "workspace_limit"));
+  UCUDNN_READ(mode, string_field(value, "mode"));
+  UCUDNN_READ(created_at, integer_field(value, "created_at", 0));
+  // The exact spelling matters: plans are looked up by it.
+  auto parsed_policy = parse_batch_size_policy(*policy);
+  if (!parsed_policy || name_of(*parsed_policy) != *policy)
+    return Error{"policy: '" + *policy +
+                 "' is not a batch size policy (all, powerOfTwo, undivided)"};
+  if (*mode != "WR" && *mode != "WD") return Error{"mode: '" + *mode + "' is neither WR nor WD"};
+  if (!value.contains("configurations")) return Error{"configurations: missing"};
+  auto configurations = configurations_from_json(value["configurations"]);
+  if (!configurations) return Error{"configurations" + configurations.error()};
+  PlanRow row{PlanKey{*fingerprint, *subject, *policy, *limit, *mode},
+              std::move(configurations).value(), *created_at};
+  if (auto error = row_error(row)) return Error{*error};
+  return row;
+}
+
+#undef UCUDNN_READ
+
+std::optional<std::string> header_error(const nlohmann::json& header) {
+  if (!header.is_object()) return describe(header) + " is not an export header";
+  auto format = string_field(header, "format");
+  if (!format) return format.error();
+  if (*format != kExportFormat)
+    return "format: '" + *format + "' is not " + std::string(kExportFormat);
+  auto version = integer_field(header, "schema_version", 1);
+  if (!version) return version.error();
+  if (*version > schema_version())
+    return "schema_version: " + std::to_string(*version) + " is newer than this ucudnn's (" +
+           std::to_string(schema_version()) + ")";
+  return std::nullopt;
+}
+
+}  // namespace ucudnn::db

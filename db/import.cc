@@ -1,0 +1,124 @@
+#include <istream>
+#include <iterator>
+
+#include "db/database_file.h"
+#include "db/export_format.h"
+#include "db/json_fields.h"
+#include "db/maintenance.h"
+#include "db/row_writer.h"
+
+namespace ucudnn::db {
+
+namespace {
+
+struct Rows {
+  std::vector<MeasurementRow> measurements;
+  std::vector<PlanRow> plans;
+};
+
+// Adds one row of `type` to `rows`; the error is relative to the row.
+std::optional<std::string> add_row(const std::string& type, const nlohmann::json& value,
+                                   Rows& rows) {
+  if (type == "measurement") {
+    auto row = measurement_from_json(value);
+    if (!row) return row.error();
+    rows.measurements.push_back(std::move(row).value());
+  } else if (type == "plan") {
+    auto row = plan_from_json(value);
+    if (!row) return row.error();
+    rows.plans.push_back(std::move(row).value());
+  } else if (type == "fingerprint") {
+    // Informational (rows name their fingerprint themselves), but still well-formed.
+    auto canonical = string_field(value, "canonical");
+    if (!canonical) return canonical.error();
+  } else {
+    return "type: '" + type + "' is not fingerprint, measurement or plan";
+  }
+  return std::nullopt;
+}
+
+Expected<Rows> parse_lines(const std::string& text) {
+  Rows rows;
+  std::size_t start = 0;
+  for (std::size_t number = 1; start < text.size(); ++number) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line(text.data() + start, end - start);
+    start = end + 1;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    const std::string where = "line " + std::to_string(number) + ": ";
+    auto value = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (value.is_discarded()) return Error{where + "not valid JSON"};
+    if (number == 1) {
+      if (auto error = header_error(value)) return Error{where + *error};
+      continue;
+    }
+    if (!value.is_object() || !value.contains("type") || !value["type"].is_string())
+      return Error{where + "type: missing"};
+    if (auto error = add_row(value["type"].get<std::string>(), value, rows))
+      return Error{where + *error};
+  }
+  return rows;
+}
+
+Expected<Rows> parse_document(const nlohmann::json& document) {
+  if (auto error = header_error(document)) return Error{*error};
+  Rows rows;
+  const std::pair<const char*, const char*> arrays[] = {
+      {"fingerprints", "fingerprint"}, {"measurements", "measurement"}, {"plans", "plan"}};
+  for (const auto& [array, type] : arrays) {
+    if (!document.contains(array)) continue;
+    const auto& values = document[array];
+    if (!values.is_array())
+      return Error{std::string(array) + ": " + describe(values) + " is not a list"};
+    for (std::size_t i = 0; i < values.size(); ++i)
+      if (auto error = add_row(type, values[i], rows))
+        return Error{std::string(array) + "[" + std::to_string(i) + "]." + *error};
+  }
+  return rows;
+}
+
+Expected<Rows> parse(const std::string& text) {
+  // JSON lines: the first line alone is a whole header saying so. A document's first line
+  // is "{" or the whole (compact) document, whose layout says "document".
+  const auto first = nlohmann::json::parse(text.substr(0, text.find('\n')), nullptr, false);
+  if (!first.is_discarded() && first.is_object() && first.contains("layout") &&
+      first["layout"] == "lines")
+    return parse_lines(text);
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& error) {
+    return Error{std::string("not a JSON export file: ") + error.what()};
+  }
+  return parse_document(document);
+}
+
+}  // namespace
+
+Expected<ImportResult> import_database(const std::string& path, std::istream& in) {
+  try {
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (in.bad()) return Error{"the input could not be read"};
+    auto rows = parse(text);
+    if (!rows) return Error{rows.error()};
+
+    auto connection = open_or_error(path, Access::kReadWrite);
+    if (!connection) return Error{connection.error()};
+    ImportResult result;
+    result.measurements_read = rows->measurements.size();
+    result.plans_read = rows->plans.size();
+    sqlite::write_transaction(connection.value(), [&] {
+      RowWriter writer(connection.value());
+      result.measurements_written = result.plans_written = 0;  // a retry starts over
+      for (const auto& row : rows->measurements)
+        result.measurements_written += writer.put(row, Conflict::kNewer);
+      for (const auto& row : rows->plans) result.plans_written += writer.put(row, Conflict::kNewer);
+    });
+    return result;
+  } catch (const std::exception& error) {
+    return Error{"importing into " + path + ": " + error.what()};
+  }
+}
+
+}  // namespace ucudnn::db

@@ -1,0 +1,26 @@
+#pragma once
+// Reading one field of a JSON object with its type and range checked. The error names the
+// field and shows the offending value, e.g. "batch: -4 is not an integer >= 1", so that a
+// bad export file or a poisoned plan can be found and fixed.
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/expected.h"
+
+namespace ucudnn::db {
+
+// A value as it appears in an error message (shortened, invalid UTF-8 replaced).
+std::string describe(const nlohmann::json& value);
+
+Expected<std::string> string_field(const nlohmann::json& object, const std::string& field);
+// An integer (not 2.0, not "2") in [minimum, INT64_MAX].
+Expected<std::int64_t> integer_field(const nlohmann::json& object, const std::string& field,
+                                     std::int64_t minimum);
+// An integer in [0, UINT64_MAX].
+Expected<std::uint64_t> unsigned_field(const nlohmann::json& object, const std::string& field);
+// A finite number >= 0.
+Expected<double> non_negative_number_field(const nlohmann::json& object, const std::string& field);
+
+}  // namespace ucudnn::db

@@ -1,0 +1,133 @@
+#include "db/row_reader.h"
+
+#include <limits>
+
+#include "db/configuration_json.h"
+
+namespace ucudnn::db {
+
+namespace {
+
+// A LEFT JOIN, so that a row pointing at a missing fingerprint is seen (and rejected).
+constexpr const char* kMeasurementColumns =
+    "SELECT f.canonical, m.kernel_key, m.kernel_hash, m.backend, m.algorithm, m.micro_batch, "
+    "m.status, m.time_ms, m.min_ms, m.max_ms, m.repeats, m.workspace_bytes, m.measured_at, m.id "
+    "FROM measurements m LEFT JOIN fingerprints f ON f.id = m.fingerprint_id";
+constexpr const char* kPlanColumns =
+    "SELECT f.canonical, p.subject, p.policy, p.workspace_limit, p.mode, p.configurations, "
+    "p.created_at, p.id FROM plans p LEFT JOIN fingerprints f ON f.id = p.fingerprint_id";
+
+constexpr const char* kMeasurementColumnNames[] = {
+    "fingerprint", "kernel_key",      "kernel_hash", "backend", "algorithm",
+    "micro_batch", "status",          "time_ms",     "min_ms",  "max_ms",
+    "repeats",     "workspace_bytes", "measured_at"};
+constexpr const char* kPlanColumnNames[] = {
+    "fingerprint", "subject", "policy", "workspace_limit", "mode", "configurations", "created_at"};
+
+Error wrong_type(const char* column, const char* expected) {
+  return Error{std::string(column) + ": not " + expected};
+}
+
+Error no_fingerprint() {
+  return Error{"fingerprint_id: refers to no fingerprint row"};
+}
+
+Expected<MeasurementRow> read_measurement(const sqlite::Cursor& row) {
+  if (row.type(0) == SQLITE_NULL) return no_fingerprint();
+  for (int column : {0, 1, 2, 3, 4, 6})
+    if (!row.is_text(column)) return wrong_type(kMeasurementColumnNames[column], "text");
+  for (int column : {5, 12})
+    if (!row.is_integer(column)) return wrong_type(kMeasurementColumnNames[column], "an integer");
+  MeasurementRow result;
+  result.fingerprint = row.text(0);
+  result.kernel_key = row.text(1);
+  result.kernel_hash = row.text(2);
+  result.backend = row.text(3);
+  result.algorithm = row.text(4);
+  result.micro_batch = row.integer(5);
+  result.measured_at = row.integer(12);
+  const std::string status = row.text(6);
+  if (status == "supported") {
+    for (int column : {7, 8, 9})
+      if (!row.is_number(column)) return wrong_type(kMeasurementColumnNames[column], "a number");
+    for (int column : {10, 11})
+      if (!row.is_integer(column)) return wrong_type(kMeasurementColumnNames[column], "an integer");
+    const std::int64_t repeats = row.integer(10), workspace = row.integer(11);
+    if (repeats < 0 || repeats > std::numeric_limits<int>::max())
+      return Error{"repeats: " + std::to_string(repeats) + " is out of range"};
+    if (workspace < 0) return Error{"workspace_bytes: " + std::to_string(workspace) + " < 0"};
+    result.measurement = Measurement{row.real(7), static_cast<std::uint64_t>(workspace),
+                                     row.real(8), row.real(9), static_cast<int>(repeats)};
+  } else if (status != "unsupported") {
+    return Error{"status: '" + status + "' is neither 'supported' nor 'unsupported'"};
+  }
+  if (auto error = row_error(result)) return Error{*error};
+  return result;
+}
+
+Expected<PlanRow> read_plan(const sqlite::Cursor& row) {
+  if (row.type(0) == SQLITE_NULL) return no_fingerprint();
+  for (int column : {0, 1, 2, 4, 5})
+    if (!row.is_text(column)) return wrong_type(kPlanColumnNames[column], "text");
+  for (int column : {3, 6})
+    if (!row.is_integer(column)) return wrong_type(kPlanColumnNames[column], "an integer");
+  auto configurations = configurations_from_text(row.text(5));
+  if (!configurations) return Error{"configurations" + configurations.error()};
+  PlanRow result{PlanKey{row.text(0), row.text(1), row.text(2),
+                         static_cast<std::uint64_t>(row.integer(3)), row.text(4)},
+                 std::move(configurations).value(), row.integer(6)};
+  if (auto error = row_error(result)) return Error{*error};
+  return result;
+}
+
+}  // namespace
+
+RowFinder::RowFinder(sqlite::Connection& connection)
+    : measurement_(connection.prepare(
+          std::string(kMeasurementColumns) +
+          " WHERE m.fingerprint_id = (SELECT id FROM fingerprints WHERE canonical = ?1)"
+          " AND m.kernel_key = ?2 AND m.backend = ?3 AND m.algorithm = ?4")),
+      plan_(connection.prepare(
+          std::string(kPlanColumns) +
+          " WHERE p.fingerprint_id = (SELECT id FROM fingerprints WHERE canonical = ?1)"
+          " AND p.subject = ?2 AND p.policy = ?3 AND p.workspace_limit = ?4 AND p.mode = ?5")) {}
+
+std::optional<Expected<MeasurementRow>> RowFinder::find_measurement(const std::string& fingerprint,
+                                                                    const std::string& kernel_key,
+                                                                    const std::string& backend,
+                                                                    const std::string& algorithm,
+                                                                    std::int64_t* id) {
+  auto cursor = measurement_.start();
+  cursor.bind(1, fingerprint).bind(2, kernel_key).bind(3, backend).bind(4, algorithm);
+  if (!cursor.step()) return std::nullopt;
+  if (id) *id = cursor.integer(13);
+  return read_measurement(cursor);
+}
+
+std::optional<Expected<PlanRow>> RowFinder::find_plan(const PlanKey& key) {
+  auto cursor = plan_.start();
+  cursor.bind(1, key.fingerprint)
+      .bind(2, key.subject)
+      .bind(3, key.policy)
+      .bind(4, static_cast<std::int64_t>(key.workspace_limit))
+      .bind(5, key.mode);
+  if (!cursor.step()) return std::nullopt;
+  return read_plan(cursor);
+}
+
+void for_each_measurement(
+    sqlite::Connection& connection,
+    const std::function<void(std::int64_t id, Expected<MeasurementRow>)>& visit) {
+  auto statement = connection.prepare(std::string(kMeasurementColumns) + " ORDER BY m.id");
+  auto cursor = statement.start();
+  while (cursor.step()) visit(cursor.integer(13), read_measurement(cursor));
+}
+
+void for_each_plan(sqlite::Connection& connection,
+                   const std::function<void(std::int64_t id, Expected<PlanRow>)>& visit) {
+  auto statement = connection.prepare(std::string(kPlanColumns) + " ORDER BY p.id");
+  auto cursor = statement.start();
+  while (cursor.step()) visit(cursor.integer(7), read_plan(cursor));
+}
+
+}  // namespace ucudnn::db

@@ -1,0 +1,114 @@
+#include "db/schema.h"
+
+#include <iterator>
+
+namespace ucudnn::db {
+
+namespace {
+
+// Version 1. Not STRICT tables: sqlite3 tools older than 3.37 on a cluster's login node
+// could not read those. Every value is validated when read instead.
+//   fingerprints: the canonical DeviceFingerprint text and its fields as JSON
+//                 [[name, value], ...] for people and tools.
+//   measurements: one benchmark result per (fingerprint, micro-batch kernel, backend,
+//                 algorithm); the time columns are NULL when status is 'unsupported'.
+//                 workspace_bytes is a non-negative integer.
+//   plans:        one plan per (fingerprint, subject, policy, workspace_limit, mode);
+//                 workspace_limit is the uint64 limit stored as its two's-complement int64
+//                 (so "no limit", UINT64_MAX, is -1); configurations is JSON.
+constexpr const char* kVersion1 = R"sql(
+CREATE TABLE fingerprints (
+  id INTEGER PRIMARY KEY,
+  canonical TEXT NOT NULL UNIQUE,
+  fields TEXT NOT NULL
+);
+CREATE TABLE measurements (
+  id INTEGER PRIMARY KEY,
+  fingerprint_id INTEGER NOT NULL REFERENCES fingerprints(id),
+  kernel_key TEXT NOT NULL,
+  kernel_hash TEXT NOT NULL,
+  backend TEXT NOT NULL,
+  algorithm TEXT NOT NULL,
+  micro_batch INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  time_ms REAL,
+  min_ms REAL,
+  max_ms REAL,
+  repeats INTEGER,
+  workspace_bytes INTEGER,
+  measured_at INTEGER NOT NULL,
+  UNIQUE (fingerprint_id, kernel_key, backend, algorithm)
+);
+CREATE INDEX measurements_by_hash ON measurements (kernel_hash);
+CREATE TABLE plans (
+  id INTEGER PRIMARY KEY,
+  fingerprint_id INTEGER NOT NULL REFERENCES fingerprints(id),
+  subject TEXT NOT NULL,
+  policy TEXT NOT NULL,
+  workspace_limit INTEGER NOT NULL,
+  mode TEXT NOT NULL,
+  configurations TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  UNIQUE (fingerprint_id, subject, policy, workspace_limit, mode)
+);
+PRAGMA application_id = 1969448046;
+PRAGMA user_version = 1;
+)sql";
+static_assert(kApplicationId == 1969448046, "the application id in kVersion1 must match");
+
+constexpr Migration kMigrations[] = {
+    {1, kVersion1},
+};
+
+}  // namespace
+
+std::span<const Migration> migrations() {
+  return kMigrations;
+}
+
+int schema_version() {
+  return std::size(kMigrations) ? std::rbegin(kMigrations)->to_version : 0;
+}
+
+int migrate(sqlite::Connection& connection, std::span<const Migration> steps) {
+  int found = 0;
+  sqlite::write_transaction(connection, [&] {
+    found = static_cast<int>(connection.query_integer("PRAGMA user_version"));
+    for (const auto& step : steps) {
+      if (step.to_version <= found) continue;
+      connection.execute(step.sql);
+      if (connection.query_integer("PRAGMA user_version") != step.to_version)
+        throw sqlite::Error(SQLITE_INTERNAL, "a migration did not set its schema version");
+    }
+  });
+  return found;
+}
+
+bool schema_complete(sqlite::Connection& connection) {
+  // Preparing a statement resolves every table, column and constraint it names, without
+  // running it.
+  static constexpr const char* kProbes[] = {
+      "SELECT id, canonical, fields FROM fingerprints",
+      "SELECT id, fingerprint_id, kernel_key, kernel_hash, backend, algorithm, micro_batch, "
+      "status, time_ms, min_ms, max_ms, repeats, workspace_bytes, measured_at FROM measurements",
+      "SELECT id, fingerprint_id, subject, policy, workspace_limit, mode, configurations, "
+      "created_at FROM plans",
+      // Upserts name their conflict target: these check that the unique constraints exist.
+      "INSERT INTO fingerprints (canonical, fields) VALUES (NULL, NULL) "
+      "ON CONFLICT (canonical) DO NOTHING",
+      "INSERT INTO measurements (fingerprint_id, kernel_key, backend, algorithm) "
+      "VALUES (NULL, NULL, NULL, NULL) "
+      "ON CONFLICT (fingerprint_id, kernel_key, backend, algorithm) DO NOTHING",
+      "INSERT INTO plans (fingerprint_id, subject, policy, workspace_limit, mode) "
+      "VALUES (NULL, NULL, NULL, NULL, NULL) "
+      "ON CONFLICT (fingerprint_id, subject, policy, workspace_limit, mode) DO NOTHING",
+  };
+  try {
+    for (const char* probe : kProbes) connection.prepare(probe);
+    return true;
+  } catch (const sqlite::Error&) {
+    return false;
+  }
+}
+
+}  // namespace ucudnn::db

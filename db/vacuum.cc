@@ -1,0 +1,29 @@
+#include <filesystem>
+
+#include "db/database_file.h"
+#include "db/maintenance.h"
+
+namespace ucudnn::db {
+
+Expected<VacuumResult> vacuum_database(const std::string& path) {
+  try {
+    namespace fs = std::filesystem;
+    std::error_code error;
+    if (!fs::exists(path, error)) return Error{path + ": no such file"};
+    VacuumResult result;
+    result.size_before = fs::file_size(path, error);
+    {
+      auto connection = open_or_error(path, Access::kReadWrite);
+      if (!connection) return Error{connection.error()};
+      // VACUUM rewrites the file through a temporary copy; it waits for other writers like
+      // any write (busy timeout) and leaves the file as it was when it fails.
+      connection.value().execute("VACUUM");
+    }
+    result.size_after = fs::file_size(path, error);
+    return result;
+  } catch (const std::exception& error) {
+    return Error{"vacuuming " + path + ": " + error.what()};
+  }
+}
+
+}  // namespace ucudnn::db

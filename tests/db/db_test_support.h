@@ -1,0 +1,182 @@
+#pragma once
+// What the db tests share: a temporary folder removed afterwards, sample keys and records,
+// a warning sink that collects, raw access to a database file (to damage or poison it the
+// way a crash, a bug or a hostile user would), and running a check as an unprivileged user
+// (root ignores file permissions, and these tests often run as root in containers).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/benchmark_store.h"
+#include "core/device_fingerprint.h"
+#include "db/sqlite.h"
+#include "db/warning.h"
+
+namespace ucudnn::testing {
+
+class TempFolder {
+ public:
+  TempFolder() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "ucudnn-db-test-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+    // Tests may drop to an unprivileged user; it must be able to reach inside.
+    std::filesystem::permissions(path_, std::filesystem::perms::all);
+  }
+  ~TempFolder() {
+    std::error_code ignored;
+    restore_permissions(path_);
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  const std::filesystem::path& path() const { return path_; }
+
+  // Names in the folder starting with `prefix`, e.g. the files set aside.
+  std::vector<std::string> names_starting_with(const std::string& prefix) const {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(path_))
+      if (entry.path().filename().string().rfind(prefix, 0) == 0)
+        names.push_back(entry.path().filename().string());
+    return names;
+  }
+
+ private:
+  static void restore_permissions(const std::filesystem::path& folder) {
+    std::error_code ignored;
+    std::filesystem::permissions(folder, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::add, ignored);
+    for (const auto& entry : std::filesystem::directory_iterator(folder, ignored))
+      if (entry.is_directory(ignored) && !entry.is_symlink(ignored))
+        restore_permissions(entry.path());
+  }
+  std::filesystem::path path_;
+};
+
+// Collects warnings instead of printing them.
+struct Warnings {
+  WarningSink sink() {
+    return [this](const std::string& message) {
+      std::lock_guard lock(mutex);
+      messages.push_back(message);
+    };
+  }
+  std::size_t count() {
+    std::lock_guard lock(mutex);
+    return messages.size();
+  }
+  std::string all() {
+    std::lock_guard lock(mutex);
+    std::string text;
+    for (const auto& m : messages) text += m + "\n";
+    return text;
+  }
+  std::mutex mutex;
+  std::vector<std::string> messages;
+};
+
+inline std::string gpu_fingerprint(const std::string& name = "NVIDIA H100 80GB HBM3") {
+  return DeviceFingerprint{{{"kind", "gpu"},
+                            {"name", name},
+                            {"cc", "9.0"},
+                            {"sms", "132"},
+                            {"memory", "85045231616"},
+                            {"cudnn", "91900"},
+                            {"ucudnn", kUcudnnVersion}}}
+      .to_string();
+}
+
+inline std::string cpu_fingerprint() {
+  return DeviceFingerprint{{{"kind", "cpu"}, {"model", "Xeon; AVX-512"}, {"cores", "2"}}}
+      .to_string();
+}
+
+// Distinct kernels: `variant` changes the channel count, `batch` the batch.
+inline KernelKey kernel(std::int64_t batch, int variant = 0,
+                        Operation operation = Operation::kForward) {
+  return KernelKey{operation, make_conv2d_problem({batch, 8 + variant, 16, 16, 8, 3, 3, 1, 1})};
+}
+
+inline MeasurementRecord supported(const std::string& fingerprint, const KernelKey& key,
+                                   const std::string& algorithm, double time_ms,
+                                   std::uint64_t workspace, std::int64_t measured_at = 0) {
+  return MeasurementRecord{fingerprint,
+                           key,
+                           "cudnn",
+                           algorithm,
+                           Measurement{time_ms, workspace, time_ms * 0.9, time_ms * 1.2, 5},
+                           measured_at};
+}
+
+inline MeasurementRecord unsupported(const std::string& fingerprint, const KernelKey& key,
+                                     const std::string& algorithm, std::int64_t measured_at = 0) {
+  return MeasurementRecord{fingerprint, key, "cudnn", algorithm, std::nullopt, measured_at};
+}
+
+inline std::vector<Configuration> sample_plan(std::int64_t batch = 32) {
+  Configuration c;
+  c.micro.push_back({"cudnn", "FFT", batch / 2, 1.25, 1 << 20});
+  c.micro.push_back({"cudnn", "IMPLICIT_GEMM", batch - batch / 2, 2.5, 0});
+  return {c};
+}
+
+inline PlanKey plan_key(const std::string& fingerprint, std::int64_t batch = 32,
+                        std::uint64_t limit = 64 << 20) {
+  return PlanKey{fingerprint, kernel(batch).to_string(), "powerOfTwo", limit, "WR"};
+}
+
+inline void expect_same(const std::optional<Measurement>& a, const std::optional<Measurement>& b) {
+  ASSERT_EQ(a.has_value(), b.has_value());
+  if (!a) return;
+  EXPECT_EQ(a->time_ms, b->time_ms);
+  EXPECT_EQ(a->workspace_bytes, b->workspace_bytes);
+  EXPECT_EQ(a->min_ms, b->min_ms);
+  EXPECT_EQ(a->max_ms, b->max_ms);
+  EXPECT_EQ(a->repeats, b->repeats);
+}
+
+// A plain connection to a database file, without ucudnn's checks: to damage and poison.
+inline sqlite::Connection raw_connection(const std::string& path) {
+  return sqlite::Connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+}
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+// Runs `body` as user nobody when this process is root, in a child process whose test
+// failures fail this test; as is otherwise.
+inline void as_unprivileged_user(const std::function<void()>& body) {
+  if (::geteuid() != 0) return body();
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(3);
+    body();
+    std::fflush(nullptr);
+    ::_exit(::testing::Test::HasFailure() ? 1 : 0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the unprivileged child died";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the unprivileged child failed (its output is above)";
+}
+
+}  // namespace ucudnn::testing

@@ -1,0 +1,168 @@
+#include "db/layered_store.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+
+#include "db/default_store.h"
+#include "db/sqlite_store.h"
+#include "db_test_support.h"
+
+namespace ucudnn {
+namespace {
+
+using namespace ucudnn::testing;
+
+struct Layers {
+  TempFolder folder;
+  std::string user = folder.file("user/ucudnn.db");
+  std::string system = folder.file("site/ucudnn.db");
+
+  Layers() {
+    SqliteStore site(system);
+    site.put_measurements({supported(gpu_fingerprint(), kernel(4), "FFT", 9.0, 90),
+                           supported(gpu_fingerprint(), kernel(4), "WINOGRAD", 3.0, 30)});
+    site.put_plan(plan_key(gpu_fingerprint()), sample_plan(32));
+    site.put_plan(plan_key(gpu_fingerprint(), 16), sample_plan(16));
+  }
+
+  LayeredStore open(Warnings& warnings) {
+    return LayeredStore(
+        std::make_unique<SqliteStore>(user, SqliteStoreOptions{false, warnings.sink()}),
+        std::make_unique<SqliteStore>(system, SqliteStoreOptions{true, warnings.sink()}));
+  }
+};
+
+TEST(LayeredStore, TheUserLayerWinsAndTheSystemLayerIsNeverWritten) {
+  Layers layers;
+  const auto system_bytes = read_file(layers.system);
+  const auto system_time = std::filesystem::last_write_time(layers.system);
+  Warnings warnings;
+  {
+    auto store = layers.open(warnings);
+    // Only the system knows it: the system answers.
+    auto fft = store.find_measurement(gpu_fingerprint(), kernel(4), "cudnn", "FFT");
+    ASSERT_TRUE(fft);
+    EXPECT_EQ(fft->measurement->time_ms, 9.0);
+    EXPECT_EQ(store.find_plan(plan_key(gpu_fingerprint())), sample_plan(32));
+
+    // The user measures it again: the user's answer wins from now on.
+    store.put_measurements({supported(gpu_fingerprint(), kernel(4), "FFT", 1.0, 10, 1)});
+    store.put_plan(plan_key(gpu_fingerprint()), sample_plan(30));
+    EXPECT_EQ(
+        store.find_measurement(gpu_fingerprint(), kernel(4), "cudnn", "FFT")->measurement->time_ms,
+        1.0)
+        << "the user layer wins even with an older measurement";
+    EXPECT_EQ(store.find_plan(plan_key(gpu_fingerprint())), sample_plan(30));
+    EXPECT_EQ(store.find_measurement(gpu_fingerprint(), kernel(4), "cudnn", "WINOGRAD")
+                  ->measurement->time_ms,
+              3.0);
+    EXPECT_EQ(store.find_plan(plan_key(gpu_fingerprint(), 16)), sample_plan(16));
+
+    // New results go to the user layer only.
+    store.put_measurements({unsupported(gpu_fingerprint(), kernel(8), "FFT")});
+    EXPECT_TRUE(store.find_measurement(gpu_fingerprint(), kernel(8), "cudnn", "FFT"));
+    EXPECT_FALSE(store.system()->find_measurement(gpu_fingerprint(), kernel(8), "cudnn", "FFT"));
+    EXPECT_EQ(static_cast<SqliteStore*>(store.system())->state(), StoreState::kReadOnly);
+  }
+  EXPECT_EQ(read_file(layers.system), system_bytes);
+  EXPECT_EQ(std::filesystem::last_write_time(layers.system), system_time);
+  EXPECT_FALSE(std::filesystem::exists(layers.system + "-journal"));
+  EXPECT_EQ(warnings.count(), 0u) << warnings.all();
+}
+
+TEST(LayeredStore, ABadSystemDatabaseIsIgnoredNotReplaced) {
+  Layers layers;
+  write_file(layers.system, "not a database at all, and not ours to fix");
+  Warnings warnings;
+  auto store = layers.open(warnings);
+  EXPECT_FALSE(store.find_measurement(gpu_fingerprint(), kernel(4), "cudnn", "FFT"));
+  store.put_measurements({supported(gpu_fingerprint(), kernel(4), "FFT", 1.0, 10)});
+  EXPECT_TRUE(store.find_measurement(gpu_fingerprint(), kernel(4), "cudnn", "FFT"));
+  ASSERT_EQ(warnings.count(), 1u) << warnings.all();
+  EXPECT_NE(warnings.messages[0].find("system benchmark database " + layers.system),
+            std::string::npos)
+      << warnings.all();
+  EXPECT_EQ(read_file(layers.system), "not a database at all, and not ours to fix");
+  for (const auto& entry : std::filesystem::directory_iterator(layers.folder.file("site")))
+    EXPECT_EQ(entry.path().filename(), "ucudnn.db") << "nothing is set aside";
+}
+
+TEST(LayeredStore, AMissingSystemDatabaseIsOneWarning) {
+  TempFolder folder;
+  Warnings warnings;
+  LayeredStore store(std::make_unique<SqliteStore>(folder.file("user.db"),
+                                                   SqliteStoreOptions{false, warnings.sink()}),
+                     std::make_unique<SqliteStore>(folder.file("nowhere/site.db"),
+                                                   SqliteStoreOptions{true, warnings.sink()}));
+  store.put_plan(plan_key(gpu_fingerprint()), sample_plan());
+  EXPECT_EQ(store.find_plan(plan_key(gpu_fingerprint())), sample_plan());
+  EXPECT_EQ(warnings.count(), 1u) << warnings.all();
+  EXPECT_FALSE(std::filesystem::exists(folder.file("nowhere"))) << "read-only creates nothing";
+}
+
+Environment fake_environment(std::map<std::string, std::string> values) {
+  auto shared = std::make_shared<const std::map<std::string, std::string>>(std::move(values));
+  return [shared](const char* name) -> const char* {
+    auto found = shared->find(name);
+    return found == shared->end() ? nullptr : found->second.c_str();
+  };
+}
+
+TEST(DefaultStore, LocationsFollowTheEnvironment) {
+  EXPECT_EQ(database_locations(fake_environment({{"UCUDNN_DATABASE", "/data/u.db"},
+                                                 {"XDG_CACHE_HOME", "/xdg"},
+                                                 {"HOME", "/home/ada"}}))
+                .user,
+            "/data/u.db");
+  EXPECT_EQ(
+      database_locations(fake_environment({{"XDG_CACHE_HOME", "/xdg"}, {"HOME", "/home/ada"}}))
+          .user,
+      "/xdg/ucudnn/ucudnn.db");
+  EXPECT_EQ(
+      database_locations(fake_environment({{"XDG_CACHE_HOME", "relative"}, {"HOME", "/home/ada"}}))
+          .user,
+      "/home/ada/.cache/ucudnn/ucudnn.db")
+      << "a relative XDG_CACHE_HOME is ignored";
+  EXPECT_EQ(database_locations(fake_environment({{"HOME", "/home/ada"}})).user,
+            "/home/ada/.cache/ucudnn/ucudnn.db");
+  EXPECT_NE(database_locations(fake_environment({})).user, "")
+      << "without HOME, the passwd entry's home folder";
+  auto both = database_locations(
+      fake_environment({{"HOME", "/home/ada"}, {"UCUDNN_SYSTEM_DATABASE", "/shared/site.db"}}));
+  EXPECT_EQ(both.system, "/shared/site.db");
+  EXPECT_EQ(database_locations(fake_environment({{"HOME", "/h"}})).system, "");
+}
+
+TEST(DefaultStore, OpensTheUserDatabaseOverTheSystemDatabase) {
+  Layers layers;
+  Warnings warnings;
+  auto environment = fake_environment(
+      {{"UCUDNN_DATABASE", layers.user}, {"UCUDNN_SYSTEM_DATABASE", layers.system}});
+  {
+    auto store = open_default_store(warnings.sink(), environment);
+    ASSERT_TRUE(dynamic_cast<LayeredStore*>(store.get()));
+    EXPECT_TRUE(store->find_measurement(gpu_fingerprint(), kernel(4), "cudnn", "FFT"));
+    store->put_plan(plan_key(cpu_fingerprint()), sample_plan());
+  }
+  SqliteStore user(layers.user);
+  EXPECT_EQ(user.find_plan(plan_key(cpu_fingerprint())), sample_plan());
+  EXPECT_EQ(warnings.count(), 0u) << warnings.all();
+
+  auto xdg = fake_environment({{"XDG_CACHE_HOME", layers.folder.file("xdg")}});
+  auto store = open_default_store(warnings.sink(), xdg);
+  ASSERT_TRUE(dynamic_cast<SqliteStore*>(store.get()));
+  EXPECT_EQ(static_cast<SqliteStore*>(store.get())->path(),
+            layers.folder.file("xdg/ucudnn/ucudnn.db"));
+  EXPECT_TRUE(std::filesystem::exists(layers.folder.file("xdg/ucudnn/ucudnn.db")));
+
+  auto memory = fake_environment({{"UCUDNN_DATABASE", kInMemoryDatabase}});
+  auto in_memory = open_default_store(warnings.sink(), memory);
+  in_memory->put_plan(plan_key(cpu_fingerprint()), sample_plan());
+  EXPECT_EQ(in_memory->find_plan(plan_key(cpu_fingerprint())), sample_plan());
+  EXPECT_EQ(warnings.count(), 0u) << warnings.all();
+}
+
+}  // namespace
+}  // namespace ucudnn

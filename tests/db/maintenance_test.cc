@@ -1,0 +1,391 @@
+// `ucudnn db info|merge|export|import|check|vacuum` as functions.
+#include "db/maintenance.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "db/schema.h"
+#include "db/sqlite_store.h"
+#include "db_test_support.h"
+
+namespace ucudnn {
+namespace {
+
+using namespace ucudnn::testing;
+using db::ExportLayout;
+
+std::optional<Measurement> measurement_in(const std::string& path, const std::string& fingerprint,
+                                          const KernelKey& key, const std::string& algorithm) {
+  SqliteStore store(path);
+  auto found = store.find_measurement(fingerprint, key, "cudnn", algorithm);
+  if (!found) return Measurement{-1, 0, 0, 0, -1};  // "no row", distinct from "unsupported"
+  return found->measurement;
+}
+
+TEST(Merge, NewestMeasurementPerKeyWinsAndFingerprintsStayApart) {
+  TempFolder folder;
+  const auto node1 = folder.file("node1.db"), node2 = folder.file("node2.db");
+  const auto h100 = gpu_fingerprint("H100"), a100 = gpu_fingerprint("A100");
+  {
+    SqliteStore store(node1);
+    store.put_measurements({supported(h100, kernel(4), "FFT", 1.0, 10, 1000),   // older
+                            supported(h100, kernel(4), "GEMM", 5.0, 50, 3000),  // newer
+                            supported(a100, kernel(4), "FFT", 7.0, 70, 1000),
+                            supported(h100, kernel(8), "FFT", 8.0, 80, 1000)});  // only here
+    store.put_plan(plan_key(h100), sample_plan(32));
+  }
+  {
+    SqliteStore store(node2);
+    store.put_measurements({supported(h100, kernel(4), "FFT", 2.0, 20, 2000),
+                            unsupported(h100, kernel(4), "GEMM", 2000),
+                            supported(a100, kernel(16), "FFT", 6.0, 60, 500)});
+    store.put_plan(plan_key(a100), sample_plan(32));
+  }
+  auto merged = db::merge_database(node2, node1);
+  ASSERT_TRUE(merged) << merged.error();
+  EXPECT_EQ(merged->measurements_read, 3u);
+  EXPECT_EQ(merged->measurements_written, 2u) << "the older GEMM result stays out";
+  EXPECT_EQ(merged->plans_read, 1u);
+  EXPECT_EQ(merged->plans_written, 1u);
+  EXPECT_EQ(merged->invalid_rows_skipped, 0u);
+
+  EXPECT_EQ(measurement_in(node1, h100, kernel(4), "FFT")->time_ms, 2.0);
+  EXPECT_EQ(measurement_in(node1, h100, kernel(4), "GEMM")->time_ms, 5.0);
+  EXPECT_EQ(measurement_in(node1, a100, kernel(4), "FFT")->time_ms, 7.0)
+      << "another device's result for the same kernel is kept apart";
+  EXPECT_EQ(measurement_in(node1, a100, kernel(16), "FFT")->time_ms, 6.0);
+  EXPECT_EQ(measurement_in(node1, h100, kernel(8), "FFT")->time_ms, 8.0);
+  {
+    SqliteStore store(node1);
+    EXPECT_EQ(store.find_plan(plan_key(h100)), sample_plan(32));
+    EXPECT_EQ(store.find_plan(plan_key(a100)), sample_plan(32));
+  }
+
+  auto again = db::merge_database(node2, node1);
+  ASSERT_TRUE(again) << again.error();
+  EXPECT_EQ(again->measurements_written, 0u) << "merging twice changes nothing";
+  EXPECT_EQ(again->plans_written, 0u);
+}
+
+TEST(Merge, NewerPlansWinAndTheTargetIsCreated) {
+  TempFolder folder;
+  const auto source = folder.file("source.db"), target = folder.file("new/target.db");
+  {
+    SqliteStore store(source);
+    store.put_plan(plan_key(gpu_fingerprint()), sample_plan(32));
+  }
+  auto merged = db::merge_database(source, target);
+  ASSERT_TRUE(merged) << merged.error();
+  EXPECT_EQ(merged->plans_written, 1u);
+  {
+    // Older in the target: replaced by a newer source plan; newer: kept.
+    auto raw = raw_connection(target);
+    raw.execute("UPDATE plans SET created_at = 1");
+  }
+  EXPECT_EQ(db::merge_database(source, target)->plans_written, 1u);
+  {
+    auto raw = raw_connection(target);
+    raw.execute("UPDATE plans SET created_at = 9000000000, configurations = '[]'");
+  }
+  EXPECT_EQ(db::merge_database(source, target)->plans_written, 0u);
+  SqliteStore store(target);
+  EXPECT_EQ(store.find_plan(plan_key(gpu_fingerprint())), std::vector<Configuration>{});
+}
+
+TEST(Merge, ErrorsNameTheFile) {
+  TempFolder folder;
+  const auto good = folder.file("good.db"), bad = folder.file("bad.db");
+  { SqliteStore store(good); }
+  write_file(bad, std::string(3000, 'z'));
+  auto missing = db::merge_database(folder.file("missing.db"), good);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().find("missing.db: no such file"), std::string::npos) << missing.error();
+  auto from_bad = db::merge_database(bad, good);
+  ASSERT_FALSE(from_bad);
+  EXPECT_NE(from_bad.error().find(bad + ": not a SQLite database"), std::string::npos)
+      << from_bad.error();
+  auto into_bad = db::merge_database(good, bad);
+  ASSERT_FALSE(into_bad);
+  EXPECT_NE(into_bad.error().find(bad), std::string::npos) << into_bad.error();
+  EXPECT_EQ(read_file(bad), std::string(3000, 'z')) << "maintenance never sets a file aside";
+  auto self = db::merge_database(good, good);
+  ASSERT_FALSE(self);
+  EXPECT_NE(self.error().find("same file"), std::string::npos);
+}
+
+void fill_sample(const std::string& path) {
+  SqliteStore store(path);
+  store.put_measurements(
+      {supported(gpu_fingerprint(), kernel(4), "FFT", 0.1 + 0.2, 1ull << 40, 1700000000),
+       unsupported(gpu_fingerprint(), kernel(4), "WINOGRAD", 1700000001),
+       supported(cpu_fingerprint(), kernel(2, 3, Operation::kBackwardFilter), "im2col", 12.5, 0,
+                 1700000002)});
+  store.put_plan(plan_key(gpu_fingerprint()), sample_plan(32));
+  store.put_plan(PlanKey{cpu_fingerprint(), "network:alexnet@2", "all", ~0ull, "WD"},
+                 {sample_plan(2)[0], sample_plan(2)[0]});
+}
+
+std::string exported(const std::string& path, ExportLayout layout) {
+  std::ostringstream out;
+  auto result = db::export_database(path, out, layout);
+  EXPECT_TRUE(result) << result.error();
+  return out.str();
+}
+
+TEST(ExportImport, RoundTripsInBothLayouts) {
+  for (auto layout : {ExportLayout::kDocument, ExportLayout::kLines}) {
+    SCOPED_TRACE(layout == ExportLayout::kDocument ? "document" : "lines");
+    TempFolder folder;
+    const auto original = folder.file("original.db"), copy = folder.file("copy.db");
+    fill_sample(original);
+    std::ostringstream out;
+    auto result = db::export_database(original, out, layout);
+    ASSERT_TRUE(result) << result.error();
+    EXPECT_EQ(result->fingerprints, 2u);
+    EXPECT_EQ(result->measurements, 3u);
+    EXPECT_EQ(result->plans, 2u);
+
+    std::istringstream in(out.str());
+    auto imported = db::import_database(copy, in);
+    ASSERT_TRUE(imported) << imported.error();
+    EXPECT_EQ(imported->measurements_written, 3u);
+    EXPECT_EQ(imported->plans_written, 2u);
+
+    // Exporting the copy gives the same rows (only the export time may differ).
+    auto strip = [](std::string text) {
+      std::istringstream lines(text);
+      std::string line, kept;
+      while (std::getline(lines, line))
+        if (line.find("exported_at") == std::string::npos) kept += line + "\n";
+      return kept;
+    };
+    if (layout == ExportLayout::kDocument) {
+      auto a = nlohmann::json::parse(out.str()), b = nlohmann::json::parse(exported(copy, layout));
+      a.erase("exported_at");
+      b.erase("exported_at");
+      EXPECT_EQ(a, b);
+      EXPECT_EQ(a["schema_version"], db::schema_version());
+      EXPECT_EQ(a["format"], "ucudnn-database-export");
+    } else {
+      EXPECT_EQ(strip(out.str()), strip(exported(copy, layout)));
+    }
+    SqliteStore store(copy);
+    auto fft = store.find_measurement(gpu_fingerprint(), kernel(4), "cudnn", "FFT");
+    ASSERT_TRUE(fft);
+    EXPECT_EQ(fft->measurement->time_ms, 0.1 + 0.2);
+    EXPECT_EQ(fft->measured_at, 1700000000);
+    EXPECT_EQ(store.find_plan(PlanKey{cpu_fingerprint(), "network:alexnet@2", "all", ~0ull, "WD"}),
+              (std::vector<Configuration>{sample_plan(2)[0], sample_plan(2)[0]}));
+
+    std::istringstream again(out.str());
+    EXPECT_EQ(db::import_database(copy, again)->measurements_written, 0u)
+        << "importing twice changes nothing";
+  }
+}
+
+// Every bad field is an error naming it and its value, and nothing is imported.
+TEST(ExportImport, ImportValidatesEveryField) {
+  TempFolder folder;
+  const auto original = folder.file("original.db");
+  fill_sample(original);
+  const auto document = nlohmann::json::parse(exported(original, ExportLayout::kDocument));
+  struct Case {
+    const char* name;
+    std::function<void(nlohmann::json&)> spoil;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {"negative time", [](auto& d) { d["measurements"][0]["time_ms"] = -1; },
+       "measurements[0].time_ms: -1 is not a finite number >= 0"},
+      {"time as text", [](auto& d) { d["measurements"][0]["min_ms"] = "fast"; },
+       "measurements[0].min_ms: \"fast\" is not a finite number >= 0"},
+      {"negative workspace", [](auto& d) { d["measurements"][0]["workspace_bytes"] = -5; },
+       "measurements[0].workspace_bytes: -5 is not an integer >= 0"},
+      {"huge workspace",
+       [](auto& d) { d["measurements"][0]["workspace_bytes"] = 18446744073709551615ull; },
+       "measurements[0].workspace_bytes: 18446744073709551615 is not an integer >= 0"},
+      {"fractional batch", [](auto& d) { d["measurements"][2]["micro_batch"] = 1.5; },
+       "measurements[2].micro_batch: 1.5 is not an integer >= 0"},
+      {"status", [](auto& d) { d["measurements"][1]["status"] = "maybe"; },
+       "measurements[1].status: \"maybe\" is neither"},
+      {"missing field", [](auto& d) { d["measurements"][1].erase("algorithm"); },
+       "measurements[1].algorithm: missing"},
+      {"hash", [](auto& d) { d["measurements"][0]["kernel_hash"] = "0123456789abcdef"; },
+       "measurements[0].kernel_hash: '0123456789abcdef' is not the hash"},
+      {"repeats", [](auto& d) { d["measurements"][0]["repeats"] = 1e12; },
+       "measurements[0].repeats: 1000000000000.0 is not an integer >= 0"},
+      {"policy", [](auto& d) { d["plans"][1]["policy"] = "half"; },
+       "plans[1].policy: 'half' is not a batch size policy"},
+      {"mode", [](auto& d) { d["plans"][0]["mode"] = "XX"; }, "plans[0].mode: 'XX' is neither"},
+      {"limit", [](auto& d) { d["plans"][0]["workspace_limit"] = -1; },
+       "plans[0].workspace_limit: -1 is not a non-negative integer"},
+      {"micro batch", [](auto& d) { d["plans"][0]["configurations"][0]["micro"][1]["batch"] = 0; },
+       "plans[0].configurations[0].micro[1].batch: 0 is not an integer >= 1"},
+      {"configurations", [](auto& d) { d["plans"][0]["configurations"] = "none"; },
+       "plans[0].configurations: \"none\" is not a list of configurations"},
+      {"newer schema", [](auto& d) { d["schema_version"] = 99; },
+       "schema_version: 99 is newer than this ucudnn's"},
+      {"format", [](auto& d) { d["format"] = "something else"; },
+       "format: 'something else' is not ucudnn-database-export"},
+      {"fingerprint", [](auto& d) { d["fingerprints"][1]["canonical"] = 5; },
+       "fingerprints[1].canonical: 5 is not a string"},
+      {"rows", [](auto& d) { d["plans"] = 3; }, "plans: 3 is not a list"},
+      {"created_at", [](auto& d) { d["plans"][1]["created_at"] = -3; },
+       "plans[1].created_at: -3 is not an integer >= 0"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto spoiled = document;
+    c.spoil(spoiled);
+    const auto target = folder.file(std::string("target-") + c.name + ".db");
+    {
+      SqliteStore store(target);
+      store.put_plan(plan_key(cpu_fingerprint()), sample_plan());
+    }
+    const auto before = read_file(target);
+    std::istringstream in(spoiled.dump(2));
+    auto result = db::import_database(target, in);
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().find(c.expected), std::string::npos) << result.error();
+    EXPECT_EQ(read_file(target), before) << "nothing is half-imported";
+  }
+}
+
+TEST(ExportImport, LineErrorsNameTheLine) {
+  TempFolder folder;
+  const auto original = folder.file("original.db");
+  fill_sample(original);
+  auto text = exported(original, ExportLayout::kLines);
+  // Line 4 is the first measurement (after the header and two fingerprints).
+  std::istringstream lines(text);
+  std::string line, spoiled;
+  for (int number = 1; std::getline(lines, line); ++number) {
+    if (number == 4) {
+      auto row = nlohmann::json::parse(line);
+      ASSERT_EQ(row["type"], "measurement");
+      row["measured_at"] = "today";
+      line = row.dump();
+    }
+    spoiled += line + "\n";
+  }
+  std::istringstream in(spoiled);
+  auto result = db::import_database(folder.file("target.db"), in);
+  ASSERT_FALSE(result);
+  EXPECT_NE(result.error().find("line 4: measured_at: \"today\" is not an integer >= 0"),
+            std::string::npos)
+      << result.error();
+
+  std::istringstream broken(text.substr(0, text.size() / 2) + "\n{oops\n");
+  auto bad_json = db::import_database(folder.file("target.db"), broken);
+  ASSERT_FALSE(bad_json);
+  EXPECT_NE(bad_json.error().find("not valid JSON"), std::string::npos) << bad_json.error();
+
+  std::istringstream not_json("hello");
+  EXPECT_FALSE(db::import_database(folder.file("target.db"), not_json));
+}
+
+TEST(Check, AHealthyDatabaseHasNoProblems) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  fill_sample(path);
+  auto report = db::check_database(path);
+  ASSERT_TRUE(report) << report.error();
+  EXPECT_TRUE(report->ok()) << report->problems.front();
+  EXPECT_EQ(report->measurements_checked, 3u);
+  EXPECT_EQ(report->plans_checked, 2u);
+}
+
+TEST(Check, ReportsEveryBadRow) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  fill_sample(path);
+  {
+    SqliteStore store(path);
+    // A WR plan for a batch of 32 that covers 20 images.
+    Configuration short_plan;
+    short_plan.micro.push_back({"cudnn", "FFT", 20, 1.0, 0});
+    store.put_plan(plan_key(gpu_fingerprint(), 32, 1), {short_plan});
+    // Over its workspace limit.
+    store.put_plan(plan_key(gpu_fingerprint(), 32, 10), sample_plan(32));
+  }
+  {
+    auto raw = raw_connection(path);
+    raw.execute("UPDATE measurements SET time_ms = -3 WHERE algorithm = 'FFT'");
+    raw.execute("UPDATE plans SET configurations = 'garbage' WHERE mode = 'WD'");
+  }
+  auto report = db::check_database(path);
+  ASSERT_TRUE(report) << report.error();
+  std::string all;
+  for (const auto& p : report->problems) all += p + "\n";
+  EXPECT_EQ(report->problems.size(), 4u) << all;
+  EXPECT_NE(all.find("measurement 1: time_ms"), std::string::npos) << all;
+  EXPECT_NE(all.find("configurations: not valid JSON"), std::string::npos) << all;
+  EXPECT_NE(all.find("micro-batches cover 20 of 32 images"), std::string::npos) << all;
+  EXPECT_NE(all.find("over the limit of 10"), std::string::npos) << all;
+}
+
+TEST(Check, ADamagedFileIsAProblemNotAnError) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  fill_sample(path);
+  std::filesystem::resize_file(path, 3000);
+  auto report = db::check_database(path);
+  ASSERT_TRUE(report) << report.error();
+  ASSERT_FALSE(report->ok());
+  EXPECT_TRUE(std::filesystem::exists(path)) << "check leaves the file where it is";
+  EXPECT_FALSE(db::check_database(folder.file("missing.db")));
+}
+
+TEST(Info, CountsPerFingerprint) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  fill_sample(path);
+  auto info = db::database_info(path);
+  ASSERT_TRUE(info) << info.error();
+  EXPECT_EQ(info->schema_version, db::schema_version());
+  EXPECT_EQ(info->file_size, std::filesystem::file_size(path));
+  EXPECT_EQ(info->measurements, 3u);
+  EXPECT_EQ(info->plans, 2u);
+  ASSERT_EQ(info->fingerprints.size(), 2u);
+  const auto& cpu = info->fingerprints[0].fingerprint == cpu_fingerprint() ? info->fingerprints[0]
+                                                                           : info->fingerprints[1];
+  const auto& gpu = &cpu == &info->fingerprints[0] ? info->fingerprints[1] : info->fingerprints[0];
+  EXPECT_EQ(gpu.fingerprint, gpu_fingerprint());
+  EXPECT_EQ(gpu.measurements, 2u);
+  EXPECT_EQ(gpu.unsupported, 1u);
+  EXPECT_EQ(gpu.plans, 1u);
+  EXPECT_EQ(gpu.last_measured_at, 1700000001);
+  EXPECT_EQ(cpu.measurements, 1u);
+  EXPECT_EQ(cpu.plans, 1u);
+  EXPECT_FALSE(db::database_info(folder.file("missing.db")));
+}
+
+TEST(Vacuum, ShrinksAfterDeletions) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  {
+    SqliteStore store(path);
+    std::vector<MeasurementRecord> records;
+    for (int b = 1; b <= 500; ++b)
+      records.push_back(supported(gpu_fingerprint(), kernel(b), "FFT", 1.0, 1));
+    store.put_measurements(records);
+  }
+  {
+    auto raw = raw_connection(path);
+    raw.execute("DELETE FROM measurements WHERE micro_batch > 10");
+  }
+  auto result = db::vacuum_database(path);
+  ASSERT_TRUE(result) << result.error();
+  EXPECT_LT(result->size_after, result->size_before);
+  EXPECT_EQ(result->size_after, std::filesystem::file_size(path));
+  SqliteStore store(path);
+  EXPECT_TRUE(store.find_measurement(gpu_fingerprint(), kernel(10), "cudnn", "FFT"));
+  EXPECT_FALSE(db::vacuum_database(folder.file("missing.db")));
+}
+
+}  // namespace
+}  // namespace ucudnn

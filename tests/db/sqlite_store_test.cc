@@ -1,0 +1,183 @@
+#include "db/sqlite_store.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <thread>
+
+#include "core/micro_table.h"
+#include "core/stored_benchmarker.h"
+#include "db/schema.h"
+#include "db_test_support.h"
+#include "support/table_benchmarker.h"
+
+namespace ucudnn {
+namespace {
+
+using namespace ucudnn::testing;
+
+TEST(SqliteStore, RoundTripsMeasurementsAcrossReopening) {
+  TempFolder folder;
+  const auto path = folder.file("sub/dir/ucudnn.db");  // the folders do not exist yet
+  const auto gpu = gpu_fingerprint();
+  Warnings warnings;
+  {
+    SqliteStore store(path, {false, warnings.sink()});
+    ASSERT_EQ(store.state(), StoreState::kReadWrite);
+    store.put_measurements({supported(gpu, kernel(16), "FFT", 1.5, 123456789, 1700000000),
+                            unsupported(gpu, kernel(16), "WINOGRAD", 1700000001),
+                            supported(gpu, kernel(8), "FFT", 0.75, 1000)});
+  }
+  SqliteStore store(path, {false, warnings.sink()});
+  auto fft = store.find_measurement(gpu, kernel(16), "cudnn", "FFT");
+  ASSERT_TRUE(fft);
+  expect_same(fft->measurement,
+              supported(gpu, kernel(16), "FFT", 1.5, 123456789, 1700000000).measurement);
+  EXPECT_EQ(fft->measured_at, 1700000000);
+  EXPECT_EQ(fft->fingerprint, gpu);
+  EXPECT_EQ(fft->kernel, kernel(16));
+  EXPECT_EQ(fft->backend, "cudnn");
+  EXPECT_EQ(fft->algorithm, "FFT");
+
+  auto winograd = store.find_measurement(gpu, kernel(16), "cudnn", "WINOGRAD");
+  ASSERT_TRUE(winograd) << "an unsupported result is a result";
+  EXPECT_FALSE(winograd->measurement);
+  EXPECT_EQ(winograd->measured_at, 1700000001);
+
+  auto filled = store.find_measurement(gpu, kernel(8), "cudnn", "FFT");
+  ASSERT_TRUE(filled);
+  EXPECT_GT(filled->measured_at, 1700000000) << "a zero measured_at is filled with the time";
+
+  EXPECT_FALSE(store.find_measurement(gpu, kernel(8), "cudnn", "WINOGRAD"));
+  EXPECT_FALSE(store.find_measurement(gpu, kernel(16), "cpu", "FFT"));
+  EXPECT_FALSE(store.find_measurement(cpu_fingerprint(), kernel(16), "cudnn", "FFT"))
+      << "results of another fingerprint are never used";
+  EXPECT_EQ(warnings.count(), 0u) << warnings.all();
+}
+
+TEST(SqliteStore, RoundTripsPlansExactly) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  const auto gpu = gpu_fingerprint();
+  Configuration awkward;
+  awkward.micro.push_back(
+      {"cudnn", "FFT_TILING", 7, 0.1 + 0.2, std::numeric_limits<std::uint64_t>::max()});
+  awkward.micro.push_back({"cpu", "winograd-f4x4", 1, 1e-300, 0});
+  const std::vector<Configuration> wd = {sample_plan(32)[0], awkward};
+  const PlanKey unlimited{gpu, "network:alexnet@32", "all", kNoWorkspaceLimit, "WD"};
+  {
+    SqliteStore store(path);
+    store.put_plan(plan_key(gpu), sample_plan());
+    store.put_plan(unlimited, wd);
+    store.put_plan(PlanKey{gpu, "empty", "all", 0, "WD"}, {});
+  }
+  SqliteStore store(path);
+  EXPECT_EQ(store.find_plan(plan_key(gpu)), sample_plan());
+  EXPECT_EQ(store.find_plan(unlimited), wd);
+  EXPECT_EQ(store.find_plan(PlanKey{gpu, "empty", "all", 0, "WD"}), std::vector<Configuration>{});
+  // Every part of the key matters.
+  auto other = plan_key(gpu);
+  other.workspace_limit += 1;
+  EXPECT_FALSE(store.find_plan(other));
+  other = plan_key(gpu);
+  other.mode = "WD";
+  EXPECT_FALSE(store.find_plan(other));
+  other = plan_key(gpu);
+  other.policy = "all";
+  EXPECT_FALSE(store.find_plan(other));
+  EXPECT_FALSE(store.find_plan(plan_key(cpu_fingerprint())));
+
+  // A new plan for the same key replaces the old one.
+  store.put_plan(plan_key(gpu), {awkward});
+  EXPECT_EQ(store.find_plan(plan_key(gpu)), std::vector<Configuration>{awkward});
+}
+
+TEST(SqliteStore, TheLaterMeasurementWins) {
+  TempFolder folder;
+  SqliteStore store(folder.file("ucudnn.db"));
+  const auto gpu = gpu_fingerprint();
+  store.put_measurements({supported(gpu, kernel(4), "FFT", 2.0, 10, 2000)});
+  store.put_measurements({supported(gpu, kernel(4), "FFT", 1.0, 10, 1000)});  // older: ignored
+  EXPECT_EQ(store.find_measurement(gpu, kernel(4), "cudnn", "FFT")->measurement->time_ms, 2.0);
+  store.put_measurements({unsupported(gpu, kernel(4), "FFT", 3000)});
+  EXPECT_FALSE(store.find_measurement(gpu, kernel(4), "cudnn", "FFT")->measurement);
+  store.put_measurements({supported(gpu, kernel(4), "FFT", 4.0, 10, 3000)});  // equal: the new one
+  EXPECT_EQ(store.find_measurement(gpu, kernel(4), "cudnn", "FFT")->measurement->time_ms, 4.0);
+}
+
+TEST(SqliteStore, InvalidRecordsAreNotSaved) {
+  TempFolder folder;
+  SqliteStore store(folder.file("ucudnn.db"));
+  const auto gpu = gpu_fingerprint();
+  store.put_measurements({supported(gpu, kernel(4), "NAN", std::nan(""), 10),
+                          supported(gpu, kernel(4), "NEG", -1.0, 10),
+                          supported(gpu, kernel(4), "OK", 1.0, 10)});
+  EXPECT_FALSE(store.find_measurement(gpu, kernel(4), "cudnn", "NAN"));
+  EXPECT_FALSE(store.find_measurement(gpu, kernel(4), "cudnn", "NEG"));
+  EXPECT_TRUE(store.find_measurement(gpu, kernel(4), "cudnn", "OK"));
+  EXPECT_EQ(store.failed_writes(), 0u);
+}
+
+TEST(SqliteStore, IsNeverWal) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  {
+    auto raw = raw_connection(path);
+    raw.execute("PRAGMA journal_mode=WAL");
+  }
+  SqliteStore store(path);
+  ASSERT_EQ(store.state(), StoreState::kReadWrite);
+  store.put_measurements({supported(gpu_fingerprint(), kernel(4), "FFT", 1.0, 10)});
+  auto raw = raw_connection(path);
+  EXPECT_EQ(raw.query_text("PRAGMA journal_mode"), "delete");
+  EXPECT_EQ(raw.query_integer("PRAGMA application_id"), db::kApplicationId);
+  EXPECT_EQ(raw.query_integer("PRAGMA user_version"), db::schema_version());
+}
+
+TEST(SqliteStore, ManyThreadsShareOneStore) {
+  TempFolder folder;
+  SqliteStore store(folder.file("ucudnn.db"));
+  const auto gpu = gpu_fingerprint();
+  constexpr int kThreads = 4, kWrites = 50;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kWrites; ++i) {
+        store.put_measurements({supported(gpu, kernel(1 + i, t), "FFT", i + 0.5, t)});
+        store.find_measurement(gpu, kernel(1 + i, (t + 1) % kThreads), "cudnn", "FFT");
+        store.put_plan(plan_key(gpu, 1 + i, t), sample_plan(2 + i));
+      }
+    });
+  for (auto& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t)
+    for (int i = 0; i < kWrites; ++i) {
+      auto found = store.find_measurement(gpu, kernel(1 + i, t), "cudnn", "FFT");
+      ASSERT_TRUE(found);
+      EXPECT_EQ(found->measurement->time_ms, i + 0.5);
+      EXPECT_EQ(found->measurement->workspace_bytes, static_cast<std::uint64_t>(t));
+      EXPECT_EQ(store.find_plan(plan_key(gpu, 1 + i, t)), sample_plan(2 + i));
+    }
+  EXPECT_EQ(store.failed_writes(), 0u);
+}
+
+// The planner's path: the second run of a program measures nothing.
+TEST(SqliteStore, ASecondRunDoesNoBenchmarking) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  TableBenchmarker device({"A", "B"});
+  for (std::int64_t b = 1; b <= 8; ++b) {
+    device.set("A", b, 1.0 * b, 100 * b);
+    device.set("B", b, 0.5 * b, 1000 * b);
+  }
+  for (int run = 0; run < 2; ++run) {
+    SqliteStore store(path);
+    StoredBenchmarker stored(device, store);
+    for (std::int64_t b = 1; b <= 8; ++b)
+      for (const char* algorithm : {"A", "B", "C"}) stored.benchmark(kernel(8), algorithm, b);
+    EXPECT_EQ(stored.measurements_taken(), run == 0 ? 24u : 0u) << "run " << run;
+  }
+}
+
+}  // namespace
+}  // namespace ucudnn
