@@ -20,7 +20,7 @@
 
 namespace ucudnn::fakecuda {
 
-inline constexpr double kLaunchMs = 0.005;
+inline constexpr double kLaunchMs = 0.0002;
 
 enum class Family {
   kNone,

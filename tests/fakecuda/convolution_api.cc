@@ -1,0 +1,387 @@
+// The cuDNN double's legacy convolution API: algorithm queries (Get*_v7, Find*, Find*Ex),
+// workspace sizes, and the three convolutions. Queries answer from cost_model.h and
+// compute nothing. A convolution checks what cuDNN checks plus what only a test double
+// can: every pointer range lies inside one live cudaMalloc allocation of the runtime
+// double (a wrong micro-batch offset is caught here, with a line on stderr); then it
+// advances the handle's stream clock by the modeled time and computes the exact result
+// with cpu_backend's float64 reference (unless FAKECUDA_COMPUTE=0).
+#include <cudnn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <optional>
+#include <string>
+
+#include "algorithm_ranking.h"
+#include "cost_model.h"
+#include "cudnn_session.h"
+#include "descriptors.h"
+#include "fakecuda_hooks.h"
+#include "kernel_from_descriptors.h"
+#include "reference.h"
+#include "trace.h"
+
+using namespace ucudnn;
+using namespace ucudnn::fakecuda;
+
+namespace {
+
+cudnnStatus_t fail(cudnnStatus_t status, const char* function, const std::string& why,
+                   bool to_stderr = false) {
+  const std::string message = std::string(function) + ": " + why;
+  if (to_stderr) std::fprintf(stderr, "fakecuda: %s\n", message.c_str());
+  set_last_error_message(message);
+  return status;
+}
+
+// Exceptions must not cross the C boundary: a failure inside becomes a cuDNN status.
+template <typename Body>
+cudnnStatus_t guarded(const char* function, Body body) {
+  try {
+    announce_load();
+    return body();
+  } catch (const std::bad_alloc&) {
+    return fail(CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED, function, "out of host memory");
+  } catch (const std::exception& e) {
+    return fail(CUDNN_STATUS_INTERNAL_ERROR, function, e.what());
+  }
+}
+
+bool compute_enabled() {
+  const char* value = std::getenv("FAKECUDA_COMPUTE");
+  return !(value && std::strcmp(value, "0") == 0);
+}
+
+const char* operation_name(Operation operation) {
+  return name_of(operation).data();
+}
+
+// The kernel of a call, with the handle checked first as cuDNN does.
+KernelOrStatus checked_kernel(cudnnHandle_t handle, Operation operation, const cudnnTensorStruct* x,
+                              const cudnnFilterStruct* w, const cudnnConvolutionStruct* conv,
+                              const cudnnTensorStruct* y) {
+  if (!alive(handle)) return {CUDNN_STATUS_BAD_PARAM, {}, "the handle is null or destroyed"};
+  return kernel_from_descriptors(operation, x, w, conv, y);
+}
+
+std::string not_allocated(const char* name, const void* data, std::size_t bytes) {
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "%s [%p, +%zu bytes) does not lie inside one live cudaMalloc allocation "
+                "(a wrong pointer or micro-batch offset?)",
+                name, data, bytes);
+  return text;
+}
+
+// Pointer ranges of x, w, y, each checked against the live allocations.
+struct Buffers {
+  const void* x;
+  const void* w;
+  const void* y;
+};
+
+std::optional<std::string> outside_allocations(const KernelKey& kernel, const Buffers& buffers,
+                                               const cudnnTensorStruct* x,
+                                               const cudnnFilterStruct* w,
+                                               const cudnnTensorStruct* y) {
+  const ConvolutionProblem& p = kernel.problem;
+  const cudnnDataType_t type = x->data_type;
+  struct Range {
+    const char* name;
+    const void* data;
+    std::size_t bytes;
+  };
+  const Range ranges[] = {
+      {kernel.operation == Operation::kBackwardData ? "dx" : "x", buffers.x,
+       span_bytes(x->dims, p.x.strides, type)},
+      {kernel.operation == Operation::kBackwardFilter ? "dw" : "w", buffers.w,
+       span_bytes(w->dims, p.w.strides, type)},
+      {kernel.operation == Operation::kForward ? "y" : "dy", buffers.y,
+       span_bytes(y->dims, p.y.strides, type)},
+  };
+  for (const Range& range : ranges)
+    if (!fakecuda_find_allocation(range.data, range.bytes))
+      return not_allocated(range.name, range.data, range.bytes);
+  return std::nullopt;
+}
+
+template <typename Perf>
+cudnnStatus_t query(const char* function, const char* kind, cudnnHandle_t handle,
+                    Operation operation, const cudnnTensorStruct* x, const cudnnFilterStruct* w,
+                    const cudnnConvolutionStruct* conv, const cudnnTensorStruct* y, int requested,
+                    int* returned, Perf* results,
+                    std::optional<std::size_t> workspace_limit = std::nullopt,
+                    std::optional<Buffers> buffers = std::nullopt,
+                    const void* workspace = nullptr) {
+  return guarded(function, [&] {
+    if (requested <= 0 || !returned || !results)
+      return fail(CUDNN_STATUS_BAD_PARAM, function,
+                  "requestedAlgoCount must be positive, returnedAlgoCount and perfResults set");
+    KernelOrStatus k = checked_kernel(handle, operation, x, w, conv, y);
+    if (k.status != CUDNN_STATUS_SUCCESS) return fail(k.status, function, k.problem);
+    if (buffers) {
+      if (!buffers->x || !buffers->w || !buffers->y)
+        return fail(CUDNN_STATUS_BAD_PARAM, function, "a data pointer is null");
+      if (auto outside = outside_allocations(k.kernel, *buffers, x, w, y))
+        return fail(CUDNN_STATUS_BAD_PARAM, function, *outside, true);
+      if (*workspace_limit > 0 && !workspace)
+        return fail(CUDNN_STATUS_BAD_PARAM, function, "workSpace is null, its size is not 0");
+      if (*workspace_limit > 0 && !fakecuda_find_allocation(workspace, *workspace_limit))
+        return fail(CUDNN_STATUS_BAD_PARAM, function,
+                    not_allocated("workspace", workspace, *workspace_limit), true);
+    }
+    fill_perf_results(rank_algorithms(k.kernel, workspace_limit), conv->math_type, requested,
+                      returned, results);
+    trace_line("select kind=%s op=%s n=%lld", kind, operation_name(operation),
+               static_cast<long long>(k.kernel.problem.batch()));
+    return CUDNN_STATUS_SUCCESS;
+  });
+}
+
+cudnnStatus_t workspace_size(const char* function, cudnnHandle_t handle, Operation operation,
+                             const cudnnTensorStruct* x, const cudnnFilterStruct* w,
+                             const cudnnConvolutionStruct* conv, const cudnnTensorStruct* y,
+                             int algorithm, size_t* size) {
+  return guarded(function, [&] {
+    if (!size) return fail(CUDNN_STATUS_BAD_PARAM, function, "sizeInBytes is null");
+    KernelOrStatus k = checked_kernel(handle, operation, x, w, conv, y);
+    if (k.status != CUDNN_STATUS_SUCCESS) return fail(k.status, function, k.problem);
+    if (!algorithm_model(operation, algorithm))
+      return fail(CUDNN_STATUS_BAD_PARAM, function,
+                  "algorithm " + std::to_string(algorithm) + " is not an enum value");
+    const Modeled m = model(k.kernel, algorithm);
+    if (!m.supported)
+      return fail(CUDNN_STATUS_NOT_SUPPORTED, function,
+                  "algorithm " + std::to_string(algorithm) + " does not apply");
+    *size = static_cast<size_t>(m.workspace_bytes);
+    return CUDNN_STATUS_SUCCESS;
+  });
+}
+
+double scalar(const void* value, cudnnDataType_t type) {
+  return type == CUDNN_DATA_DOUBLE ? *static_cast<const double*>(value)
+                                   : static_cast<double>(*static_cast<const float*>(value));
+}
+
+cudnnStatus_t convolve(const char* function, cudnnHandle_t handle, Operation operation,
+                       const void* alpha, const void* beta, const cudnnTensorStruct* x,
+                       const void* x_data, const cudnnFilterStruct* w, const void* w_data,
+                       const cudnnConvolutionStruct* conv, const cudnnTensorStruct* y,
+                       const void* y_data, int algorithm, void* workspace, size_t workspace_bytes) {
+  return guarded(function, [&] {
+    KernelOrStatus k = checked_kernel(handle, operation, x, w, conv, y);
+    if (k.status != CUDNN_STATUS_SUCCESS) return fail(k.status, function, k.problem);
+    if (!alpha || !beta || !x_data || !w_data || !y_data)
+      return fail(CUDNN_STATUS_BAD_PARAM, function, "alpha, beta or a data pointer is null");
+    const AlgorithmModel* algorithm_info = algorithm_model(operation, algorithm);
+    if (!algorithm_info)
+      return fail(CUDNN_STATUS_BAD_PARAM, function,
+                  "algorithm " + std::to_string(algorithm) + " is not an enum value");
+    const Modeled m = model(k.kernel, algorithm);
+    if (!m.supported)
+      return fail(CUDNN_STATUS_NOT_SUPPORTED, function,
+                  std::string("algorithm ") + algorithm_info->name.data() + " does not apply");
+    if (workspace_bytes < m.workspace_bytes)
+      return fail(CUDNN_STATUS_BAD_PARAM, function,
+                  std::string("algorithm ") + algorithm_info->name.data() + " needs " +
+                      std::to_string(m.workspace_bytes) + " workspace bytes, got " +
+                      std::to_string(workspace_bytes),
+                  true);
+    if (auto outside = outside_allocations(k.kernel, {x_data, w_data, y_data}, x, w, y))
+      return fail(CUDNN_STATUS_BAD_PARAM, function, *outside, true);
+    if (m.workspace_bytes > 0 && !fakecuda_find_allocation(workspace, m.workspace_bytes))
+      return fail(CUDNN_STATUS_BAD_PARAM, function,
+                  not_allocated("workspace", workspace, m.workspace_bytes), true);
+    if (fakecuda_advance_stream(handle->stream, m.time_ms) != cudaSuccess)
+      return fail(CUDNN_STATUS_EXECUTION_FAILED_CUDART, function,
+                  "the handle's stream is not a live stream");
+    const cpu::Scaling scaling{scalar(alpha, x->data_type), scalar(beta, x->data_type)};
+    if (compute_enabled())
+      cpu::reference_convolution(
+          k.kernel,
+          {const_cast<void*>(x_data), const_cast<void*>(w_data), const_cast<void*>(y_data)},
+          scaling);
+    trace_line("conv op=%s algo=%s n=%lld workspace=%zu needed=%llu time_ms=%.9g alpha=%g beta=%g",
+               operation_name(operation), algorithm_info->name.data(),
+               static_cast<long long>(k.kernel.problem.batch()), workspace_bytes,
+               static_cast<unsigned long long>(m.workspace_bytes), m.time_ms, scaling.alpha,
+               scaling.beta);
+    return CUDNN_STATUS_SUCCESS;
+  });
+}
+
+cudnnStatus_t max_count(cudnnHandle_t handle, int* count, Operation operation) {
+  if (!alive(handle) || !count) return CUDNN_STATUS_BAD_PARAM;
+  *count = algorithm_count(operation);
+  return CUDNN_STATUS_SUCCESS;
+}
+
+constexpr Operation kForward = Operation::kForward;
+constexpr Operation kBackwardData = Operation::kBackwardData;
+constexpr Operation kBackwardFilter = Operation::kBackwardFilter;
+
+}  // namespace
+
+extern "C" {
+
+cudnnStatus_t cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int* count) {
+  return max_count(handle, count, kForward);
+}
+
+cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int* count) {
+  return max_count(handle, count, kBackwardData);
+}
+
+cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int* count) {
+  return max_count(handle, count, kBackwardFilter);
+}
+
+cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc,
+    const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc,
+    const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionFwdAlgoPerf_t* perfResults) {
+  return query(__func__, "v7", handle, kForward, srcDesc, filterDesc, convDesc, destDesc,
+               requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
+cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(
+    cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc,
+    const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc,
+    const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionBwdDataAlgoPerf_t* perfResults) {
+  return query(__func__, "v7", handle, kBackwardData, gradDesc, filterDesc, convDesc, diffDesc,
+               requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
+cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc,
+    const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc,
+    const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionBwdFilterAlgoPerf_t* perfResults) {
+  return query(__func__, "v7", handle, kBackwardFilter, srcDesc, gradDesc, convDesc, diffDesc,
+               requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
+cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc,
+    const int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionFwdAlgoPerf_t* perfResults) {
+  return query(__func__, "find", handle, kForward, xDesc, wDesc, convDesc, yDesc,
+               requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
+cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(
+    cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc,
+    const int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionBwdDataAlgoPerf_t* perfResults) {
+  return query(__func__, "find", handle, kBackwardData, dxDesc, wDesc, convDesc, dyDesc,
+               requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
+cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc,
+    const int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionBwdFilterAlgoPerf_t* perfResults) {
+  return query(__func__, "find", handle, kBackwardFilter, xDesc, dwDesc, convDesc, dyDesc,
+               requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
+cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void* x,
+    const cudnnFilterDescriptor_t wDesc, const void* w, const cudnnConvolutionDescriptor_t convDesc,
+    const cudnnTensorDescriptor_t yDesc, void* y, const int requestedAlgoCount,
+    int* returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t* perfResults, void* workSpace,
+    size_t workSpaceSizeInBytes) {
+  return query(__func__, "findex", handle, kForward, xDesc, wDesc, convDesc, yDesc,
+               requestedAlgoCount, returnedAlgoCount, perfResults, workSpaceSizeInBytes,
+               Buffers{x, w, y}, workSpace);
+}
+
+cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(
+    cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void* w,
+    const cudnnTensorDescriptor_t dyDesc, const void* dy,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void* dx,
+    const int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionBwdDataAlgoPerf_t* perfResults, void* workSpace, size_t workSpaceSizeInBytes) {
+  return query(__func__, "findex", handle, kBackwardData, dxDesc, wDesc, convDesc, dyDesc,
+               requestedAlgoCount, returnedAlgoCount, perfResults, workSpaceSizeInBytes,
+               Buffers{dx, w, dy}, workSpace);
+}
+
+cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void* x,
+    const cudnnTensorDescriptor_t dyDesc, const void* y,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void* dw,
+    const int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionBwdFilterAlgoPerf_t* perfResults, void* workSpace,
+    size_t workSpaceSizeInBytes) {
+  return query(__func__, "findex", handle, kBackwardFilter, xDesc, dwDesc, convDesc, dyDesc,
+               requestedAlgoCount, returnedAlgoCount, perfResults, workSpaceSizeInBytes,
+               Buffers{x, dw, y}, workSpace);
+}
+
+cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc,
+    cudnnConvolutionFwdAlgo_t algo, size_t* sizeInBytes) {
+  return workspace_size(__func__, handle, kForward, xDesc, wDesc, convDesc, yDesc, algo,
+                        sizeInBytes);
+}
+
+cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(
+    cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc,
+    cudnnConvolutionBwdDataAlgo_t algo, size_t* sizeInBytes) {
+  return workspace_size(__func__, handle, kBackwardData, dxDesc, wDesc, convDesc, dyDesc, algo,
+                        sizeInBytes);
+}
+
+cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc,
+    cudnnConvolutionBwdFilterAlgo_t algo, size_t* sizeInBytes) {
+  return workspace_size(__func__, handle, kBackwardFilter, xDesc, gradDesc, convDesc, dyDesc, algo,
+                        sizeInBytes);
+}
+
+cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void* alpha,
+                                      const cudnnTensorDescriptor_t xDesc, const void* x,
+                                      const cudnnFilterDescriptor_t wDesc, const void* w,
+                                      const cudnnConvolutionDescriptor_t convDesc,
+                                      cudnnConvolutionFwdAlgo_t algo, void* workSpace,
+                                      size_t workSpaceSizeInBytes, const void* beta,
+                                      const cudnnTensorDescriptor_t yDesc, void* y) {
+  return convolve(__func__, handle, kForward, alpha, beta, xDesc, x, wDesc, w, convDesc, yDesc, y,
+                  algo, workSpace, workSpaceSizeInBytes);
+}
+
+cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void* alpha,
+                                           const cudnnFilterDescriptor_t wDesc, const void* w,
+                                           const cudnnTensorDescriptor_t dyDesc, const void* dy,
+                                           const cudnnConvolutionDescriptor_t convDesc,
+                                           cudnnConvolutionBwdDataAlgo_t algo, void* workSpace,
+                                           size_t workSpaceSizeInBytes, const void* beta,
+                                           const cudnnTensorDescriptor_t dxDesc, void* dx) {
+  return convolve(__func__, handle, kBackwardData, alpha, beta, dxDesc, dx, wDesc, w, convDesc,
+                  dyDesc, dy, algo, workSpace, workSpaceSizeInBytes);
+}
+
+cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void* alpha,
+                                             const cudnnTensorDescriptor_t xDesc, const void* x,
+                                             const cudnnTensorDescriptor_t dyDesc, const void* dy,
+                                             const cudnnConvolutionDescriptor_t convDesc,
+                                             cudnnConvolutionBwdFilterAlgo_t algo, void* workSpace,
+                                             size_t workSpaceSizeInBytes, const void* beta,
+                                             const cudnnFilterDescriptor_t dwDesc, void* dw) {
+  return convolve(__func__, handle, kBackwardFilter, alpha, beta, xDesc, x, dwDesc, dw, convDesc,
+                  dyDesc, dy, algo, workSpace, workSpaceSizeInBytes);
+}
+
+}  // extern "C"

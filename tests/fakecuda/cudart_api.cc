@@ -1,0 +1,356 @@
+// libcudart.so.13 test double: the CUDA runtime calls a cuDNN application and ucudnn make,
+// with "device" memory in host memory (DeviceMemory) and streams and events on virtual
+// clocks (VirtualClocks). Copies and memsets run at once and take no virtual time; only
+// the cuDNN double advances clocks. One device, 0. The last error is per host thread, as
+// in the real runtime.
+//
+// Environment: FAKECUDA_MEMORY_BYTES  device capacity in bytes (default 4 GiB), read once.
+//              FAKECUDA_TRACE         trace file (see README.md): malloc and free lines.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "device_memory.h"
+#include "fakecuda_hooks.h"
+#include "trace.h"
+#include "virtual_clock.h"
+
+namespace ucudnn::fakecuda {
+namespace {
+
+constexpr std::size_t kDefaultCapacity = std::size_t{4} << 30;
+constexpr int kRuntimeVersion = CUDART_VERSION;
+constexpr const char* kDeviceName = "ucudnn fakecuda test double";
+
+std::size_t capacity_from_environment() {
+  const char* text = std::getenv("FAKECUDA_MEMORY_BYTES");
+  if (!text || !*text) return kDefaultCapacity;
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  return *end == '\0' ? static_cast<std::size_t>(value) : kDefaultCapacity;
+}
+
+struct Runtime {
+  DeviceMemory memory{capacity_from_environment()};
+  VirtualClocks clocks;
+};
+
+// Never destroyed: other libraries' destructors may still free memory at exit.
+Runtime& runtime() {
+  static Runtime* instance = new Runtime;
+  return *instance;
+}
+
+thread_local cudaError_t last_error = cudaSuccess;
+
+cudaError_t report(cudaError_t status) {
+  if (status != cudaSuccess) last_error = status;
+  return status;
+}
+
+bool valid_stream(cudaStream_t stream) {
+  double ignored;
+  return runtime().clocks.now(stream, &ignored) == cudaSuccess;
+}
+
+bool on_device(const void* p, std::size_t bytes) {
+  return runtime().memory.contains(p, bytes);
+}
+
+// Host memory is anything else; the device side of a copy must be one allocation.
+cudaError_t check_copy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {
+  if (count == 0) return cudaSuccess;
+  if (!dst || !src) return cudaErrorInvalidValue;
+  switch (kind) {
+    case cudaMemcpyHostToHost:
+      return cudaSuccess;
+    case cudaMemcpyHostToDevice:
+      return on_device(dst, count) ? cudaSuccess : cudaErrorInvalidValue;
+    case cudaMemcpyDeviceToHost:
+      return on_device(src, count) ? cudaSuccess : cudaErrorInvalidValue;
+    case cudaMemcpyDeviceToDevice:
+      return on_device(dst, count) && on_device(src, count) ? cudaSuccess : cudaErrorInvalidValue;
+    case cudaMemcpyDefault:
+      return cudaSuccess;
+  }
+  return cudaErrorInvalidMemcpyDirection;
+}
+
+cudaError_t copy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {
+  if (cudaError_t status = check_copy(dst, src, count, kind); status != cudaSuccess) return status;
+  if (count) std::memmove(dst, src, count);
+  return cudaSuccess;
+}
+
+cudaError_t set(void* p, int value, std::size_t count) {
+  if (count == 0) return cudaSuccess;
+  if (!on_device(p, count)) return cudaErrorInvalidValue;
+  std::memset(p, value, count);
+  return cudaSuccess;
+}
+
+}  // namespace
+}  // namespace ucudnn::fakecuda
+
+using namespace ucudnn::fakecuda;
+
+extern "C" {
+
+cudaError_t fakecuda_advance_stream(cudaStream_t stream, double ms) {
+  return runtime().clocks.advance(stream, ms);
+}
+
+cudaError_t fakecuda_stream_time(cudaStream_t stream, double* ms) {
+  if (!ms) return cudaErrorInvalidValue;
+  return runtime().clocks.now(stream, ms);
+}
+
+int fakecuda_find_allocation(const void* p, size_t bytes) {
+  return on_device(p, bytes) ? 1 : 0;
+}
+
+cudaError_t cudaMalloc(void** devPtr, size_t size) {
+  if (!devPtr) return report(cudaErrorInvalidValue);
+  if (size == 0) {  // as the real runtime: success, and no allocation
+    *devPtr = nullptr;
+    return cudaSuccess;
+  }
+  void* p = runtime().memory.allocate(size);
+  trace_line("malloc bytes=%zu ok=%d", size, p ? 1 : 0);
+  if (!p) return report(cudaErrorMemoryAllocation);
+  *devPtr = p;
+  return cudaSuccess;
+}
+
+cudaError_t cudaFree(void* devPtr) {
+  if (!devPtr) return cudaSuccess;
+  if (!runtime().memory.release(devPtr)) return report(cudaErrorInvalidValue);
+  trace_line("free");
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+  return report(copy(dst, src, count, kind));
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
+                            cudaStream_t stream) {
+  if (!valid_stream(stream)) return report(cudaErrorInvalidResourceHandle);
+  return report(copy(dst, src, count, kind));
+}
+
+cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
+  return report(set(devPtr, value, count));
+}
+
+cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
+  if (!valid_stream(stream)) return report(cudaErrorInvalidResourceHandle);
+  return report(set(devPtr, value, count));
+}
+
+cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
+  if (!free || !total) return report(cudaErrorInvalidValue);
+  const DeviceMemory& memory = runtime().memory;
+  *total = memory.capacity();
+  *free = memory.capacity() - memory.used();
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetLastError(void) {
+  const cudaError_t status = last_error;
+  last_error = cudaSuccess;
+  return status;
+}
+
+cudaError_t cudaPeekAtLastError(void) {
+  return last_error;
+}
+
+const char* cudaGetErrorName(cudaError_t error) {
+  switch (error) {
+    case cudaSuccess:
+      return "cudaSuccess";
+    case cudaErrorInvalidValue:
+      return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation:
+      return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidDevice:
+      return "cudaErrorInvalidDevice";
+    case cudaErrorInvalidResourceHandle:
+      return "cudaErrorInvalidResourceHandle";
+    case cudaErrorInvalidMemcpyDirection:
+      return "cudaErrorInvalidMemcpyDirection";
+    case cudaErrorNotReady:
+      return "cudaErrorNotReady";
+    case cudaErrorNoDevice:
+      return "cudaErrorNoDevice";
+    default:
+      return "unrecognized error code";
+  }
+}
+
+const char* cudaGetErrorString(cudaError_t error) {
+  switch (error) {
+    case cudaSuccess:
+      return "no error";
+    case cudaErrorInvalidValue:
+      return "invalid argument";
+    case cudaErrorMemoryAllocation:
+      return "out of memory";
+    case cudaErrorInvalidDevice:
+      return "invalid device ordinal";
+    case cudaErrorInvalidResourceHandle:
+      return "invalid resource handle";
+    case cudaErrorInvalidMemcpyDirection:
+      return "invalid copy direction for memcpy";
+    case cudaErrorNotReady:
+      return "device not ready";
+    case cudaErrorNoDevice:
+      return "no CUDA-capable device is detected";
+    default:
+      return "unrecognized error code";
+  }
+}
+
+cudaError_t cudaGetDeviceCount(int* count) {
+  if (!count) return report(cudaErrorInvalidValue);
+  *count = 1;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int* device) {
+  if (!device) return report(cudaErrorInvalidValue);
+  *device = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) {
+  return device == 0 ? cudaSuccess : report(cudaErrorInvalidDevice);
+}
+
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
+  if (!prop) return report(cudaErrorInvalidValue);
+  if (device != 0) return report(cudaErrorInvalidDevice);
+  std::memset(prop, 0, sizeof *prop);
+  std::strncpy(prop->name, kDeviceName, sizeof prop->name - 1);
+  prop->totalGlobalMem = runtime().memory.capacity();
+  prop->major = 9;
+  prop->minor = 0;
+  prop->multiProcessorCount = 132;
+  prop->warpSize = 32;
+  prop->maxThreadsPerBlock = 1024;
+  prop->sharedMemPerBlock = 48 << 10;
+  prop->l2CacheSize = 50 << 20;
+  prop->memoryBusWidth = 5120;
+  prop->unifiedAddressing = 1;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device) {
+  if (!value) return report(cudaErrorInvalidValue);
+  if (device != 0) return report(cudaErrorInvalidDevice);
+  switch (attr) {
+    case cudaDevAttrComputeCapabilityMajor:
+      *value = 9;
+      return cudaSuccess;
+    case cudaDevAttrComputeCapabilityMinor:
+      *value = 0;
+      return cudaSuccess;
+    case cudaDevAttrMultiProcessorCount:
+      *value = 132;
+      return cudaSuccess;
+    case cudaDevAttrWarpSize:
+      *value = 32;
+      return cudaSuccess;
+    default:
+      return report(cudaErrorInvalidValue);
+  }
+}
+
+cudaError_t cudaDriverGetVersion(int* driverVersion) {
+  if (!driverVersion) return report(cudaErrorInvalidValue);
+  *driverVersion = kRuntimeVersion;
+  return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int* runtimeVersion) {
+  if (!runtimeVersion) return report(cudaErrorInvalidValue);
+  *runtimeVersion = kRuntimeVersion;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize(void) {
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t* pStream) {
+  if (!pStream) return report(cudaErrorInvalidValue);
+  *pStream = runtime().clocks.create_stream();
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags) {
+  if (flags & ~static_cast<unsigned int>(cudaStreamNonBlocking))
+    return report(cudaErrorInvalidValue);
+  return cudaStreamCreate(pStream);
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  return report(runtime().clocks.destroy_stream(stream));
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  return valid_stream(stream) ? cudaSuccess : report(cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
+  return cudaStreamSynchronize(stream);
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  if (flags != 0 && flags != cudaEventWaitExternal) return report(cudaErrorInvalidValue);
+  return report(runtime().clocks.wait(stream, event));
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
+  if (!event) return report(cudaErrorInvalidValue);
+  constexpr unsigned int kKnown =
+      cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
+  if (flags & ~kKnown) return report(cudaErrorInvalidValue);
+  *event = runtime().clocks.create_event((flags & cudaEventDisableTiming) == 0);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) {
+  return cudaEventCreateWithFlags(event, cudaEventDefault);
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  return report(runtime().clocks.record(event, stream));
+}
+
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  if (flags != 0 && flags != cudaEventRecordExternal) return report(cudaErrorInvalidValue);
+  return cudaEventRecord(event, stream);
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  return runtime().clocks.is_event(event) ? cudaSuccess : report(cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  return cudaEventSynchronize(event);
+}
+
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  if (!ms) return report(cudaErrorInvalidValue);
+  return report(runtime().clocks.elapsed(ms, start, end));
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  return report(runtime().clocks.destroy_event(event));
+}
+
+}  // extern "C"

@@ -1,0 +1,51 @@
+#include "descriptors.h"
+
+namespace ucudnn::fakecuda {
+
+std::vector<std::int64_t> packed_strides(const std::vector<int>& dims, cudnnTensorFormat_t format) {
+  const std::size_t rank = dims.size();
+  std::vector<std::int64_t> strides(rank, 1);
+  if (format == CUDNN_TENSOR_NHWC && rank >= 3) {
+    // From innermost: C, then the last spatial dimension ... the first, then N.
+    std::int64_t running = dims[1];
+    for (std::size_t i = rank; i-- > 2;) {
+      strides[i] = running;
+      running *= dims[i];
+    }
+    strides[1] = 1;
+    strides[0] = running;
+    return strides;
+  }
+  for (std::size_t i = rank; i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+  return strides;
+}
+
+std::size_t element_bytes(cudnnDataType_t type) {
+  switch (type) {
+    case CUDNN_DATA_DOUBLE:
+    case CUDNN_DATA_INT64:
+      return 8;
+    case CUDNN_DATA_FLOAT:
+    case CUDNN_DATA_INT32:
+      return 4;
+    case CUDNN_DATA_HALF:
+    case CUDNN_DATA_BFLOAT16:
+      return 2;
+    case CUDNN_DATA_INT8:
+    case CUDNN_DATA_UINT8:
+    case CUDNN_DATA_FP8_E4M3:
+    case CUDNN_DATA_FP8_E5M2:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+std::size_t span_bytes(const std::vector<int>& dims, const std::vector<std::int64_t>& strides,
+                       cudnnDataType_t type) {
+  std::int64_t last = 0;
+  for (std::size_t i = 0; i < dims.size(); ++i) last += (dims[i] - 1) * strides[i];
+  return static_cast<std::size_t>(last + 1) * element_bytes(type);
+}
+
+}  // namespace ucudnn::fakecuda

@@ -1,0 +1,38 @@
+#pragma once
+// The doubles' "device" memory: host memory handed out as tracked allocations under a
+// fixed capacity, so the cuDNN double can tell whether a pointer range a caller passes lies
+// inside one live allocation (which catches wrong micro-batch offsets), and so running out
+// of device memory can be tested.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+
+namespace ucudnn::fakecuda {
+
+class DeviceMemory {
+ public:
+  explicit DeviceMemory(std::size_t capacity) : capacity_(capacity) {}
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+
+  // 256-byte aligned like cudaMalloc, filled with 0xFF bytes (NaN as float and double) so
+  // that reading memory nobody wrote shows up in results. nullptr when the capacity or
+  // the host cannot provide it; never for 0 bytes either (callers handle 0 themselves).
+  void* allocate(std::size_t bytes);
+  // False when p is not the base of a live allocation.
+  bool release(void* p);
+  // Does [p, p + bytes) lie inside one live allocation?
+  bool contains(const void* p, std::size_t bytes) const;
+
+  std::size_t capacity() const { return capacity_; }
+  std::size_t used() const;
+
+ private:
+  const std::size_t capacity_;
+  mutable std::mutex mutex_;
+  std::map<std::uintptr_t, std::size_t> allocations_;  // base -> bytes
+  std::size_t used_ = 0;
+};
+
+}  // namespace ucudnn::fakecuda

@@ -1,0 +1,23 @@
+#pragma once
+// What the libcudnn.so.9 double (and tests) need from the libcudart.so.13 double's state:
+// the virtual clock of each stream and the table of live "device" allocations. Exported
+// by libcudart.so.13 with a fakecuda_ prefix; the real runtime has none of these, so code
+// calling them must only run on the doubles.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+extern "C" {
+
+// Adds ms to the stream's virtual clock. The null stream, cudaStreamLegacy and
+// cudaStreamPerThread share one default clock. cudaErrorInvalidResourceHandle for a
+// stream that was never created or is already destroyed.
+cudaError_t fakecuda_advance_stream(cudaStream_t stream, double ms);
+
+// The stream's virtual clock in ms (0 when created).
+cudaError_t fakecuda_stream_time(cudaStream_t stream, double* ms);
+
+// 1 when [p, p + bytes) lies inside one live cudaMalloc allocation, else 0.
+int fakecuda_find_allocation(const void* p, size_t bytes);
+
+}  // extern "C"

@@ -1,0 +1,76 @@
+#include "kernel_from_descriptors.h"
+
+namespace ucudnn::fakecuda {
+
+namespace {
+
+KernelOrStatus failure(cudnnStatus_t status, std::string problem) {
+  return {status, {}, std::move(problem)};
+}
+
+TensorShape shape(const std::vector<int>& dims, const std::vector<std::int64_t>& strides) {
+  return TensorShape{{dims.begin(), dims.end()}, strides};
+}
+
+DataType core_type(cudnnDataType_t type) {
+  return type == CUDNN_DATA_DOUBLE ? DataType::kDouble : DataType::kFloat;
+}
+
+MathType core_math(cudnnMathType_t type) {
+  switch (type) {
+    case CUDNN_TENSOR_OP_MATH:
+      return MathType::kTensorOp;
+    case CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION:
+      return MathType::kTensorOpAllowConversion;
+    case CUDNN_FMA_MATH:
+      return MathType::kFma;
+    default:
+      return MathType::kDefault;
+  }
+}
+
+}  // namespace
+
+KernelOrStatus kernel_from_descriptors(Operation operation, const cudnnTensorStruct* x,
+                                       const cudnnFilterStruct* w,
+                                       const cudnnConvolutionStruct* conv,
+                                       const cudnnTensorStruct* y) {
+  if (!alive(x) || !alive(w) || !alive(conv) || !alive(y))
+    return failure(CUDNN_STATUS_BAD_PARAM, "a descriptor is null, destroyed or of another kind");
+  if (!x->set || !w->set || !conv->set || !y->set)
+    return failure(CUDNN_STATUS_BAD_PARAM, "a descriptor was created but never set");
+  if (x->data_type != y->data_type || x->data_type != w->data_type)
+    return failure(CUDNN_STATUS_BAD_PARAM, "tensor and filter data types differ");
+  const std::size_t rank = x->dims.size();
+  if (y->dims.size() != rank || w->dims.size() != rank || conv->padding.size() + 2 != rank)
+    return failure(CUDNN_STATUS_BAD_PARAM, "tensor, filter and convolution ranks differ");
+
+  KernelKey key;
+  key.operation = operation;
+  ConvolutionProblem& p = key.problem;
+  p.x = shape(x->dims, {x->strides.begin(), x->strides.end()});
+  p.y = shape(y->dims, {y->strides.begin(), y->strides.end()});
+  p.w = shape(w->dims, packed_strides(w->dims, w->format));
+  p.padding.assign(conv->padding.begin(), conv->padding.end());
+  p.stride.assign(conv->stride.begin(), conv->stride.end());
+  p.dilation.assign(conv->dilation.begin(), conv->dilation.end());
+  p.groups = conv->groups;
+  p.mode = conv->mode == CUDNN_CONVOLUTION ? ConvolutionMode::kConvolution
+                                           : ConvolutionMode::kCrossCorrelation;
+  p.data_type = core_type(x->data_type);
+  p.compute_type = core_type(conv->compute_type);
+  p.math_type = core_math(conv->math_type);
+  p.reorder = conv->reorder == CUDNN_NO_REORDER ? ReorderType::kNoReorder : ReorderType::kDefault;
+  if (auto error = p.validation_error()) return failure(CUDNN_STATUS_BAD_PARAM, *error);
+
+  if (x->data_type != CUDNN_DATA_FLOAT && x->data_type != CUDNN_DATA_DOUBLE)
+    return failure(CUDNN_STATUS_NOT_SUPPORTED, "the double runs float and double data only");
+  if (conv->compute_type != x->data_type)
+    return failure(CUDNN_STATUS_NOT_SUPPORTED,
+                   "the compute type must be the data type (float or double)");
+  if (rank != 4)
+    return failure(CUDNN_STATUS_NOT_SUPPORTED, "the double runs 2-d convolutions (4-d tensors)");
+  return {CUDNN_STATUS_SUCCESS, std::move(key), {}};
+}
+
+}  // namespace ucudnn::fakecuda
