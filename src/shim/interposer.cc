@@ -115,20 +115,20 @@ std::optional<Request> read_request(Operation operation, cudnnHandle_t handle,
   status = CUDNN_STATUS_SUCCESS;
   unsupported = true;
   const Settings& settings = process_settings();
-  if (settings.disabled || !handle) return std::nullopt;
+  if (settings.disabled) return std::nullopt;
+  unsupported = false;
   const cudnn::CudnnApi* api = usable_api();
-  if (!api) return std::nullopt;
+  if (!api) status = CUDNN_STATUS_NOT_INITIALIZED;
+  if (!handle) status = CUDNN_STATUS_BAD_PARAM;
+  if (status != CUDNN_STATUS_SUCCESS) return std::nullopt;
   ConvolutionProblem problem;
   const auto read = cudnn::problem_from_descriptors(*api, d.x, d.w, d.convolution, d.y, problem);
   if (!read.ok()) {
-    if (!read.unsupported) {
-      unsupported = false;
-      status = read.status;
-    }
+    unsupported = read.unsupported;
+    if (!unsupported) status = read.status;
     log(LogLevel::kDebug, "not planned: " + read.message);
     return std::nullopt;
   }
-  unsupported = false;
   return Request{*api, settings, {{operation, std::move(problem)}, layer}};
 }
 
@@ -207,7 +207,6 @@ cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
     bool unsupported;
     auto request = read_request(operation, handle, d, layer, status, unsupported);
     if (!request) return unsupported ? (*bytes = 0, CUDNN_STATUS_SUCCESS) : status;
-    if (!handle) return CUDNN_STATUS_BAD_PARAM;
     auto state = Registry::instance().state(handle);
     std::lock_guard lock(state->mutex);
     *bytes = 0;

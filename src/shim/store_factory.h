@@ -1,7 +1,7 @@
 #pragma once
-// Opens the store the shim keeps benchmarks and plans in: the database the settings name
-// (UCUDNN_DATABASE over UCUDNN_SYSTEM_DATABASE), or process memory until the database
-// library is linked in.
+// Opens the store the shim keeps benchmarks and plans in: the user database (UCUDNN_DATABASE,
+// default under $XDG_CACHE_HOME/ucudnn/) over the read-only system one
+// (UCUDNN_SYSTEM_DATABASE). Problems with the files are warnings, never failures.
 #include <memory>
 #include <string>
 

@@ -1,0 +1,453 @@
+// Every function libucudnn_preload.so exports, called as a framework would and as a buggy
+// one might: the process runs with LD_PRELOAD at the shim and LD_LIBRARY_PATH at the cuDNN
+// test doubles (CTest sets both), and checks that at start. Valid calls must keep cuDNN's
+// contract with the virtual algorithm first; invalid ones must return a cuDNN error status,
+// never crash.
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "support/random_seed.h"
+
+namespace {
+
+constexpr int kVirtual = 0x7563;
+
+// The doubles' own functions, reached past the shim, to compare against.
+template <typename Function>
+Function* real(const char* name) {
+  static void* library = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_NOLOAD);
+  return reinterpret_cast<Function*>(library ? dlsym(library, name) : nullptr);
+}
+
+std::string library_of(const void* symbol) {
+  Dl_info info{};
+  return dladdr(symbol, &info) && info.dli_fname ? info.dli_fname : "";
+}
+
+void check(cudnnStatus_t status, const char* what) {
+  ASSERT_EQ(status, CUDNN_STATUS_SUCCESS) << what;
+}
+
+// A small convolution with device buffers: 8 images, 4 -> 6 channels, 10x10, 3x3, pad 1.
+class Preloaded : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_NE(library_of(reinterpret_cast<const void*>(&cudnnConvolutionForward))
+                  .find("libucudnn_preload.so"),
+              std::string::npos)
+        << "run this test with LD_PRELOAD=libucudnn_preload.so (CTest does)";
+    cudaDeviceProp properties{};
+    ASSERT_EQ(cudaGetDeviceProperties(&properties, 0), cudaSuccess);
+    ASSERT_NE(std::string(properties.name).find("fakecuda"), std::string::npos)
+        << "the cuDNN/CUDA test doubles are not the libraries loaded";
+    check(cudnnCreate(&handle), "cudnnCreate");
+    check(cudnnCreateTensorDescriptor(&x), "x");
+    check(cudnnCreateTensorDescriptor(&y), "y");
+    check(cudnnCreateFilterDescriptor(&w), "w");
+    check(cudnnCreateConvolutionDescriptor(&conv), "conv");
+    check(cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, 10, 10), "x");
+    check(cudnnSetFilter4dDescriptor(w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, k, c, 3, 3), "w");
+    check(cudnnSetConvolution2dDescriptor(conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
+                                          CUDNN_DATA_FLOAT),
+          "conv");
+    check(cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, k, 10, 10), "y");
+    check(cudnnCreateTensorDescriptor(&bad_y), "bad y");
+    check(cudnnSetTensor4dDescriptor(bad_y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, k, 9, 10),
+          "bad y");
+    x_data = device(n * c * 100);
+    w_data = device(k * c * 9);
+    y_data = device(n * k * 100);
+    workspace = static_cast<char*>(device(1 << 20));
+  }
+  void TearDown() override {
+    for (void* p : allocations) cudaFree(p);
+    if (bad_y) cudnnDestroyTensorDescriptor(bad_y);
+    if (x) cudnnDestroyTensorDescriptor(x);
+    if (y) cudnnDestroyTensorDescriptor(y);
+    if (w) cudnnDestroyFilterDescriptor(w);
+    if (conv) cudnnDestroyConvolutionDescriptor(conv);
+    if (handle) cudnnDestroy(handle);
+  }
+  void* device(std::size_t floats) {
+    void* p = nullptr;
+    EXPECT_EQ(cudaMalloc(&p, floats * sizeof(float)), cudaSuccess);
+    allocations.push_back(p);
+    return p;
+  }
+
+  const int n = 8, c = 4, k = 6;
+  cudnnHandle_t handle = nullptr;
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr, bad_y = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  void *x_data = nullptr, *w_data = nullptr, *y_data = nullptr;
+  char* workspace = nullptr;
+  std::vector<void*> allocations;
+  const float one = 1, zero = 0;
+};
+
+TEST_F(Preloaded, MaxCountsAddTheVirtualAlgorithm) {
+  int ours = 0, theirs = 0;
+  check(cudnnGetConvolutionForwardAlgorithmMaxCount(handle, &ours), "ours");
+  check(real<decltype(cudnnGetConvolutionForwardAlgorithmMaxCount)>(
+            "cudnnGetConvolutionForwardAlgorithmMaxCount")(handle, &theirs),
+        "theirs");
+  EXPECT_EQ(ours, theirs + 1);
+  check(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, &ours), "ours");
+  EXPECT_EQ(ours, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT + 1);
+  check(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, &ours), "ours");
+  EXPECT_EQ(ours, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT + 1);
+  EXPECT_NE(cudnnGetConvolutionForwardAlgorithmMaxCount(handle, nullptr), CUDNN_STATUS_SUCCESS);
+  EXPECT_NE(cudnnGetConvolutionForwardAlgorithmMaxCount(nullptr, &ours), CUDNN_STATUS_SUCCESS);
+}
+
+TEST_F(Preloaded, GetV7PutsThePlanFirstAndCudnnsResultsAfterIt) {
+  cudnnConvolutionFwdAlgoPerf_t ours[16], theirs[16];
+  int returned = 0, their_count = 0;
+  check(cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, 16, &returned, ours), "v7");
+  check(real<decltype(cudnnGetConvolutionForwardAlgorithm_v7)>(
+            "cudnnGetConvolutionForwardAlgorithm_v7")(handle, x, w, conv, y, 15, &their_count,
+                                                      theirs),
+        "their v7");
+  ASSERT_EQ(returned, their_count + 1);
+  EXPECT_EQ(static_cast<int>(ours[0].algo), kVirtual);
+  EXPECT_EQ(ours[0].status, CUDNN_STATUS_SUCCESS);
+  EXPECT_GT(ours[0].time, 0);
+  EXPECT_EQ(ours[0].determinism, CUDNN_DETERMINISTIC);
+  EXPECT_EQ(ours[0].mathType, CUDNN_DEFAULT_MATH);
+  std::size_t planned = 0;
+  check(cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, y,
+                                                static_cast<cudnnConvolutionFwdAlgo_t>(kVirtual),
+                                                &planned),
+        "workspace of the plan");
+  EXPECT_EQ(ours[0].memory, planned);
+  for (int i = 0; i < their_count; ++i) {
+    SCOPED_TRACE("result " + std::to_string(i));
+    EXPECT_EQ(ours[i + 1].algo, theirs[i].algo);
+    EXPECT_EQ(ours[i + 1].status, theirs[i].status);
+    EXPECT_EQ(ours[i + 1].time, theirs[i].time);
+    EXPECT_EQ(ours[i + 1].memory, theirs[i].memory);
+    EXPECT_EQ(ours[i + 1].determinism, theirs[i].determinism);
+    EXPECT_EQ(ours[i + 1].mathType, theirs[i].mathType);
+  }
+  // Asking for one result gives the plan alone.
+  check(cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, 1, &returned, ours), "1");
+  EXPECT_EQ(returned, 1);
+  EXPECT_EQ(static_cast<int>(ours[0].algo), kVirtual);
+  // A huge request is answered within what exists.
+  std::vector<cudnnConvolutionFwdAlgoPerf_t> many(64);
+  check(cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, INT_MAX, &returned,
+                                               many.data()),
+        "INT_MAX");
+  EXPECT_EQ(returned, their_count + 1);
+}
+
+TEST_F(Preloaded, EveryGetAndFindRejectsBadArguments) {
+  cudnnConvolutionFwdAlgoPerf_t fwd[16];
+  cudnnConvolutionBwdDataAlgoPerf_t bwd_data[16];
+  cudnnConvolutionBwdFilterAlgoPerf_t bwd_filter[16];
+  int returned = 0;
+  struct Case {
+    const char* name;
+    std::function<cudnnStatus_t()> call;
+  };
+  const std::vector<Case> cases = {
+      {"v7 null handle",
+       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(nullptr, x, w, conv, y, 16, &returned, fwd); }},
+      {"v7 null x",
+       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(handle, nullptr, w, conv, y, 16, &returned, fwd); }},
+      {"v7 null w",
+       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, nullptr, conv, y, 16, &returned, fwd); }},
+      {"v7 null conv",
+       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, nullptr, y, 16, &returned, fwd); }},
+      {"v7 null y",
+       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, nullptr, 16, &returned, fwd); }},
+      {"v7 mismatched y",
+       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, bad_y, 16, &returned, fwd); }},
+      {"v7 zero requested",
+       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, 0, &returned, fwd); }},
+      {"v7 negative requested",
+       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, -3, &returned, fwd); }},
+      {"v7 null returned",
+       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, 16, nullptr, fwd); }},
+      {"v7 null results",
+       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, 16, &returned, nullptr); }},
+      {"find null handle",
+       [&] { return cudnnFindConvolutionForwardAlgorithm(nullptr, x, w, conv, y, 16, &returned, fwd); }},
+      {"find mismatched",
+       [&] { return cudnnFindConvolutionForwardAlgorithm(handle, x, w, conv, bad_y, 16, &returned, fwd); }},
+      {"findEx null handle",
+       [&] {
+         return cudnnFindConvolutionForwardAlgorithmEx(nullptr, x, x_data, w, w_data, conv, y, y_data, 16,
+                                                       &returned, fwd, workspace, 1 << 20);
+       }},
+      {"findEx zero requested",
+       [&] {
+         return cudnnFindConvolutionForwardAlgorithmEx(handle, x, x_data, w, w_data, conv, y, y_data, 0,
+                                                       &returned, fwd, workspace, 1 << 20);
+       }},
+      {"bwd data v7 null handle",
+       [&] {
+         return cudnnGetConvolutionBackwardDataAlgorithm_v7(nullptr, w, y, conv, x, 16, &returned, bwd_data);
+       }},
+      {"bwd data v7 mismatched",
+       [&] {
+         return cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, w, bad_y, conv, x, 16, &returned, bwd_data);
+       }},
+      {"bwd data find null w",
+       [&] {
+         return cudnnFindConvolutionBackwardDataAlgorithm(handle, nullptr, y, conv, x, 16, &returned, bwd_data);
+       }},
+      {"bwd data findEx null results",
+       [&] {
+         return cudnnFindConvolutionBackwardDataAlgorithmEx(handle, w, w_data, y, y_data, conv, x, x_data, 16,
+                                                            &returned, nullptr, workspace, 1 << 20);
+       }},
+      {"bwd filter v7 null handle",
+       [&] {
+         return cudnnGetConvolutionBackwardFilterAlgorithm_v7(nullptr, x, y, conv, w, 16, &returned,
+                                                              bwd_filter);
+       }},
+      {"bwd filter v7 mismatched",
+       [&] {
+         return cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, x, bad_y, conv, w, 16, &returned,
+                                                              bwd_filter);
+       }},
+      {"bwd filter find negative",
+       [&] {
+         return cudnnFindConvolutionBackwardFilterAlgorithm(handle, x, y, conv, w, -1, &returned, bwd_filter);
+       }},
+      {"bwd filter findEx null handle",
+       [&] {
+         return cudnnFindConvolutionBackwardFilterAlgorithmEx(nullptr, x, x_data, y, y_data, conv, w, w_data,
+                                                              16, &returned, bwd_filter, workspace, 1 << 20);
+       }},
+  };
+  for (const auto& c : cases) EXPECT_NE(c.call(), CUDNN_STATUS_SUCCESS) << c.name;
+}
+
+TEST_F(Preloaded, WorkspaceSizeAndConvolutionRejectBadArguments) {
+  const auto virtual_fwd = static_cast<cudnnConvolutionFwdAlgo_t>(kVirtual);
+  const auto virtual_data = static_cast<cudnnConvolutionBwdDataAlgo_t>(kVirtual);
+  const auto virtual_filter = static_cast<cudnnConvolutionBwdFilterAlgo_t>(kVirtual);
+  std::size_t bytes = 0;
+  struct Case {
+    const char* name;
+    std::function<cudnnStatus_t()> call;
+  };
+  const std::vector<Case> cases = {
+      {"size null handle",
+       [&] { return cudnnGetConvolutionForwardWorkspaceSize(nullptr, x, w, conv, y, virtual_fwd, &bytes); }},
+      {"size null result",
+       [&] { return cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, y, virtual_fwd, nullptr); }},
+      {"size mismatched",
+       [&] { return cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, bad_y, virtual_fwd, &bytes); }},
+      {"size unknown algorithm",
+       [&] {
+         return cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, y,
+                                                        static_cast<cudnnConvolutionFwdAlgo_t>(99), &bytes);
+       }},
+      {"data size null w",
+       [&] {
+         return cudnnGetConvolutionBackwardDataWorkspaceSize(handle, nullptr, y, conv, x, virtual_data, &bytes);
+       }},
+      {"filter size null handle",
+       [&] {
+         return cudnnGetConvolutionBackwardFilterWorkspaceSize(nullptr, x, y, conv, w, virtual_filter, &bytes);
+       }},
+      {"forward null handle",
+       [&] {
+         return cudnnConvolutionForward(nullptr, &one, x, x_data, w, w_data, conv, virtual_fwd, workspace,
+                                        1 << 20, &zero, y, y_data);
+       }},
+      {"forward null alpha",
+       [&] {
+         return cudnnConvolutionForward(handle, nullptr, x, x_data, w, w_data, conv, virtual_fwd, workspace,
+                                        1 << 20, &zero, y, y_data);
+       }},
+      {"forward null beta",
+       [&] {
+         return cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv, virtual_fwd, workspace,
+                                        1 << 20, nullptr, y, y_data);
+       }},
+      {"forward null x",
+       [&] {
+         return cudnnConvolutionForward(handle, &one, x, nullptr, w, w_data, conv, virtual_fwd, workspace,
+                                        1 << 20, &zero, y, y_data);
+       }},
+      {"forward null y descriptor",
+       [&] {
+         return cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv, virtual_fwd, workspace,
+                                        1 << 20, &zero, nullptr, y_data);
+       }},
+      {"forward mismatched",
+       [&] {
+         return cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv, virtual_fwd, workspace,
+                                        1 << 20, &zero, bad_y, y_data);
+       }},
+      {"forward null workspace with a size",
+       [&] {
+         return cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv, virtual_fwd, nullptr, 4096,
+                                        &zero, y, y_data);
+       }},
+      {"forward concrete null handle",
+       [&] {
+         return cudnnConvolutionForward(nullptr, &one, x, x_data, w, w_data, conv,
+                                        CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &zero, y,
+                                        y_data);
+       }},
+      {"data null dy",
+       [&] {
+         return cudnnConvolutionBackwardData(handle, &one, w, w_data, y, nullptr, conv, virtual_data,
+                                             workspace, 1 << 20, &zero, x, x_data);
+       }},
+      {"data mismatched",
+       [&] {
+         return cudnnConvolutionBackwardData(handle, &one, w, w_data, bad_y, y_data, conv, virtual_data,
+                                             workspace, 1 << 20, &zero, x, x_data);
+       }},
+      {"filter null handle",
+       [&] {
+         return cudnnConvolutionBackwardFilter(nullptr, &one, x, x_data, y, y_data, conv, virtual_filter,
+                                               workspace, 1 << 20, &zero, w, w_data);
+       }},
+      {"filter null dw descriptor",
+       [&] {
+         return cudnnConvolutionBackwardFilter(handle, &one, x, x_data, y, y_data, conv, virtual_filter,
+                                               workspace, 1 << 20, &zero, nullptr, w_data);
+       }},
+  };
+  for (const auto& c : cases) EXPECT_NE(c.call(), CUDNN_STATUS_SUCCESS) << c.name;
+}
+
+// Fills a device buffer with random values (the doubles' device memory is host memory, but
+// the test goes through cudaMemcpy as an application would).
+void fill(void* device, std::size_t floats, std::mt19937_64& random) {
+  std::vector<float> host(floats);
+  std::uniform_real_distribution<float> uniform(-1, 1);
+  for (auto& v : host) v = uniform(random);
+  ASSERT_EQ(cudaMemcpy(device, host.data(), floats * sizeof(float), cudaMemcpyHostToDevice),
+            cudaSuccess);
+}
+std::vector<float> read(const void* device, std::size_t floats) {
+  std::vector<float> host(floats);
+  EXPECT_EQ(cudaMemcpy(host.data(), device, floats * sizeof(float), cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  return host;
+}
+double relative_error(const std::vector<float>& a, const std::vector<float>& b) {
+  double difference = 0, norm = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    difference += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+    norm += double(b[i]) * b[i];
+  }
+  return std::sqrt(difference / std::max(norm, 1e-300));
+}
+
+// The virtual algorithm passed without any Get/Find before: planned on first use, with the
+// same result as cuDNN's undivided call, for every operation and for beta != 0.
+TEST_F(Preloaded, VirtualAlgorithmWithoutGetOrFindPlansOnFirstUse) {
+  ucudnn::testing::SeededRandom random;
+  fill(x_data, n * c * 100, random.engine());
+  fill(w_data, k * c * 9, random.engine());
+  fill(y_data, n * k * 100, random.engine());
+  const float alpha = 0.75f, beta = 0.5f;
+  auto* direct_forward = real<decltype(cudnnConvolutionForward)>("cudnnConvolutionForward");
+  auto* direct_data = real<decltype(cudnnConvolutionBackwardData)>("cudnnConvolutionBackwardData");
+  auto* direct_filter =
+      real<decltype(cudnnConvolutionBackwardFilter)>("cudnnConvolutionBackwardFilter");
+  ASSERT_TRUE(direct_forward && direct_data && direct_filter);
+
+  void* expected = device(n * k * 100);
+  ASSERT_EQ(cudaMemcpy(expected, y_data, n * k * 100 * 4, cudaMemcpyDeviceToDevice), cudaSuccess);
+  check(direct_forward(handle, &alpha, x, x_data, w, w_data, conv,
+                       CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &beta, y, expected),
+        "direct forward");
+  check(cudnnConvolutionForward(handle, &alpha, x, x_data, w, w_data, conv,
+                                static_cast<cudnnConvolutionFwdAlgo_t>(kVirtual), workspace,
+                                1 << 20, &beta, y, y_data),
+        "planned forward");
+  cudaDeviceSynchronize();
+  EXPECT_LT(relative_error(read(y_data, n * k * 100), read(expected, n * k * 100)), 1e-6);
+
+  void* dx_expected = device(n * c * 100);
+  ASSERT_EQ(cudaMemcpy(dx_expected, x_data, n * c * 100 * 4, cudaMemcpyDeviceToDevice),
+            cudaSuccess);
+  check(direct_data(handle, &alpha, w, w_data, y, y_data, conv, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0,
+                    nullptr, 0, &beta, x, dx_expected),
+        "direct backward data");
+  check(cudnnConvolutionBackwardData(handle, &alpha, w, w_data, y, y_data, conv,
+                                     static_cast<cudnnConvolutionBwdDataAlgo_t>(kVirtual),
+                                     workspace, 1 << 20, &beta, x, x_data),
+        "planned backward data");
+  cudaDeviceSynchronize();
+  EXPECT_LT(relative_error(read(x_data, n * c * 100), read(dx_expected, n * c * 100)), 1e-6);
+
+  void* dw_expected = device(k * c * 9);
+  ASSERT_EQ(cudaMemcpy(dw_expected, w_data, k * c * 9 * 4, cudaMemcpyDeviceToDevice), cudaSuccess);
+  check(direct_filter(handle, &alpha, x, x_data, y, y_data, conv,
+                      CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, nullptr, 0, &beta, w, dw_expected),
+        "direct backward filter");
+  check(cudnnConvolutionBackwardFilter(handle, &alpha, x, x_data, y, y_data, conv,
+                                       static_cast<cudnnConvolutionBwdFilterAlgo_t>(kVirtual),
+                                       workspace, 1 << 20, &beta, w, w_data),
+        "planned backward filter");
+  cudaDeviceSynchronize();
+  EXPECT_LT(relative_error(read(w_data, k * c * 9), read(dw_expected, k * c * 9)), 1e-5);
+}
+
+// A workspace smaller than the plan asked for: the shim re-plans within what it was given,
+// and the result stays right; with no workspace at all, too.
+TEST_F(Preloaded, SmallerWorkspaceThanPlannedReplansWithinIt) {
+  ucudnn::testing::SeededRandom random;
+  fill(x_data, n * c * 100, random.engine());
+  fill(w_data, k * c * 9, random.engine());
+  void* expected = device(n * k * 100);
+  auto* direct_forward = real<decltype(cudnnConvolutionForward)>("cudnnConvolutionForward");
+  check(direct_forward(handle, &one, x, x_data, w, w_data, conv,
+                       CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &zero, y, expected),
+        "direct");
+  for (std::size_t bytes : {std::size_t{1} << 20, std::size_t{4096}, std::size_t{0}}) {
+    SCOPED_TRACE("workspace " + std::to_string(bytes));
+    check(cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv,
+                                  static_cast<cudnnConvolutionFwdAlgo_t>(kVirtual),
+                                  bytes ? workspace : nullptr, bytes, &zero, y, y_data),
+          "planned");
+    cudaDeviceSynchronize();
+    EXPECT_LT(relative_error(read(y_data, n * k * 100), read(expected, n * k * 100)), 1e-6);
+  }
+}
+
+// A concrete algorithm passes through unchanged: the same status the doubles give.
+TEST_F(Preloaded, ConcreteAlgorithmsPassThrough) {
+  auto* direct_forward = real<decltype(cudnnConvolutionForward)>("cudnnConvolutionForward");
+  for (int algorithm = 0; algorithm < CUDNN_CONVOLUTION_FWD_ALGO_COUNT; ++algorithm) {
+    const auto a = static_cast<cudnnConvolutionFwdAlgo_t>(algorithm);
+    EXPECT_EQ(cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv, a, nullptr, 0,
+                                      &zero, y, y_data),
+              direct_forward(handle, &one, x, x_data, w, w_data, conv, a, nullptr, 0, &zero, y,
+                             y_data))
+        << "algorithm " << algorithm;
+  }
+}
+
+TEST_F(Preloaded, DestroyForgetsTheHandleAndRejectsNull) {
+  cudnnHandle_t second = nullptr;
+  check(cudnnCreate(&second), "create");
+  cudnnConvolutionFwdAlgoPerf_t perf[4];
+  int returned = 0;
+  check(cudnnGetConvolutionForwardAlgorithm_v7(second, x, w, conv, y, 4, &returned, perf), "v7");
+  EXPECT_EQ(cudnnDestroy(second), CUDNN_STATUS_SUCCESS);
+  EXPECT_NE(cudnnDestroy(nullptr), CUDNN_STATUS_SUCCESS);
+}
+
+}  // namespace

@@ -1,0 +1,119 @@
+// The environment as a user writes it: every variable, the aliases of the original µ-cuDNN,
+// and bad values that must warn (naming the variable, the value and the default) and never
+// stop the application.
+#include "shim/settings.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ucudnn::shim {
+namespace {
+
+struct Read {
+  Settings settings;
+  std::vector<std::string> warnings;
+};
+
+Read read(const std::map<std::string, std::string>& environment) {
+  Read result;
+  result.settings = read_settings(
+      [&](const char* name) -> const char* {
+        auto found = environment.find(name);
+        return found == environment.end() ? nullptr : found->second.c_str();
+      },
+      [&](const std::string& message) { result.warnings.push_back(message); });
+  return result;
+}
+
+TEST(Settings, DefaultsWhenNothingIsSet) {
+  const auto r = read({});
+  EXPECT_TRUE(r.warnings.empty());
+  EXPECT_FALSE(r.settings.disabled);
+  EXPECT_EQ(r.settings.policy, BatchSizePolicy::kPowerOfTwo);
+  EXPECT_FALSE(r.settings.workspace_limit);
+  EXPECT_FALSE(r.settings.total_workspace);
+  EXPECT_EQ(r.settings.benchmark_repeats, 3);
+  EXPECT_EQ(r.settings.log_level, LogLevel::kWarning);
+  EXPECT_FALSE(r.settings.devices);
+}
+
+TEST(Settings, ReadsEveryVariable) {
+  const auto r = read({{"UCUDNN_DISABLE", "yes"},
+                       {"UCUDNN_BATCH_SIZE_POLICY", "ALL"},
+                       {"UCUDNN_WORKSPACE_LIMIT", "8MiB"},
+                       {"UCUDNN_TOTAL_WORKSPACE_SIZE", "1GiB"},
+                       {"UCUDNN_DATABASE", "/tmp/u.db"},
+                       {"UCUDNN_SYSTEM_DATABASE", "/shared/u.db"},
+                       {"UCUDNN_LOG_LEVEL", "debug"},
+                       {"UCUDNN_BENCHMARK_REPEATS", "7"},
+                       {"UCUDNN_DEVICES", "0,2"}});
+  EXPECT_TRUE(r.warnings.empty());
+  EXPECT_TRUE(r.settings.disabled);
+  EXPECT_EQ(r.settings.policy, BatchSizePolicy::kAll);
+  EXPECT_EQ(r.settings.workspace_limit, 8u << 20);
+  EXPECT_EQ(r.settings.total_workspace, 1ull << 30);
+  EXPECT_EQ(r.settings.database, "/tmp/u.db");
+  EXPECT_EQ(r.settings.system_database, "/shared/u.db");
+  EXPECT_EQ(r.settings.log_level, LogLevel::kDebug);
+  EXPECT_EQ(r.settings.benchmark_repeats, 7);
+  EXPECT_EQ(r.settings.devices, (std::vector<int>{0, 2}));
+}
+
+TEST(Settings, AcceptsTheOriginalNamesAsAliases) {
+  const auto r = read({{"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "123456"},
+                       {"UCUDNN_BENCHMARK_DEVICES", "3"}});
+  EXPECT_TRUE(r.warnings.empty());
+  EXPECT_EQ(r.settings.workspace_limit, 123456u);
+  EXPECT_EQ(r.settings.devices, (std::vector<int>{3}));
+  // The new name wins over the alias.
+  EXPECT_EQ(read({{"UCUDNN_WORKSPACE_LIMIT", "1KiB"}, {"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "2KiB"}})
+                .settings.workspace_limit,
+            1024u);
+}
+
+TEST(Settings, BadValuesWarnNamingVariableValueAndDefault) {
+  struct Case {
+    const char* variable;
+    const char* value;
+    const char* default_used;
+  };
+  const Case cases[] = {
+      {"UCUDNN_DISABLE", "maybe", "enabled"},
+      {"UCUDNN_BATCH_SIZE_POLICY", "half", "powerOfTwo"},
+      {"UCUDNN_WORKSPACE_LIMIT", "12apples", "64 MiB"},
+      {"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "-5", "64 MiB"},
+      {"UCUDNN_TOTAL_WORKSPACE_SIZE", "lots", "(WR)"},
+      {"UCUDNN_LOG_LEVEL", "loud", "warning"},
+      {"UCUDNN_BENCHMARK_REPEATS", "0", "3"},
+      {"UCUDNN_DEVICES", "0,x", "all"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.variable);
+    const auto r = read({{c.variable, c.value}});
+    ASSERT_EQ(r.warnings.size(), 1u);
+    const std::string& message = r.warnings.front();
+    EXPECT_NE(message.find(c.variable), std::string::npos) << message;
+    EXPECT_NE(message.find(c.value), std::string::npos) << message;
+    EXPECT_NE(message.find(c.default_used), std::string::npos) << message;
+    // The bad value changes nothing.
+    const auto defaults = read({}).settings;
+    EXPECT_EQ(r.settings.disabled, defaults.disabled);
+    EXPECT_EQ(r.settings.policy, defaults.policy);
+    EXPECT_EQ(r.settings.workspace_limit, defaults.workspace_limit);
+    EXPECT_EQ(r.settings.total_workspace, defaults.total_workspace);
+    EXPECT_EQ(r.settings.benchmark_repeats, defaults.benchmark_repeats);
+  }
+}
+
+TEST(Settings, EmptyValuesCountAsUnset) {
+  const auto r = read({{"UCUDNN_WORKSPACE_LIMIT", ""}, {"UCUDNN_DISABLE", ""}});
+  EXPECT_TRUE(r.warnings.empty());
+  EXPECT_FALSE(r.settings.workspace_limit);
+  EXPECT_FALSE(r.settings.disabled);
+}
+
+}  // namespace
+}  // namespace ucudnn::shim
