@@ -13,10 +13,14 @@
 
 namespace ucudnn::cudnn {
 
-// Outside every operation's enum range, and unlikely to be passed by mistake ("uc").
-inline constexpr int kVirtualAlgorithm = 0x7563;
-
 int algorithm_count(Operation operation);  // cuDNN's *_ALGO_COUNT
+
+// The operation's *_ALGO_COUNT: an enumerator (so a C++ application may hold it in the enum
+// type without undefined behaviour, which any value past the enum's range would be) that
+// names no algorithm, so cuDNN itself would reject it.
+inline int virtual_algorithm(Operation operation) {
+  return algorithm_count(operation);
+}
 // Names without the prefix, e.g. "FFT_TILING", "ALGO_1"; empty for a value out of range.
 std::string_view algorithm_name(Operation operation, int algorithm);
 std::optional<int> algorithm_value(Operation operation, std::string_view name);

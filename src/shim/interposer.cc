@@ -153,7 +153,7 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
 
     auto state = Registry::instance().state(handle);
     std::lock_guard lock(state->mutex);
-    AlgorithmPerf plan{cudnn::kVirtualAlgorithm,
+    AlgorithmPerf plan{cudnn::virtual_algorithm(operation),
                        CUDNN_STATUS_SUCCESS,
                        0,
                        0,
@@ -201,7 +201,7 @@ cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
       if (!api) return CUDNN_STATUS_NOT_INITIALIZED;
       return cudnn::workspace_size(*api, handle, operation, d, algorithm, bytes);
     };
-    if (algorithm != cudnn::kVirtualAlgorithm) return pass();
+    if (algorithm != cudnn::virtual_algorithm(operation)) return pass();
     if (!bytes) return CUDNN_STATUS_BAD_PARAM;
     cudnnStatus_t status;
     bool unsupported;
@@ -240,7 +240,7 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
   return guarded("cudnnConvolution", [&]() -> cudnnStatus_t {
     const cudnn::CudnnApi* api = usable_api();
     if (!api) return CUDNN_STATUS_NOT_INITIALIZED;
-    if (algorithm != cudnn::kVirtualAlgorithm)
+    if (algorithm != cudnn::virtual_algorithm(operation))
       return cudnn::convolve(*api, handle, operation, algorithm, alpha, d, buffers, workspace,
                              workspace_bytes, beta);
     if (!handle || !alpha || !beta || !buffers.x || !buffers.w || !buffers.y ||

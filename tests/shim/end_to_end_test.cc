@@ -10,7 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <regex>
+#include <sstream>
 
 #include "core/micro_table.h"
 #include "core/pareto_front.h"
@@ -74,8 +74,8 @@ std::vector<KernelKey> example_kernels(std::int64_t batch) {
     p.stride = {l.stride, l.stride};
     p.dilation = {l.dilation, l.dilation};
     p.groups = l.groups;
-    p.mode = l.convolution_mode ? ConvolutionMode::kConvolution
-                                : ConvolutionMode::kCrossCorrelation;
+    p.mode =
+        l.convolution_mode ? ConvolutionMode::kConvolution : ConvolutionMode::kCrossCorrelation;
     for (auto op : {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter})
       kernels.push_back({op, p});
   }
@@ -83,10 +83,10 @@ std::vector<KernelKey> example_kernels(std::int64_t batch) {
 }
 
 struct Prediction {
-  double undivided_ms = 0;    // the framework's own choice: fastest algorithm within the cap
-  double reuse_ms = 0;        // WR plans within the cap
-  double division_ms = 0;     // the WD plan in the total workspace
-  double learning_ms = 0;     // WD's first iteration: WR plans within the total
+  double undivided_ms = 0;  // the framework's own choice: fastest algorithm within the cap
+  double reuse_ms = 0;      // WR plans within the cap
+  double division_ms = 0;   // the WD plan in the total workspace
+  double learning_ms = 0;   // WD's first iteration: WR plans within the total
 };
 
 Prediction predict(std::uint64_t cap, std::uint64_t total) {
@@ -94,8 +94,8 @@ Prediction predict(std::uint64_t cap, std::uint64_t total) {
   Prediction p;
   std::vector<KernelCandidates> candidates;
   for (const auto& kernel : example_kernels(kBatch)) {
-    const auto table = measure_micro_table(model, kernel, BatchSizePolicy::kPowerOfTwo,
-                                           kNoWorkspaceLimit);
+    const auto table =
+        measure_micro_table(model, kernel, BatchSizePolicy::kPowerOfTwo, kNoWorkspaceLimit);
     const auto within_cap = restrict_to_limit(table, cap);
     const auto* undivided = fastest(within_cap.candidates.back());
     auto reuse = plan_workspace_reuse(within_cap);
@@ -127,12 +127,13 @@ class EndToEnd : public ::testing::Test {
  protected:
   void SetUp() override { seed_ = std::to_string(random_.uniform(1, 1'000'000'000)); }
 
-  ProgramRun run(const std::string& program, std::vector<std::string> args, Environment environment) {
+  ProgramRun run(const std::string& program, std::vector<std::string> args,
+                 Environment environment) {
     static int counter = 0;
-    const std::string stem = ::testing::TempDir() + "ucudnn-e2e-" + std::to_string(getpid()) +
-                             "-" + std::to_string(counter++);
+    const std::string stem = ::testing::TempDir() + "ucudnn-e2e-" + std::to_string(getpid()) + "-" +
+                             std::to_string(counter++);
     const std::string dump = stem + ".dump", trace = stem + ".trace";
-    std::vector<std::string> argv = {program, "--batch", std::to_string(kBatch), "--seed", seed_,
+    std::vector<std::string> argv = {program,  "--batch", std::to_string(kBatch), "--seed", seed_,
                                      "--dump", dump};
     argv.insert(argv.end(), args.begin(), args.end());
     environment["LD_LIBRARY_PATH"] = UCUDNN_FAKECUDA_DIR;
@@ -143,11 +144,13 @@ class EndToEnd : public ::testing::Test {
     environment.try_emplace("LD_PRELOAD", std::nullopt);
     ProgramRun result;
     result.process = testing::run_process(argv, environment);
-    const std::regex iteration(R"(iteration (\d+): ([0-9.]+) ms)");
-    for (std::sregex_iterator it(result.process.out.begin(), result.process.out.end(), iteration),
-         end;
-         it != end; ++it)
-      result.iteration_ms.push_back(std::stod((*it)[2]));
+    std::istringstream lines(result.process.out);
+    for (std::string line; std::getline(lines, line);) {
+      int index = 0;
+      double ms = 0;
+      if (std::sscanf(line.c_str(), "iteration %d: %lf ms", &index, &ms) == 2)
+        result.iteration_ms.push_back(ms);
+    }
     try {
       result.tensors = examples::read_tensor_dump(dump);
     } catch (const std::exception& error) {
@@ -166,9 +169,8 @@ class EndToEnd : public ::testing::Test {
 
   static void expect_ran_on_doubles(const ProgramRun& r) {
     EXPECT_EQ(r.process.status, 0) << r.process.out << r.process.err;
-    EXPECT_NE(r.process.out.find("fakecuda"), std::string::npos)
-        << "the doubles were not loaded:\n"
-        << r.process.out;
+    EXPECT_NE(r.process.out.find("fakecuda"), std::string::npos) << "the doubles were not loaded:\n"
+                                                                 << r.process.out;
     EXPECT_NE(r.trace.find("fakecuda loaded"), std::string::npos);
   }
   static void expect_same_results(const ProgramRun& expected, const ProgramRun& actual) {
@@ -190,9 +192,13 @@ class EndToEnd : public ::testing::Test {
   // Calls the doubles ran on fewer images than the batch: micro-batches.
   static int micro_batched_calls(const std::string& trace) {
     int count = 0;
-    const std::regex conv(R"(conv op=\S+ algo=\S+ n=(\d+))");
-    for (std::sregex_iterator it(trace.begin(), trace.end(), conv), end; it != end; ++it)
-      if (std::stoll((*it)[1]) < kBatch) ++count;
+    std::istringstream lines(trace);
+    for (std::string line; std::getline(lines, line);) {
+      long long n = 0;
+      if (line.rfind("conv ", 0) == 0 &&
+          std::sscanf(line.c_str() + line.find(" n="), " n=%lld", &n) == 1 && n < kBatch)
+        ++count;
+    }
     return count;
   }
   static int count_of(const std::string& text, const std::string& what) {
@@ -253,8 +259,9 @@ TEST_F(EndToEnd, WorkspaceDivisionLearnsTheNetworkThenDividesOneArena) {
   const auto prediction = predict(kTightLimit, kTotalWorkspace);
   const auto cap = std::to_string(kTightLimit);
   const ProgramRun without = baseline({"--workspace-limit", cap});
-  const ProgramRun with = preloaded({"--workspace-limit", cap},
-                             {{"UCUDNN_TOTAL_WORKSPACE_SIZE", std::to_string(kTotalWorkspace)}});
+  const ProgramRun with =
+      preloaded({"--workspace-limit", cap},
+                {{"UCUDNN_TOTAL_WORKSPACE_SIZE", std::to_string(kTotalWorkspace)}});
   expect_ran_on_doubles(with);
   expect_same_results(without, with);
   ASSERT_EQ(with.iteration_ms.size(), 3u);
@@ -275,9 +282,9 @@ TEST_F(EndToEnd, WorkspaceDivisionFallsBackToReuseWhenTheArenaCannotBeAllocated)
   const auto cap = std::to_string(kTightLimit);
   const ProgramRun without = baseline({"--workspace-limit", cap});
   // The doubles' device is too small for the arena, not for the program.
-  const ProgramRun with = preloaded({"--workspace-limit", cap},
-                             {{"UCUDNN_TOTAL_WORKSPACE_SIZE", "3GiB"},
-                              {"FAKECUDA_MEMORY_BYTES", std::to_string(64 << 20)}});
+  const ProgramRun with =
+      preloaded({"--workspace-limit", cap}, {{"UCUDNN_TOTAL_WORKSPACE_SIZE", "3GiB"},
+                                             {"FAKECUDA_MEMORY_BYTES", std::to_string(64 << 20)}});
   expect_ran_on_doubles(with);
   expect_same_results(without, with);
   EXPECT_EQ(count_of(with.process.err, "workspace division"), 1) << with.process.err;
@@ -288,8 +295,8 @@ TEST_F(EndToEnd, UcudnnHandleVariantPlansLikeThePreload) {
   const auto prediction = predict(kTightLimit, kTotalWorkspace);
   const auto cap = std::to_string(kTightLimit);
   const ProgramRun without = baseline({"--workspace-limit", cap});
-  const ProgramRun with = run(UCUDNN_EXAMPLE_UCUDNN, {"--workspace-limit", cap},
-                       {{"UCUDNN_WORKSPACE_LIMIT", cap}});
+  const ProgramRun with =
+      run(UCUDNN_EXAMPLE_UCUDNN, {"--workspace-limit", cap}, {{"UCUDNN_WORKSPACE_LIMIT", cap}});
   expect_ran_on_doubles(with);
   expect_same_results(without, with);
   EXPECT_GT(micro_batched_calls(with.trace), 0);
@@ -300,8 +307,8 @@ TEST_F(EndToEnd, UcudnnHandleVariantPlansLikeThePreload) {
 TEST_F(EndToEnd, ThreadsWithTheirOwnHandlesGetIdenticalResults) {
   const auto cap = std::to_string(kTightLimit);
   const ProgramRun without = baseline({"--workspace-limit", cap});
-  const ProgramRun with = preloaded({"--workspace-limit", cap, "--threads", "4"},
-                             {{"UCUDNN_WORKSPACE_LIMIT", cap}});
+  const ProgramRun with =
+      preloaded({"--workspace-limit", cap, "--threads", "4"}, {{"UCUDNN_WORKSPACE_LIMIT", cap}});
   expect_ran_on_doubles(with);  // exit 3 would mean the threads' outputs differ
   expect_same_results(without, with);
 }
@@ -310,7 +317,7 @@ TEST_F(EndToEnd, DisabledShimPassesEverythingThrough) {
   const auto cap = std::to_string(kTightLimit);
   const ProgramRun without = baseline({"--workspace-limit", cap});
   const ProgramRun with = preloaded({"--workspace-limit", cap},
-                             {{"UCUDNN_DISABLE", "1"}, {"UCUDNN_WORKSPACE_LIMIT", cap}});
+                                    {{"UCUDNN_DISABLE", "1"}, {"UCUDNN_WORKSPACE_LIMIT", cap}});
   expect_ran_on_doubles(with);
   expect_same_results(without, with);
   EXPECT_EQ(micro_batched_calls(with.trace), 0);
@@ -319,8 +326,8 @@ TEST_F(EndToEnd, DisabledShimPassesEverythingThrough) {
 
 TEST_F(EndToEnd, BadSettingsWarnOnceAndTheProgramRuns) {
   const ProgramRun without = baseline();
-  const ProgramRun with = preloaded({}, {{"UCUDNN_WORKSPACE_LIMIT", "12apples"},
-                                  {"UCUDNN_BATCH_SIZE_POLICY", "half"}});
+  const ProgramRun with =
+      preloaded({}, {{"UCUDNN_WORKSPACE_LIMIT", "12apples"}, {"UCUDNN_BATCH_SIZE_POLICY", "half"}});
   expect_ran_on_doubles(with);
   expect_same_results(without, with);
   EXPECT_EQ(count_of(with.process.err, "UCUDNN_WORKSPACE_LIMIT"), 1) << with.process.err;

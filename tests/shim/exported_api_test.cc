@@ -19,7 +19,10 @@
 
 namespace {
 
-constexpr int kVirtual = 0x7563;
+// ucudnn's virtual algorithm: each operation's *_ALGO_COUNT.
+constexpr auto kVirtualForward = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+constexpr auto kVirtualData = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+constexpr auto kVirtualFilter = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
 
 // The doubles' own functions, reached past the shim, to compare against.
 template <typename Function>
@@ -119,15 +122,13 @@ TEST_F(Preloaded, GetV7PutsThePlanFirstAndCudnnsResultsAfterIt) {
                                                       theirs),
         "their v7");
   ASSERT_EQ(returned, their_count + 1);
-  EXPECT_EQ(static_cast<int>(ours[0].algo), kVirtual);
+  EXPECT_EQ(ours[0].algo, kVirtualForward);
   EXPECT_EQ(ours[0].status, CUDNN_STATUS_SUCCESS);
   EXPECT_GT(ours[0].time, 0);
   EXPECT_EQ(ours[0].determinism, CUDNN_DETERMINISTIC);
   EXPECT_EQ(ours[0].mathType, CUDNN_DEFAULT_MATH);
   std::size_t planned = 0;
-  check(cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, y,
-                                                static_cast<cudnnConvolutionFwdAlgo_t>(kVirtual),
-                                                &planned),
+  check(cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, y, kVirtualForward, &planned),
         "workspace of the plan");
   EXPECT_EQ(ours[0].memory, planned);
   for (int i = 0; i < their_count; ++i) {
@@ -142,7 +143,7 @@ TEST_F(Preloaded, GetV7PutsThePlanFirstAndCudnnsResultsAfterIt) {
   // Asking for one result gives the plan alone.
   check(cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, 1, &returned, ours), "1");
   EXPECT_EQ(returned, 1);
-  EXPECT_EQ(static_cast<int>(ours[0].algo), kVirtual);
+  EXPECT_EQ(ours[0].algo, kVirtualForward);
   // A huge request is answered within what exists.
   std::vector<cudnnConvolutionFwdAlgoPerf_t> many(64);
   check(cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, INT_MAX, &returned,
@@ -162,55 +163,90 @@ TEST_F(Preloaded, EveryGetAndFindRejectsBadArguments) {
   };
   const std::vector<Case> cases = {
       {"v7 null handle",
-       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(nullptr, x, w, conv, y, 16, &returned, fwd); }},
+       [&] {
+         return cudnnGetConvolutionForwardAlgorithm_v7(nullptr, x, w, conv, y, 16, &returned, fwd);
+       }},
       {"v7 null x",
-       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(handle, nullptr, w, conv, y, 16, &returned, fwd); }},
+       [&] {
+         return cudnnGetConvolutionForwardAlgorithm_v7(handle, nullptr, w, conv, y, 16, &returned,
+                                                       fwd);
+       }},
       {"v7 null w",
-       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, nullptr, conv, y, 16, &returned, fwd); }},
+       [&] {
+         return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, nullptr, conv, y, 16, &returned,
+                                                       fwd);
+       }},
       {"v7 null conv",
-       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, nullptr, y, 16, &returned, fwd); }},
+       [&] {
+         return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, nullptr, y, 16, &returned,
+                                                       fwd);
+       }},
       {"v7 null y",
-       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, nullptr, 16, &returned, fwd); }},
+       [&] {
+         return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, nullptr, 16, &returned,
+                                                       fwd);
+       }},
       {"v7 mismatched y",
-       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, bad_y, 16, &returned, fwd); }},
+       [&] {
+         return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, bad_y, 16, &returned,
+                                                       fwd);
+       }},
       {"v7 zero requested",
-       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, 0, &returned, fwd); }},
+       [&] {
+         return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, 0, &returned, fwd);
+       }},
       {"v7 negative requested",
-       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, -3, &returned, fwd); }},
+       [&] {
+         return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, -3, &returned, fwd);
+       }},
       {"v7 null returned",
-       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, 16, nullptr, fwd); }},
+       [&] {
+         return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, 16, nullptr, fwd);
+       }},
       {"v7 null results",
-       [&] { return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, 16, &returned, nullptr); }},
+       [&] {
+         return cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, 16, &returned,
+                                                       nullptr);
+       }},
       {"find null handle",
-       [&] { return cudnnFindConvolutionForwardAlgorithm(nullptr, x, w, conv, y, 16, &returned, fwd); }},
+       [&] {
+         return cudnnFindConvolutionForwardAlgorithm(nullptr, x, w, conv, y, 16, &returned, fwd);
+       }},
       {"find mismatched",
-       [&] { return cudnnFindConvolutionForwardAlgorithm(handle, x, w, conv, bad_y, 16, &returned, fwd); }},
+       [&] {
+         return cudnnFindConvolutionForwardAlgorithm(handle, x, w, conv, bad_y, 16, &returned, fwd);
+       }},
       {"findEx null handle",
        [&] {
-         return cudnnFindConvolutionForwardAlgorithmEx(nullptr, x, x_data, w, w_data, conv, y, y_data, 16,
-                                                       &returned, fwd, workspace, 1 << 20);
+         return cudnnFindConvolutionForwardAlgorithmEx(nullptr, x, x_data, w, w_data, conv, y,
+                                                       y_data, 16, &returned, fwd, workspace,
+                                                       1 << 20);
        }},
       {"findEx zero requested",
        [&] {
-         return cudnnFindConvolutionForwardAlgorithmEx(handle, x, x_data, w, w_data, conv, y, y_data, 0,
-                                                       &returned, fwd, workspace, 1 << 20);
+         return cudnnFindConvolutionForwardAlgorithmEx(
+             handle, x, x_data, w, w_data, conv, y, y_data, 0, &returned, fwd, workspace, 1 << 20);
        }},
       {"bwd data v7 null handle",
        [&] {
-         return cudnnGetConvolutionBackwardDataAlgorithm_v7(nullptr, w, y, conv, x, 16, &returned, bwd_data);
+         return cudnnGetConvolutionBackwardDataAlgorithm_v7(nullptr, w, y, conv, x, 16, &returned,
+                                                            bwd_data);
        }},
       {"bwd data v7 mismatched",
        [&] {
-         return cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, w, bad_y, conv, x, 16, &returned, bwd_data);
+         return cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, w, bad_y, conv, x, 16,
+                                                            &returned, bwd_data);
        }},
       {"bwd data find null w",
        [&] {
-         return cudnnFindConvolutionBackwardDataAlgorithm(handle, nullptr, y, conv, x, 16, &returned, bwd_data);
+         return cudnnFindConvolutionBackwardDataAlgorithm(handle, nullptr, y, conv, x, 16,
+                                                          &returned, bwd_data);
        }},
       {"bwd data findEx null results",
        [&] {
-         return cudnnFindConvolutionBackwardDataAlgorithmEx(handle, w, w_data, y, y_data, conv, x, x_data, 16,
-                                                            &returned, nullptr, workspace, 1 << 20);
+         return cudnnFindConvolutionBackwardDataAlgorithmEx(handle, w, w_data, y, y_data, conv, x,
+                                                            x_data, 16, &returned, nullptr,
+                                                            workspace, 1 << 20);
        }},
       {"bwd filter v7 null handle",
        [&] {
@@ -219,26 +255,28 @@ TEST_F(Preloaded, EveryGetAndFindRejectsBadArguments) {
        }},
       {"bwd filter v7 mismatched",
        [&] {
-         return cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, x, bad_y, conv, w, 16, &returned,
-                                                              bwd_filter);
+         return cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, x, bad_y, conv, w, 16,
+                                                              &returned, bwd_filter);
        }},
       {"bwd filter find negative",
        [&] {
-         return cudnnFindConvolutionBackwardFilterAlgorithm(handle, x, y, conv, w, -1, &returned, bwd_filter);
+         return cudnnFindConvolutionBackwardFilterAlgorithm(handle, x, y, conv, w, -1, &returned,
+                                                            bwd_filter);
        }},
       {"bwd filter findEx null handle",
        [&] {
-         return cudnnFindConvolutionBackwardFilterAlgorithmEx(nullptr, x, x_data, y, y_data, conv, w, w_data,
-                                                              16, &returned, bwd_filter, workspace, 1 << 20);
+         return cudnnFindConvolutionBackwardFilterAlgorithmEx(nullptr, x, x_data, y, y_data, conv,
+                                                              w, w_data, 16, &returned, bwd_filter,
+                                                              workspace, 1 << 20);
        }},
   };
   for (const auto& c : cases) EXPECT_NE(c.call(), CUDNN_STATUS_SUCCESS) << c.name;
 }
 
 TEST_F(Preloaded, WorkspaceSizeAndConvolutionRejectBadArguments) {
-  const auto virtual_fwd = static_cast<cudnnConvolutionFwdAlgo_t>(kVirtual);
-  const auto virtual_data = static_cast<cudnnConvolutionBwdDataAlgo_t>(kVirtual);
-  const auto virtual_filter = static_cast<cudnnConvolutionBwdFilterAlgo_t>(kVirtual);
+  const auto virtual_fwd = kVirtualForward;
+  const auto virtual_data = kVirtualData;
+  const auto virtual_filter = kVirtualFilter;
   std::size_t bytes = 0;
   struct Case {
     const char* name;
@@ -246,84 +284,97 @@ TEST_F(Preloaded, WorkspaceSizeAndConvolutionRejectBadArguments) {
   };
   const std::vector<Case> cases = {
       {"size null handle",
-       [&] { return cudnnGetConvolutionForwardWorkspaceSize(nullptr, x, w, conv, y, virtual_fwd, &bytes); }},
+       [&] {
+         return cudnnGetConvolutionForwardWorkspaceSize(nullptr, x, w, conv, y, virtual_fwd,
+                                                        &bytes);
+       }},
       {"size null result",
-       [&] { return cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, y, virtual_fwd, nullptr); }},
+       [&] {
+         return cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, y, virtual_fwd,
+                                                        nullptr);
+       }},
       {"size mismatched",
-       [&] { return cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, bad_y, virtual_fwd, &bytes); }},
+       [&] {
+         return cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, bad_y, virtual_fwd,
+                                                        &bytes);
+       }},
       {"size unknown algorithm",
        [&] {
-         return cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, y,
-                                                        static_cast<cudnnConvolutionFwdAlgo_t>(99), &bytes);
+         return cudnnGetConvolutionForwardWorkspaceSize(
+             handle, x, w, conv, y, static_cast<cudnnConvolutionFwdAlgo_t>(99), &bytes);
        }},
       {"data size null w",
        [&] {
-         return cudnnGetConvolutionBackwardDataWorkspaceSize(handle, nullptr, y, conv, x, virtual_data, &bytes);
+         return cudnnGetConvolutionBackwardDataWorkspaceSize(handle, nullptr, y, conv, x,
+                                                             virtual_data, &bytes);
        }},
       {"filter size null handle",
        [&] {
-         return cudnnGetConvolutionBackwardFilterWorkspaceSize(nullptr, x, y, conv, w, virtual_filter, &bytes);
+         return cudnnGetConvolutionBackwardFilterWorkspaceSize(nullptr, x, y, conv, w,
+                                                               virtual_filter, &bytes);
        }},
       {"forward null handle",
        [&] {
-         return cudnnConvolutionForward(nullptr, &one, x, x_data, w, w_data, conv, virtual_fwd, workspace,
-                                        1 << 20, &zero, y, y_data);
+         return cudnnConvolutionForward(nullptr, &one, x, x_data, w, w_data, conv, virtual_fwd,
+                                        workspace, 1 << 20, &zero, y, y_data);
        }},
       {"forward null alpha",
        [&] {
-         return cudnnConvolutionForward(handle, nullptr, x, x_data, w, w_data, conv, virtual_fwd, workspace,
-                                        1 << 20, &zero, y, y_data);
+         return cudnnConvolutionForward(handle, nullptr, x, x_data, w, w_data, conv, virtual_fwd,
+                                        workspace, 1 << 20, &zero, y, y_data);
        }},
       {"forward null beta",
        [&] {
-         return cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv, virtual_fwd, workspace,
-                                        1 << 20, nullptr, y, y_data);
+         return cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv, virtual_fwd,
+                                        workspace, 1 << 20, nullptr, y, y_data);
        }},
       {"forward null x",
        [&] {
-         return cudnnConvolutionForward(handle, &one, x, nullptr, w, w_data, conv, virtual_fwd, workspace,
-                                        1 << 20, &zero, y, y_data);
+         return cudnnConvolutionForward(handle, &one, x, nullptr, w, w_data, conv, virtual_fwd,
+                                        workspace, 1 << 20, &zero, y, y_data);
        }},
       {"forward null y descriptor",
        [&] {
-         return cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv, virtual_fwd, workspace,
-                                        1 << 20, &zero, nullptr, y_data);
+         return cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv, virtual_fwd,
+                                        workspace, 1 << 20, &zero, nullptr, y_data);
        }},
       {"forward mismatched",
        [&] {
-         return cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv, virtual_fwd, workspace,
-                                        1 << 20, &zero, bad_y, y_data);
+         return cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv, virtual_fwd,
+                                        workspace, 1 << 20, &zero, bad_y, y_data);
        }},
       {"forward null workspace with a size",
        [&] {
-         return cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv, virtual_fwd, nullptr, 4096,
-                                        &zero, y, y_data);
+         return cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv, virtual_fwd,
+                                        nullptr, 4096, &zero, y, y_data);
        }},
       {"forward concrete null handle",
        [&] {
          return cudnnConvolutionForward(nullptr, &one, x, x_data, w, w_data, conv,
-                                        CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &zero, y,
-                                        y_data);
+                                        CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &zero,
+                                        y, y_data);
        }},
       {"data null dy",
        [&] {
-         return cudnnConvolutionBackwardData(handle, &one, w, w_data, y, nullptr, conv, virtual_data,
-                                             workspace, 1 << 20, &zero, x, x_data);
+         return cudnnConvolutionBackwardData(handle, &one, w, w_data, y, nullptr, conv,
+                                             virtual_data, workspace, 1 << 20, &zero, x, x_data);
        }},
       {"data mismatched",
        [&] {
-         return cudnnConvolutionBackwardData(handle, &one, w, w_data, bad_y, y_data, conv, virtual_data,
-                                             workspace, 1 << 20, &zero, x, x_data);
+         return cudnnConvolutionBackwardData(handle, &one, w, w_data, bad_y, y_data, conv,
+                                             virtual_data, workspace, 1 << 20, &zero, x, x_data);
        }},
       {"filter null handle",
        [&] {
-         return cudnnConvolutionBackwardFilter(nullptr, &one, x, x_data, y, y_data, conv, virtual_filter,
-                                               workspace, 1 << 20, &zero, w, w_data);
+         return cudnnConvolutionBackwardFilter(nullptr, &one, x, x_data, y, y_data, conv,
+                                               virtual_filter, workspace, 1 << 20, &zero, w,
+                                               w_data);
        }},
       {"filter null dw descriptor",
        [&] {
-         return cudnnConvolutionBackwardFilter(handle, &one, x, x_data, y, y_data, conv, virtual_filter,
-                                               workspace, 1 << 20, &zero, nullptr, w_data);
+         return cudnnConvolutionBackwardFilter(handle, &one, x, x_data, y, y_data, conv,
+                                               virtual_filter, workspace, 1 << 20, &zero, nullptr,
+                                               w_data);
        }},
   };
   for (const auto& c : cases) EXPECT_NE(c.call(), CUDNN_STATUS_SUCCESS) << c.name;
@@ -372,9 +423,8 @@ TEST_F(Preloaded, VirtualAlgorithmWithoutGetOrFindPlansOnFirstUse) {
   check(direct_forward(handle, &alpha, x, x_data, w, w_data, conv,
                        CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &beta, y, expected),
         "direct forward");
-  check(cudnnConvolutionForward(handle, &alpha, x, x_data, w, w_data, conv,
-                                static_cast<cudnnConvolutionFwdAlgo_t>(kVirtual), workspace,
-                                1 << 20, &beta, y, y_data),
+  check(cudnnConvolutionForward(handle, &alpha, x, x_data, w, w_data, conv, kVirtualForward,
+                                workspace, 1 << 20, &beta, y, y_data),
         "planned forward");
   cudaDeviceSynchronize();
   EXPECT_LT(relative_error(read(y_data, n * k * 100), read(expected, n * k * 100)), 1e-6);
@@ -385,8 +435,7 @@ TEST_F(Preloaded, VirtualAlgorithmWithoutGetOrFindPlansOnFirstUse) {
   check(direct_data(handle, &alpha, w, w_data, y, y_data, conv, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0,
                     nullptr, 0, &beta, x, dx_expected),
         "direct backward data");
-  check(cudnnConvolutionBackwardData(handle, &alpha, w, w_data, y, y_data, conv,
-                                     static_cast<cudnnConvolutionBwdDataAlgo_t>(kVirtual),
+  check(cudnnConvolutionBackwardData(handle, &alpha, w, w_data, y, y_data, conv, kVirtualData,
                                      workspace, 1 << 20, &beta, x, x_data),
         "planned backward data");
   cudaDeviceSynchronize();
@@ -397,8 +446,7 @@ TEST_F(Preloaded, VirtualAlgorithmWithoutGetOrFindPlansOnFirstUse) {
   check(direct_filter(handle, &alpha, x, x_data, y, y_data, conv,
                       CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, nullptr, 0, &beta, w, dw_expected),
         "direct backward filter");
-  check(cudnnConvolutionBackwardFilter(handle, &alpha, x, x_data, y, y_data, conv,
-                                       static_cast<cudnnConvolutionBwdFilterAlgo_t>(kVirtual),
+  check(cudnnConvolutionBackwardFilter(handle, &alpha, x, x_data, y, y_data, conv, kVirtualFilter,
                                        workspace, 1 << 20, &beta, w, w_data),
         "planned backward filter");
   cudaDeviceSynchronize();
@@ -418,8 +466,7 @@ TEST_F(Preloaded, SmallerWorkspaceThanPlannedReplansWithinIt) {
         "direct");
   for (std::size_t bytes : {std::size_t{1} << 20, std::size_t{4096}, std::size_t{0}}) {
     SCOPED_TRACE("workspace " + std::to_string(bytes));
-    check(cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv,
-                                  static_cast<cudnnConvolutionFwdAlgo_t>(kVirtual),
+    check(cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv, kVirtualForward,
                                   bytes ? workspace : nullptr, bytes, &zero, y, y_data),
           "planned");
     cudaDeviceSynchronize();
@@ -432,10 +479,10 @@ TEST_F(Preloaded, ConcreteAlgorithmsPassThrough) {
   auto* direct_forward = real<decltype(cudnnConvolutionForward)>("cudnnConvolutionForward");
   for (int algorithm = 0; algorithm < CUDNN_CONVOLUTION_FWD_ALGO_COUNT; ++algorithm) {
     const auto a = static_cast<cudnnConvolutionFwdAlgo_t>(algorithm);
-    EXPECT_EQ(cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv, a, nullptr, 0,
-                                      &zero, y, y_data),
-              direct_forward(handle, &one, x, x_data, w, w_data, conv, a, nullptr, 0, &zero, y,
-                             y_data))
+    EXPECT_EQ(
+        cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv, a, nullptr, 0, &zero, y,
+                                y_data),
+        direct_forward(handle, &one, x, x_data, w, w_data, conv, a, nullptr, 0, &zero, y, y_data))
         << "algorithm " << algorithm;
   }
 }

@@ -63,8 +63,8 @@ TEST(Settings, ReadsEveryVariable) {
 }
 
 TEST(Settings, AcceptsTheOriginalNamesAsAliases) {
-  const auto r = read({{"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "123456"},
-                       {"UCUDNN_BENCHMARK_DEVICES", "3"}});
+  const auto r =
+      read({{"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "123456"}, {"UCUDNN_BENCHMARK_DEVICES", "3"}});
   EXPECT_TRUE(r.warnings.empty());
   EXPECT_EQ(r.settings.workspace_limit, 123456u);
   EXPECT_EQ(r.settings.devices, (std::vector<int>{3}));
