@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # GPU validation, for a machine with a GPU: finds cuDNN 9 (under CUDA_HOME, CUDNN_ROOT, or
-# inside the Python environment's nvidia-cudnn package), builds with that hint, and runs the
-# tests that use the real cuDNN. What does not exist yet is said, not skipped silently:
-# the LD_PRELOAD shim, its end-to-end programs and the AlexNet/ResNet-50 tables (WR/WD vs
-# undivided) come with the shim.
+# inside the Python environment's nvidia-cudnn package), builds with that hint, and runs
+#   1. the tests against the real cuDNN: descriptors, and the example program without ucudnn,
+#      under LD_PRELOAD (WR and WD) and as UcudnnHandle_t, results compared;
+#   2. PyTorch convolutions (forward and backward, several shapes) with
+#      TORCH_CUDNN_V8_API_DISABLED=1, without and with the preload: results and times;
+#   3. the µ-cuDNN table (Figs. 10 and 13): AlexNet and ResNet-50, forward + backward, batch
+#      256 and 64, under 8/64/512 MiB: undivided vs WR powerOfTwo vs WR all vs WD.
+# Each part says what it could not run; the exit status is nonzero when a part fails.
+# Set GPU_VALIDATE_QUICK=1 for a short run (batch 64 only, ResNet-50 with powerOfTwo only).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,9 +29,37 @@ if command -v apt-get >/dev/null && [ "$(id -u)" -eq 0 ]; then
   bash scripts/setup.sh || echo "gpu-validate: setup incomplete; building with what is there"
 fi
 cmake --preset release -DCUDNN_ROOT="$CUDNN_ROOT" >/dev/null && cmake --build --preset release || exit 1
-
+build=build/release
 status=0
-ctest --preset release -R 'RealCudnn' || status=1
-echo "gpu-validate: not yet available: LD_PRELOAD shim end-to-end runs, PyTorch comparison,"
-echo "gpu-validate: and the AlexNet/ResNet-50 WR/WD tables (they arrive with the shim)."
+
+echo "== 1. tests against the real cuDNN"
+ctest --test-dir "$build" -R 'RealCudnn' --output-on-failure -V 2>&1 |
+  grep -E 'real cuDNN|Passed|Failed|Skipped|SKIPPED|tests passed'
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
+echo "== 2. PyTorch with and without the preload"
+if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  out=$(mktemp -d)
+  export TORCH_CUDNN_V8_API_DISABLED=1
+  for mode in "" "--benchmark"; do
+    echo "-- torch.backends.cudnn.benchmark=$([ -n "$mode" ] && echo True || echo False)"
+    python3 scripts/torch_conv_check.py run --out "$out/base.pt" $mode || status=1
+    UCUDNN_DATABASE="$out/ucudnn.db" UCUDNN_WORKSPACE_LIMIT=64MiB \
+      scripts/ucudnn-run python3 scripts/torch_conv_check.py run --out "$out/shim.pt" $mode || status=1
+    python3 scripts/torch_conv_check.py compare "$out/base.pt" "$out/shim.pt" || status=1
+  done
+  rm -rf "$out"
+else
+  echo "gpu-validate: PyTorch with CUDA is not installed here: part 2 not run"
+fi
+
+echo "== 3. undivided vs WR vs WD (µ-cuDNN Figs. 10 and 13)"
+bench="$build/bench/ucudnn-bench-cudnn"
+if [ "${GPU_VALIDATE_QUICK:-0}" = 1 ]; then
+  "$bench" --networks alexnet --batches 64 --limits 8MiB 64MiB 512MiB --policies powerOfTwo all --run || status=1
+  "$bench" --networks resnet50 --batches 64 --limits 8MiB 64MiB 512MiB --policies powerOfTwo || status=1
+else
+  "$bench" --networks alexnet --batches 256 64 --limits 8MiB 64MiB 512MiB --policies powerOfTwo all --run || status=1
+  "$bench" --networks resnet50 --batches 256 64 --limits 8MiB 64MiB 512MiB --policies powerOfTwo all || status=1
+fi
 exit $status

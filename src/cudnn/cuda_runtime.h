@@ -16,12 +16,17 @@ namespace ucudnn::cudnn {
   X(cudaGetLastError)            \
   X(cudaGetErrorString)          \
   X(cudaGetDevice)               \
+  X(cudaGetDeviceCount)          \
+  X(cudaSetDevice)               \
   X(cudaGetDeviceProperties)     \
+  X(cudaDeviceGetAttribute)      \
   X(cudaEventCreate)             \
   X(cudaEventDestroy)            \
   X(cudaEventRecord)             \
   X(cudaEventSynchronize)        \
   X(cudaEventElapsedTime)        \
+  X(cudaStreamCreate)            \
+  X(cudaStreamDestroy)           \
   X(cudaStreamSynchronize)
 
 struct CudaRuntime {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "cudnn/algorithms.h"
@@ -11,18 +12,31 @@
 namespace ucudnn::cudnn {
 
 DeviceFingerprint gpu_fingerprint(const CudnnApi& api, const CudaRuntime& runtime) {
-  int device = 0;
-  cudaDeviceProp properties{};
+  // The process's runtime may be older than our headers (PyTorch brings libcudart.so.12), and
+  // cudaDeviceProp changed layout between versions: only its first field, the name, is read,
+  // from a buffer larger than any version's struct; the rest comes from attributes, whose
+  // numbers never change.
+  alignas(cudaDeviceProp) static thread_local unsigned char properties[16384];
+  int device = 0, major = 0, minor = 0, sms = 0;
+  std::size_t free = 0, total = 0;
   if (runtime.cudaGetDevice(&device) != cudaSuccess ||
-      runtime.cudaGetDeviceProperties(&properties, device) != cudaSuccess) {
+      runtime.cudaGetDeviceProperties(reinterpret_cast<cudaDeviceProp*>(properties), device) !=
+          cudaSuccess ||
+      runtime.cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) !=
+          cudaSuccess ||
+      runtime.cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) !=
+          cudaSuccess ||
+      runtime.cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      runtime.cudaMemGetInfo(&free, &total) != cudaSuccess) {
     runtime.cudaGetLastError();
     return {{{"kind", "gpu"}, {"name", "unknown"}, {"ucudnn", kUcudnnVersion}}};
   }
+  const char* name = reinterpret_cast<const char*>(properties);
   return {{{"kind", "gpu"},
-           {"name", properties.name},
-           {"cc", std::to_string(properties.major) + "." + std::to_string(properties.minor)},
-           {"sms", std::to_string(properties.multiProcessorCount)},
-           {"memory", std::to_string(properties.totalGlobalMem)},
+           {"name", std::string(name, strnlen(name, sizeof(cudaDeviceProp::name)))},
+           {"cc", std::to_string(major) + "." + std::to_string(minor)},
+           {"sms", std::to_string(sms)},
+           {"memory", std::to_string(total)},
            {"cudnn", std::to_string(api.cudnnGetVersion())},
            {"ucudnn", kUcudnnVersion}}};
 }

@@ -6,6 +6,7 @@
 // same results as without ucudnn, micro-batched calls seen by the doubles, and the modeled
 // time of the plans (WR and WD) beating the undivided choice by the predicted factor.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <cmath>
 #include <cstring>
@@ -87,6 +88,7 @@ struct Prediction {
   double reuse_ms = 0;      // WR plans within the cap
   double division_ms = 0;   // the WD plan in the total workspace
   double learning_ms = 0;   // WD's first iteration: WR plans within the total
+  int reuse_calls = 0;      // micro-batches of the WR plans: calls per iteration
 };
 
 Prediction predict(std::uint64_t cap, std::uint64_t total) {
@@ -106,6 +108,7 @@ Prediction predict(std::uint64_t cap, std::uint64_t total) {
     }
     p.undivided_ms += undivided->time_ms;
     p.reuse_ms += reuse->time_ms();
+    p.reuse_calls += static_cast<int>(reuse->micro.size());
     p.learning_ms += learning->time_ms();
     candidates.push_back(
         {kernel.to_string(), desirable_configurations(restrict_to_limit(table, total))});
@@ -120,6 +123,7 @@ struct ProgramRun {
   testing::ProcessResult process;
   std::vector<double> iteration_ms;
   std::vector<examples::DumpedTensor> tensors;
+  std::string dump_error;
   std::string trace;
 };
 
@@ -127,8 +131,10 @@ class EndToEnd : public ::testing::Test {
  protected:
   void SetUp() override { seed_ = std::to_string(random_.uniform(1, 1'000'000'000)); }
 
-  ProgramRun run(const std::string& program, std::vector<std::string> args,
-                 Environment environment) {
+  // `doubles`: put the cuDNN/CUDA test doubles first on the library path; otherwise the
+  // program loads whatever cuDNN the environment gives it (the real one on a GPU machine).
+  ProgramRun run(const std::string& program, std::vector<std::string> args, Environment environment,
+                 bool doubles = true) {
     static int counter = 0;
     const std::string stem = ::testing::TempDir() + "ucudnn-e2e-" + std::to_string(getpid()) + "-" +
                              std::to_string(counter++);
@@ -136,7 +142,7 @@ class EndToEnd : public ::testing::Test {
     std::vector<std::string> argv = {program,  "--batch", std::to_string(kBatch), "--seed", seed_,
                                      "--dump", dump};
     argv.insert(argv.end(), args.begin(), args.end());
-    environment["LD_LIBRARY_PATH"] = UCUDNN_FAKECUDA_DIR;
+    if (doubles) environment["LD_LIBRARY_PATH"] = UCUDNN_FAKECUDA_DIR;
     environment["FAKECUDA_TRACE"] = trace;
     environment.try_emplace("UCUDNN_DATABASE", ":memory:");
     // The doubles' times are exact: one timed run per measurement is enough.
@@ -154,7 +160,7 @@ class EndToEnd : public ::testing::Test {
     try {
       result.tensors = examples::read_tensor_dump(dump);
     } catch (const std::exception& error) {
-      ADD_FAILURE() << error.what() << "\n" << result.process.out << result.process.err;
+      result.dump_error = error.what();  // a failed run writes none: its callers judge
     }
     result.trace = testing::read_file(trace);
     std::remove(dump.c_str());
@@ -174,6 +180,8 @@ class EndToEnd : public ::testing::Test {
     EXPECT_NE(r.trace.find("fakecuda loaded"), std::string::npos);
   }
   static void expect_same_results(const ProgramRun& expected, const ProgramRun& actual) {
+    ASSERT_EQ(expected.dump_error, "");
+    ASSERT_EQ(actual.dump_error, "");
     ASSERT_EQ(expected.tensors.size(), actual.tensors.size());
     ASSERT_EQ(expected.tensors.size(), 15u);  // y, dx, dw of 5 layers
     for (std::size_t t = 0; t < expected.tensors.size(); ++t) {
@@ -333,6 +341,121 @@ TEST_F(EndToEnd, BadSettingsWarnOnceAndTheProgramRuns) {
   EXPECT_EQ(count_of(with.process.err, "UCUDNN_WORKSPACE_LIMIT"), 1) << with.process.err;
   EXPECT_EQ(count_of(with.process.err, "UCUDNN_BATCH_SIZE_POLICY"), 1) << with.process.err;
   EXPECT_NE(with.process.err.find("12apples"), std::string::npos);
+}
+
+// With a database, the second run of the same program benchmarks nothing: every plan and
+// measurement comes from the first run's file.
+TEST_F(EndToEnd, SecondRunWithTheDatabaseBenchmarksNothing) {
+  const std::string database = ::testing::TempDir() + "ucudnn-e2e-" + seed_ + ".db";
+  const auto cap = std::to_string(kTightLimit);
+  const Environment environment = {
+      {"UCUDNN_WORKSPACE_LIMIT", cap}, {"UCUDNN_DATABASE", database}, {"UCUDNN_LOG_LEVEL", "info"}};
+  const ProgramRun first = preloaded({"--workspace-limit", cap}, environment);
+  const ProgramRun second = preloaded({"--workspace-limit", cap}, environment);
+  std::remove(database.c_str());
+  expect_ran_on_doubles(first);
+  expect_ran_on_doubles(second);
+  expect_same_results(first, second);
+  EXPECT_GT(count_of(first.process.err, "benchmarked"), 0) << first.process.err;
+  EXPECT_EQ(count_of(second.process.err, "benchmarked"), 0) << second.process.err;
+  // Only the iterations' own calls reach the doubles: 3 iterations of the plans' micro-batches.
+  const auto prediction = predict(kTightLimit, kTotalWorkspace);
+  EXPECT_EQ(count_of(second.trace, "conv op="), 3 * prediction.reuse_calls)
+      << "no benchmarking calls";
+  EXPECT_GT(count_of(first.trace, "conv op="), 3 * prediction.reuse_calls);
+  EXPECT_EQ(second.iteration_ms, first.iteration_ms);
+}
+
+// A shared database may be poisoned: a stored plan whose micro-batches cover twice the batch
+// would write past the caller's tensors if it were trusted. The shim validates it, warns,
+// re-plans, and the results stay right (the doubles check every pointer range).
+TEST_F(EndToEnd, PoisonedStoredPlansAreDiscardedAndReplanned) {
+  const std::string database = ::testing::TempDir() + "ucudnn-e2e-poison-" + seed_ + ".db";
+  const auto cap = std::to_string(kTightLimit);
+  const Environment environment = {{"UCUDNN_WORKSPACE_LIMIT", cap}, {"UCUDNN_DATABASE", database}};
+  const ProgramRun without = baseline({"--workspace-limit", cap});
+  const ProgramRun first = preloaded({"--workspace-limit", cap}, environment);
+  expect_ran_on_doubles(first);
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(database.c_str(), &db), SQLITE_OK);
+    const char* poison =
+        "UPDATE plans SET configurations = '[{\"micro\":["
+        "{\"backend\":\"cudnn\",\"algorithm\":\"IMPLICIT_GEMM\",\"batch\":16,"
+        "\"time_ms\":0.000001,\"workspace_bytes\":0},"
+        "{\"backend\":\"cudnn\",\"algorithm\":\"IMPLICIT_GEMM\",\"batch\":16,"
+        "\"time_ms\":0.000001,\"workspace_bytes\":0}]}]' WHERE mode = 'WR'";
+    char* error = nullptr;
+    EXPECT_EQ(sqlite3_exec(db, poison, nullptr, nullptr, &error), SQLITE_OK)
+        << (error ? error : "");
+    sqlite3_free(error);
+    EXPECT_GT(sqlite3_changes(db), 0);
+    sqlite3_close(db);
+  }
+  const ProgramRun second = preloaded({"--workspace-limit", cap}, environment);
+  std::remove(database.c_str());
+  expect_ran_on_doubles(second);
+  expect_same_results(without, second);
+  EXPECT_GT(count_of(second.process.err, "discarding an invalid stored plan"), 0)
+      << second.process.err;
+  EXPECT_EQ(count_of(second.process.err, "fakecuda:"), 0) << "a call the doubles refused";
+  EXPECT_EQ(second.iteration_ms, first.iteration_ms);
+}
+
+// The same programs against the real cuDNN on a GPU (scripts/gpu-validate.sh). Different
+// algorithms round differently (FFT, Winograd, TF32 tensor cores under the default math
+// type), so results agree to a looser tolerance; a lost micro-batch or a wrong beta would be
+// off by far more.
+class RealCudnnEndToEnd : public EndToEnd {
+ protected:
+  void SetUp() override {
+    EndToEnd::SetUp();
+    const ProgramRun probe = run(UCUDNN_EXAMPLE, {"--iterations", "1"}, {}, false);
+    if (probe.process.status != 0)
+      GTEST_SKIP() << "no GPU with cuDNN here (the example without the doubles exits "
+                   << probe.process.status << ")";
+  }
+  static void expect_close_results(const ProgramRun& expected, const ProgramRun& actual) {
+    ASSERT_EQ(expected.dump_error, "");
+    ASSERT_EQ(actual.dump_error, "");
+    ASSERT_EQ(expected.tensors.size(), actual.tensors.size());
+    for (std::size_t t = 0; t < expected.tensors.size(); ++t) {
+      const auto& a = expected.tensors[t].values;
+      const auto& b = actual.tensors[t].values;
+      ASSERT_EQ(a.size(), b.size());
+      double difference = 0, norm = 0;
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        difference += std::pow(double(a[i]) - b[i], 2);
+        norm += std::pow(double(a[i]), 2);
+      }
+      EXPECT_LT(std::sqrt(difference / norm), 5e-3) << expected.tensors[t].name;
+    }
+  }
+};
+
+TEST_F(RealCudnnEndToEnd, PreloadAndUcudnnHandleGiveTheSameResults) {
+  const std::vector<std::string> args = {"--workspace-limit", "1048576"};
+  const ProgramRun without = run(UCUDNN_EXAMPLE, args, {}, false);
+  const ProgramRun preload =
+      run(UCUDNN_EXAMPLE, args,
+          {{"LD_PRELOAD", UCUDNN_PRELOAD}, {"UCUDNN_WORKSPACE_LIMIT", "1MiB"}}, false);
+  const ProgramRun handle =
+      run(UCUDNN_EXAMPLE_UCUDNN, args, {{"UCUDNN_WORKSPACE_LIMIT", "1MiB"}}, false);
+  const ProgramRun division =
+      run(UCUDNN_EXAMPLE, args,
+          {{"LD_PRELOAD", UCUDNN_PRELOAD}, {"UCUDNN_TOTAL_WORKSPACE_SIZE", "4MiB"}}, false);
+  for (const ProgramRun* r : {&without, &preload, &handle, &division}) {
+    EXPECT_EQ(r->process.status, 0) << r->process.out << r->process.err;
+    ASSERT_FALSE(r->iteration_ms.empty());
+  }
+  expect_close_results(without, preload);
+  expect_close_results(without, handle);
+  expect_close_results(without, division);
+  std::printf(
+      "real cuDNN, last iteration: undivided %.3f ms, WR preload %.3f ms, UcudnnHandle_t %.3f "
+      "ms, WD %.3f ms\n",
+      without.iteration_ms.back(), preload.iteration_ms.back(), handle.iteration_ms.back(),
+      division.iteration_ms.back());
 }
 
 }  // namespace
