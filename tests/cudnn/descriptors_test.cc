@@ -59,7 +59,7 @@ TEST_F(RealCudnn, DescriptorsRoundTripThroughTheProblemAndMicroBatches) {
     const int stride = static_cast<int>(random.uniform(1, 2)),
               dilation = static_cast<int>(random.uniform(1, 2));
     const bool nhwc = random.chance(0.5), conv_mode = random.chance(0.5),
-               tensor_op = random.chance(0.5);
+               tensor_op = random.chance(0.5), no_reorder = random.chance(0.5);
     const auto type = random.chance(0.5) ? CUDNN_DATA_FLOAT : CUDNN_DATA_HALF;
     SCOPED_TRACE("trial " + std::to_string(trial));
 
@@ -92,6 +92,9 @@ TEST_F(RealCudnn, DescriptorsRoundTripThroughTheProblemAndMicroBatches) {
     ASSERT_EQ(::cudnnSetConvolutionMathType(d.conv,
                                             tensor_op ? CUDNN_TENSOR_OP_MATH : CUDNN_DEFAULT_MATH),
               CUDNN_STATUS_SUCCESS);
+    ASSERT_EQ(::cudnnSetConvolutionReorderType(
+                  d.conv, no_reorder ? CUDNN_NO_REORDER : CUDNN_DEFAULT_REORDER),
+              CUDNN_STATUS_SUCCESS);
 
     ConvolutionProblem problem;
     const auto status = problem_from_descriptors(api(), d.x, d.w, d.conv, d.y, problem);
@@ -110,6 +113,7 @@ TEST_F(RealCudnn, DescriptorsRoundTripThroughTheProblemAndMicroBatches) {
     EXPECT_EQ(problem.math_type, tensor_op ? MathType::kTensorOp : MathType::kDefault);
     EXPECT_EQ(problem.data_type, type == CUDNN_DATA_FLOAT ? DataType::kFloat : DataType::kHalf);
     EXPECT_EQ(problem.compute_type, DataType::kFloat);
+    EXPECT_EQ(problem.reorder, no_reorder ? ReorderType::kNoReorder : ReorderType::kDefault);
 
     const auto b = random.uniform(1, n);
     MicroBatchDescriptors micro(api(), problem, b);
@@ -118,6 +122,12 @@ TEST_F(RealCudnn, DescriptorsRoundTripThroughTheProblemAndMicroBatches) {
     y_micro.dims[0] = b;
     expect_reads_back(api(), micro.x.get(), x_micro, type);
     expect_reads_back(api(), micro.y.get(), y_micro, type);
+    // The plan's own filter and convolution descriptors: every field, read back by cuDNN.
+    ConvolutionProblem back;
+    const auto reread = problem_from_descriptors(api(), micro.x.get(), micro.w.get(),
+                                                 micro.convolution.get(), micro.y.get(), back);
+    ASSERT_TRUE(reread.ok()) << reread.message;
+    EXPECT_EQ(back, problem.with_batch(b));
   }
 }
 
