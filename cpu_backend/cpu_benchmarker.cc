@@ -51,11 +51,8 @@ std::optional<Measurement> CpuBenchmarker::benchmark(const KernelKey& kernel,
       times.push_back(seconds * 1e3);
     }
   } catch (const std::bad_alloc&) {
-    std::fprintf(
-        stderr,
-        "ucudnn: warning: not enough memory to benchmark CPU solver %s at micro-batch %lld\n",
-        algorithm.c_str(), static_cast<long long>(micro_batch));
-    return std::nullopt;
+    throw MeasurementUnavailable("not enough memory to benchmark CPU solver " + algorithm +
+                                 " at micro-batch " + std::to_string(micro_batch));
   } catch (const std::exception& error) {
     std::fprintf(stderr, "ucudnn: warning: CPU solver %s failed on %s: %s\n", algorithm.c_str(),
                  micro.to_string().c_str(), error.what());

@@ -4,6 +4,7 @@
 // The cuDNN adapter and the CPU backend implement it; tests use synthetic tables.
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,13 @@ struct Measurement {
   int repeats = 0;
 };
 
+// Thrown by Benchmarker::benchmark when a measurement cannot be taken now (device memory held
+// by the application, a failed synchronization). Unlike "not supported" (nullopt), it says
+// nothing about the algorithm: wrappers that remember results must not remember it.
+struct MeasurementUnavailable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 class Benchmarker {
  public:
   virtual ~Benchmarker() = default;
@@ -30,7 +38,8 @@ class Benchmarker {
   virtual DeviceFingerprint fingerprint() const = 0;
   virtual std::vector<std::string> algorithms(const KernelKey& kernel) = 0;
   // `kernel` carries the full mini-batch; `micro_batch` is the size to measure.
-  // nullopt: the algorithm does not support this kernel or micro-batch.
+  // nullopt: the algorithm does not support this kernel or micro-batch. Throws
+  // MeasurementUnavailable when it cannot tell now.
   virtual std::optional<Measurement> benchmark(const KernelKey& kernel,
                                                const std::string& algorithm,
                                                std::int64_t micro_batch) = 0;

@@ -18,7 +18,12 @@ std::optional<Measurement> MemoizingBenchmarker::benchmark(const KernelKey& kern
   auto found = results_.find(key);
   if (found != results_.end()) return found->second;
   ++measurements_taken_;
-  auto result = inner_.benchmark(kernel, algorithm, micro_batch);
+  std::optional<Measurement> result;
+  try {
+    result = inner_.benchmark(kernel, algorithm, micro_batch);
+  } catch (const MeasurementUnavailable&) {
+    return std::nullopt;  // not remembered: a later call measures again
+  }
   results_.emplace(std::move(key), result);
   return result;
 }

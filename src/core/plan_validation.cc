@@ -24,6 +24,10 @@ std::optional<std::string> plan_validation_error(const KernelKey& kernel, const 
     if (!workspace)
       return "algorithm '" + m.algorithm + "' is unknown or does not support a micro-batch of " +
              std::to_string(m.batch);
+    if (*workspace > m.workspace_bytes)
+      return "algorithm '" + m.algorithm + "' at " + std::to_string(m.batch) + " images needs " +
+             std::to_string(*workspace) + " bytes, the plan claims " +
+             std::to_string(m.workspace_bytes);
     if (*workspace > workspace_limit)
       return "algorithm '" + m.algorithm + "' at " + std::to_string(m.batch) + " images needs " +
              std::to_string(*workspace) + " bytes, over the limit of " +

@@ -2,7 +2,8 @@
 // A plan read from a database (possibly shared, possibly poisoned) is checked before use:
 // its micro-batches are positive and sum to the kernel's batch, each names a known
 // algorithm of the expected backend, and each micro-configuration's workspace, as the
-// device states it now, is within the limit. A plan that fails is discarded and re-planned.
+// device states it now, is within the limit and no more than the plan claims. A plan that fails is
+// discarded and re-planned.
 #include <cstdint>
 #include <functional>
 #include <optional>

@@ -89,7 +89,10 @@ std::optional<Measurement> CudnnBenchmarker::benchmark(const KernelKey& kernel,
       return std::nullopt;
     Scratch* scratch = scratch_for(kernel);
     auto workspace = DeviceBuffer::allocate(runtime_, bytes);
-    if (!scratch || !workspace) return std::nullopt;
+    // The application may hold the memory now; another run will have it.
+    if (!scratch || !workspace)
+      throw MeasurementUnavailable("no device memory to benchmark " + algorithm + " at " +
+                                   std::to_string(micro_batch) + " images");
     const ConvolutionBuffers buffers{scratch->x.data(), scratch->w.data(), scratch->y.data()};
     const double one = 1, zero = 0;
     const float one_f = 1, zero_f = 0;
@@ -105,7 +108,7 @@ std::optional<Measurement> CudnnBenchmarker::benchmark(const KernelKey& kernel,
     cudaStream_t stream = nullptr;
     api_.cudnnGetStream(handle_, &stream);
     CudaEvent start(runtime_), stop(runtime_);
-    if (!start.valid() || !stop.valid()) return std::nullopt;
+    if (!start.valid() || !stop.valid()) throw MeasurementUnavailable("cannot create CUDA events");
     std::vector<double> times;
     for (int i = 0; i < std::max(1, options_.repeats); ++i) {
       runtime_.cudaEventRecord(start.get(), stream);
@@ -115,13 +118,15 @@ std::optional<Measurement> CudnnBenchmarker::benchmark(const KernelKey& kernel,
       if (runtime_.cudaEventSynchronize(stop.get()) != cudaSuccess ||
           runtime_.cudaEventElapsedTime(&ms, start.get(), stop.get()) != cudaSuccess) {
         runtime_.cudaGetLastError();
-        return std::nullopt;
+        throw MeasurementUnavailable("cannot time " + algorithm + " with CUDA events");
       }
       times.push_back(ms);
     }
     std::sort(times.begin(), times.end());
     return Measurement{times[times.size() / 2], bytes, times.front(), times.back(),
                        static_cast<int>(times.size())};
+  } catch (const MeasurementUnavailable&) {
+    throw;
   } catch (const std::exception&) {
     // A descriptor cuDNN refuses at this micro-batch: the algorithm does not apply.
     return std::nullopt;

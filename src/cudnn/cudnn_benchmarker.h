@@ -1,8 +1,9 @@
 #pragma once
 // The GPU as a planner device: measures cuDNN's algorithms at a micro-batch with CUDA events
 // on the handle's stream (warm-up, then the median of repeats), on scratch buffers of its
-// own so that the caller's tensors are never touched. An algorithm cuDNN refuses, or whose
-// workspace cannot be allocated, is "not supported".
+// own so that the caller's tensors are never touched. An algorithm cuDNN refuses is "not
+// supported"; memory that cannot be allocated now, or events that fail, throw
+// MeasurementUnavailable (nothing to remember).
 #include <map>
 #include <memory>
 

@@ -1,5 +1,6 @@
 #include "cudnn/plan_executor.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -7,7 +8,7 @@
 
 namespace ucudnn::cudnn {
 
-PlanExecutor::PlanExecutor(const CudnnApi& api, const KernelKey& kernel,
+PlanExecutor::PlanExecutor(const CudnnApi& api, cudnnHandle_t handle, const KernelKey& kernel,
                            Configuration configuration)
     : api_(api), kernel_(kernel), configuration_(std::move(configuration)) {
   const auto& problem = kernel_.problem;
@@ -22,6 +23,14 @@ PlanExecutor::PlanExecutor(const CudnnApi& api, const KernelKey& kernel,
                                   "'");
     auto& descriptors = descriptors_[m.batch];
     if (!descriptors) descriptors = std::make_unique<MicroBatchDescriptors>(api_, problem, m.batch);
+    const MicroBatchDescriptors& d = *descriptors;
+    std::size_t bytes = 0;
+    if (workspace_size(api_, handle, kernel_.operation,
+                       {d.x.get(), d.w.get(), d.convolution.get(), d.y.get()}, *algorithm,
+                       &bytes) != CUDNN_STATUS_SUCCESS)
+      throw std::invalid_argument("cuDNN refuses " + m.algorithm + " at " +
+                                  std::to_string(m.batch) + " images");
+    workspace_bytes_ = std::max<std::uint64_t>(workspace_bytes_, bytes);
     steps_.push_back({descriptors.get(), *algorithm, m.batch});
   }
   const std::size_t element = element_size(problem.data_type);
@@ -39,6 +48,10 @@ PlanExecutor::Result PlanExecutor::run(cudnnHandle_t handle, const void* alpha,
                         : static_cast<const void*>(&kOneFloat);
   std::size_t offset = 0;  // images before this micro-batch
   Result result;
+  if (workspace_bytes < workspace_bytes_ || (!workspace && workspace_bytes_ > 0)) {
+    result.status = CUDNN_STATUS_BAD_PARAM;
+    return result;
+  }
   for (const Step& step : steps_) {
     const MicroBatchDescriptors& d = *step.descriptors;
     ConvolutionBuffers slice = buffers;

@@ -17,18 +17,24 @@ namespace ucudnn::cudnn {
 
 class PlanExecutor {
  public:
-  // Throws std::invalid_argument for a configuration that does not cover the batch or names
-  // an algorithm cuDNN does not have, std::runtime_error when a descriptor is refused.
-  PlanExecutor(const CudnnApi& api, const KernelKey& kernel, Configuration configuration);
+  // Asks cuDNN (through `handle`) for each micro-batch's workspace: what the plan needs is
+  // what the library says now, never what a stored configuration claims. Throws
+  // std::invalid_argument for a configuration that does not cover the batch, names an
+  // algorithm cuDNN does not have or one it refuses at that size, std::runtime_error when a
+  // descriptor is refused.
+  PlanExecutor(const CudnnApi& api, cudnnHandle_t handle, const KernelKey& kernel,
+               Configuration configuration);
 
   const KernelKey& kernel() const { return kernel_; }
   const Configuration& configuration() const { return configuration_; }
-  std::uint64_t workspace_bytes() const { return configuration_.workspace_bytes(); }
+  std::uint64_t workspace_bytes() const { return workspace_bytes_; }
 
   struct Result {
     cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
     bool output_touched = false;  // a micro-batch ran before the failure: do not redo the call
   };
+  // A workspace smaller than workspace_bytes() is refused before anything runs
+  // (CUDNN_STATUS_BAD_PARAM, output untouched).
   Result run(cudnnHandle_t handle, const void* alpha, const ConvolutionBuffers& buffers,
              void* workspace, std::size_t workspace_bytes, const void* beta) const;
 
@@ -44,6 +50,7 @@ class PlanExecutor {
   std::map<std::int64_t, std::unique_ptr<MicroBatchDescriptors>> descriptors_;
   std::vector<Step> steps_;
   std::size_t x_batch_stride_bytes_ = 0, y_batch_stride_bytes_ = 0;
+  std::uint64_t workspace_bytes_ = 0;
 };
 
 }  // namespace ucudnn::cudnn

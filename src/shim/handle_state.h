@@ -4,6 +4,7 @@
 // handle are serialized by its mutex; different handles proceed in parallel.
 #include <cudnn.h>
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -22,13 +23,20 @@ struct HandleOptions {
   std::optional<std::uint64_t> total_workspace;  // 0: WR, whatever the environment says
 };
 
+// A kernel's WR plans, one per workspace limit it was planned under, and the one the
+// application was last told about (Get/Find, GetWorkspaceSize): a convolution call whose
+// workspace fits that one runs it, so what Find reported is what runs.
+struct KernelPlans {
+  std::map<std::uint64_t, std::shared_ptr<cudnn::PlanExecutor>> by_limit;
+  std::shared_ptr<cudnn::PlanExecutor> reported;
+};
+
 struct HandleState {
   cudnnHandle_t handle = nullptr;
   int device = 0;
   std::mutex mutex;
   HandleOptions options;
-  std::unordered_map<KernelIdentity, std::shared_ptr<cudnn::PlanExecutor>, KernelIdentityHash>
-      plans;
+  std::unordered_map<KernelIdentity, KernelPlans, KernelIdentityHash> plans;
   std::unique_ptr<WorkspaceDivisionSession> division;
 
   BatchSizePolicy policy(const Settings& settings) const {
@@ -45,7 +53,10 @@ struct HandleState {
   // The WD session when WD is on (created on first use, renewed when the total changes).
   WorkspaceDivisionSession* division_session(const Settings& settings) {
     const auto total = total_workspace(settings);
-    if (!total) return nullptr;
+    if (!total) {
+      division.reset();  // frees its arena
+      return nullptr;
+    }
     if (!division || division->total_bytes() != *total)
       division = std::make_unique<WorkspaceDivisionSession>(*total);
     return division.get();

@@ -24,16 +24,21 @@ using cudnn::ConvolutionDescriptors;
 // that a huge requestedAlgoCount never allocates.
 constexpr int kMaxResults = 64;
 
-const cudnn::CudnnApi* usable_api() {
+// Planning needs every function of both tables; passing a call through needs only the one it
+// calls (convolution_calls.cc checks each).
+bool planning_possible() {
   const auto& api = cudnn::cudnn_api();
-  if (api.complete()) return &api;
-  warn_once("api-incomplete", "the cuDNN library lacks functions ucudnn needs (" + api.missing +
-                                  "); convolutions cannot be intercepted");
-  return nullptr;
+  const auto& runtime = cudnn::cuda_runtime();
+  if (api.complete() && runtime.complete()) return true;
+  warn_once("tables-incomplete",
+            "the cuDNN library or the CUDA runtime lacks functions ucudnn needs (" + api.missing +
+                (api.missing.empty() || runtime.missing.empty() ? "" : " ") + runtime.missing +
+                "); convolutions pass through unplanned");
+  return false;
 }
 
 // Runs `body`, turning any exception into a status and a warning: nothing may cross the C
-// boundary.
+// boundary. Bodies catch what they can recover from themselves; this is the last line.
 template <typename Body>
 cudnnStatus_t guarded(const char* where, Body body) {
   try {
@@ -45,6 +50,18 @@ cudnnStatus_t guarded(const char* where, Body body) {
     warn_once(std::string("exception:") + where, std::string(where) + " failed inside ucudnn");
   }
   return CUDNN_STATUS_INTERNAL_ERROR;
+}
+
+// Runs `planned`; on an exception warns once and runs `fallback` instead.
+template <typename Planned, typename Fallback>
+cudnnStatus_t or_else(const std::string& what, Planned planned, Fallback fallback) {
+  try {
+    return planned();
+  } catch (const std::exception& error) {
+    warn_once("failed:" + what, what + " failed inside ucudnn (" + error.what() +
+                                    "); cuDNN's own undivided call is used instead");
+  }
+  return fallback();
 }
 
 PlannerContext context_for(HandleState& state, const Settings& settings) {
@@ -63,11 +80,16 @@ bool deterministic(const Configuration& configuration, Operation operation) {
                      });
 }
 
-// The WR plan of `kernel` fitting `limit`, reusing the one the handle has when it fits.
-std::shared_ptr<cudnn::PlanExecutor> reuse_plan(HandleState& state, const KernelIdentity& kernel,
-                                                std::uint64_t limit, const Settings& settings) {
-  auto& slot = state.plans[kernel];
-  if (slot && slot->workspace_bytes() <= limit) return slot;
+bool is_zero(const void* scale, DataType type) {
+  return type == DataType::kDouble ? *static_cast<const double*>(scale) == 0
+                                   : *static_cast<const float*>(scale) == 0;
+}
+
+// The kernel's WR plan within `limit` (planned once per limit); nullptr when nothing fits.
+std::shared_ptr<cudnn::PlanExecutor> plan_within(HandleState& state, const KernelIdentity& kernel,
+                                                 std::uint64_t limit, const Settings& settings) {
+  auto& slot = state.plans[kernel].by_limit[limit];
+  if (slot) return slot;
   auto plan = plan_reuse(context_for(state, settings), kernel.key, limit);
   if (!plan) {
     warn_once("no-plan:" + kernel.key.to_string() + std::to_string(limit),
@@ -75,20 +97,20 @@ std::shared_ptr<cudnn::PlanExecutor> reuse_plan(HandleState& state, const Kernel
                   ": " + plan.error() + "; passing the call through");
     return nullptr;
   }
-  slot = std::make_shared<cudnn::PlanExecutor>(cudnn::cudnn_api(), kernel.key, *plan);
+  slot = std::make_shared<cudnn::PlanExecutor>(cudnn::cudnn_api(), state.handle, kernel.key, *plan);
   log(LogLevel::kInfo, std::string(name_of(kernel.key.operation)) + " plan within " +
                            format_byte_size(limit) + ": " + plan->to_string() + " (" +
                            std::to_string(plan->time_ms()) + " ms, " +
-                           format_byte_size(plan->workspace_bytes()) + ")");
+                           format_byte_size(slot->workspace_bytes()) + ")");
   return slot;
 }
 
 // The undivided call with a concrete algorithm that fits the caller's workspace: cuDNN's own
 // heuristic choice, as the application would have made without ucudnn.
-cudnnStatus_t undivided(const cudnn::CudnnApi& api, Operation operation, cudnnHandle_t handle,
-                        const void* alpha, const ConvolutionDescriptors& d,
-                        const ConvolutionBuffers& buffers, void* workspace, std::size_t bytes,
-                        const void* beta) {
+cudnnStatus_t undivided(Operation operation, cudnnHandle_t handle, const void* alpha,
+                        const ConvolutionDescriptors& d, const ConvolutionBuffers& buffers,
+                        void* workspace, std::size_t bytes, const void* beta) {
+  const auto& api = cudnn::cudnn_api();
   AlgorithmPerf results[kMaxResults];
   int count = 0;
   const cudnnStatus_t status = cudnn::select_algorithms(
@@ -102,34 +124,35 @@ cudnnStatus_t undivided(const cudnn::CudnnApi& api, Operation operation, cudnnHa
 }
 
 struct Request {
-  const cudnn::CudnnApi& api;
   const Settings& settings;
   KernelIdentity kernel;
 };
 
-// Reads the kernel of a call. An error status means the call is invalid (the caller returns
-// it, as cuDNN would); `unsupported` means valid but not planned (passed through).
+// Reads the kernel of a call. nullopt with an error status: the call is invalid (the caller
+// returns the status, as cuDNN would); nullopt with `unsupported`: valid but not planned
+// (disabled, incomplete libraries, vectorized or mixed types), passed through.
 std::optional<Request> read_request(Operation operation, cudnnHandle_t handle,
                                     const ConvolutionDescriptors& d, std::int64_t layer,
                                     cudnnStatus_t& status, bool& unsupported) {
   status = CUDNN_STATUS_SUCCESS;
   unsupported = true;
   const Settings& settings = process_settings();
-  if (settings.disabled) return std::nullopt;
+  if (settings.disabled || !planning_possible()) return std::nullopt;
   unsupported = false;
-  const cudnn::CudnnApi* api = usable_api();
-  if (!api) status = CUDNN_STATUS_NOT_INITIALIZED;
-  if (!handle) status = CUDNN_STATUS_BAD_PARAM;
-  if (status != CUDNN_STATUS_SUCCESS) return std::nullopt;
+  if (!handle) {
+    status = CUDNN_STATUS_BAD_PARAM;
+    return std::nullopt;
+  }
   ConvolutionProblem problem;
-  const auto read = cudnn::problem_from_descriptors(*api, d.x, d.w, d.convolution, d.y, problem);
+  const auto read =
+      cudnn::problem_from_descriptors(cudnn::cudnn_api(), d.x, d.w, d.convolution, d.y, problem);
   if (!read.ok()) {
     unsupported = read.unsupported;
     if (!unsupported) status = read.status;
     log(LogLevel::kDebug, "not planned: " + read.message);
     return std::nullopt;
   }
-  return Request{*api, settings, {{operation, std::move(problem)}, layer}};
+  return Request{settings, {{operation, std::move(problem)}, layer}};
 }
 
 }  // namespace
@@ -140,10 +163,9 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
                               void* workspace, std::size_t workspace_bytes, std::int64_t layer) {
   return guarded("cudnnFind/GetConvolutionAlgorithm", [&]() -> cudnnStatus_t {
     auto pass = [&] {
-      const cudnn::CudnnApi* api = usable_api();
-      if (!api) return CUDNN_STATUS_NOT_INITIALIZED;
-      return cudnn::select_algorithms(*api, handle, operation, selection, d, requested, returned,
-                                      results, buffers, workspace, workspace_bytes);
+      return cudnn::select_algorithms(cudnn::cudnn_api(), handle, operation, selection, d,
+                                      requested, returned, results, buffers, workspace,
+                                      workspace_bytes);
     };
     if (requested < 1 || !returned || !results) return pass();
     cudnnStatus_t status;
@@ -153,37 +175,52 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
 
     auto state = Registry::instance().state(handle);
     std::lock_guard lock(state->mutex);
-    AlgorithmPerf plan{cudnn::virtual_algorithm(operation),
-                       CUDNN_STATUS_SUCCESS,
-                       0,
-                       0,
-                       CUDNN_DETERMINISTIC,
-                       cudnn::to_cudnn(request->kernel.key.problem.math_type)};
-    if (auto* division = state->division_session(request->settings);
-        division && !division->given_up()) {
-      division->note(request->kernel);
-      const auto time =
-          division->planned_time_ms(request->kernel, context_for(*state, request->settings));
-      if (!time) return pass();
-      plan.time = static_cast<float>(*time);
-      plan.memory = 0;  // the arena is ucudnn's: the application allocates nothing
-    } else {
-      const std::uint64_t limit =
-          state->workspace_limit(request->settings)
-              .value_or(selection == cudnn::Selection::kFindEx ? workspace_bytes
-                                                               : kDefaultWorkspaceLimit);
-      auto executor = reuse_plan(*state, request->kernel, limit, request->settings);
-      if (!executor) return pass();
-      plan.time = static_cast<float>(executor->configuration().time_ms());
-      plan.memory = executor->workspace_bytes();
-      plan.determinism = deterministic(executor->configuration(), operation)
-                             ? CUDNN_DETERMINISTIC
-                             : CUDNN_NON_DETERMINISTIC;
-    }
-    results[0] = plan;
+    std::optional<AlgorithmPerf> plan;
+    const std::string what = std::string(name_of(operation)) + " planning";
+    or_else(
+        what,
+        [&] {
+          const auto& kernel = request->kernel;
+          const auto math = cudnn::to_cudnn(kernel.key.problem.math_type);
+          auto* division = state->division_session(request->settings);
+          if (division && !division->given_up()) {
+            division->note(kernel);
+            const auto configuration =
+                division->reported_configuration(kernel, context_for(*state, request->settings));
+            if (!configuration) return CUDNN_STATUS_NOT_SUPPORTED;
+            // The arena is ucudnn's: the application allocates nothing.
+            plan = AlgorithmPerf{cudnn::virtual_algorithm(operation),
+                                 CUDNN_STATUS_SUCCESS,
+                                 static_cast<float>(configuration->time_ms()),
+                                 0,
+                                 deterministic(*configuration, operation) ? CUDNN_DETERMINISTIC
+                                                                          : CUDNN_NON_DETERMINISTIC,
+                                 math};
+            return CUDNN_STATUS_SUCCESS;
+          }
+          const std::uint64_t limit =
+              state->workspace_limit(request->settings)
+                  .value_or(selection == cudnn::Selection::kFindEx ? workspace_bytes
+                                                                   : kDefaultWorkspaceLimit);
+          auto executor = plan_within(*state, kernel, limit, request->settings);
+          if (!executor) return CUDNN_STATUS_NOT_SUPPORTED;
+          state->plans[kernel].reported = executor;
+          plan = AlgorithmPerf{cudnn::virtual_algorithm(operation),
+                               CUDNN_STATUS_SUCCESS,
+                               static_cast<float>(executor->configuration().time_ms()),
+                               executor->workspace_bytes(),
+                               deterministic(executor->configuration(), operation)
+                                   ? CUDNN_DETERMINISTIC
+                                   : CUDNN_NON_DETERMINISTIC,
+                               math};
+          return CUDNN_STATUS_SUCCESS;
+        },
+        [] { return CUDNN_STATUS_NOT_SUPPORTED; });
+    if (!plan) return pass();
+    results[0] = *plan;
     int theirs = 0;
     if (requested > 1 &&
-        cudnn::select_algorithms(request->api, handle, operation, selection, d,
+        cudnn::select_algorithms(cudnn::cudnn_api(), handle, operation, selection, d,
                                  std::min(requested, kMaxResults) - 1, &theirs, results + 1,
                                  buffers, workspace, workspace_bytes) != CUDNN_STATUS_SUCCESS)
       theirs = 0;
@@ -196,16 +233,13 @@ cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
                              const ConvolutionDescriptors& d, int algorithm, std::size_t* bytes,
                              std::int64_t layer) {
   return guarded("cudnnGetConvolutionWorkspaceSize", [&]() -> cudnnStatus_t {
-    auto pass = [&] {
-      const cudnn::CudnnApi* api = usable_api();
-      if (!api) return CUDNN_STATUS_NOT_INITIALIZED;
-      return cudnn::workspace_size(*api, handle, operation, d, algorithm, bytes);
-    };
-    if (algorithm != cudnn::virtual_algorithm(operation)) return pass();
+    if (algorithm != cudnn::virtual_algorithm(operation))
+      return cudnn::workspace_size(cudnn::cudnn_api(), handle, operation, d, algorithm, bytes);
     if (!bytes) return CUDNN_STATUS_BAD_PARAM;
     cudnnStatus_t status;
     bool unsupported;
     auto request = read_request(operation, handle, d, layer, status, unsupported);
+    // Unplanned: the convolution call will run undivided within whatever it is given.
     if (!request) return unsupported ? (*bytes = 0, CUDNN_STATUS_SUCCESS) : status;
     auto state = Registry::instance().state(handle);
     std::lock_guard lock(state->mutex);
@@ -215,19 +249,26 @@ cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
       division->note(request->kernel);
       return CUDNN_STATUS_SUCCESS;
     }
-    const std::uint64_t limit =
-        state->workspace_limit(request->settings).value_or(kDefaultWorkspaceLimit);
-    if (auto executor = reuse_plan(*state, request->kernel, limit, request->settings))
-      *bytes = executor->workspace_bytes();
-    return CUDNN_STATUS_SUCCESS;
+    return or_else(
+        std::string(name_of(operation)) + " planning",
+        [&] {
+          auto& plans = state->plans[request->kernel];
+          if (!plans.reported) {
+            const std::uint64_t limit =
+                state->workspace_limit(request->settings).value_or(kDefaultWorkspaceLimit);
+            plans.reported = plan_within(*state, request->kernel, limit, request->settings);
+          }
+          if (plans.reported) *bytes = plans.reported->workspace_bytes();
+          return CUDNN_STATUS_SUCCESS;
+        },
+        [] { return CUDNN_STATUS_SUCCESS; });
   });
 }
 
 cudnnStatus_t algorithm_max_count(Operation operation, cudnnHandle_t handle, int* count) {
   return guarded("cudnnGetConvolutionAlgorithmMaxCount", [&]() -> cudnnStatus_t {
-    const cudnn::CudnnApi* api = usable_api();
-    if (!api) return CUDNN_STATUS_NOT_INITIALIZED;
-    const cudnnStatus_t status = cudnn::algorithm_max_count(*api, handle, operation, count);
+    const cudnnStatus_t status =
+        cudnn::algorithm_max_count(cudnn::cudnn_api(), handle, operation, count);
     if (status == CUDNN_STATUS_SUCCESS && !process_settings().disabled) ++*count;
     return status;
   });
@@ -238,67 +279,83 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
                           int algorithm, void* workspace, std::size_t workspace_bytes,
                           const void* beta, std::int64_t layer) {
   return guarded("cudnnConvolution", [&]() -> cudnnStatus_t {
-    const cudnn::CudnnApi* api = usable_api();
-    if (!api) return CUDNN_STATUS_NOT_INITIALIZED;
     if (algorithm != cudnn::virtual_algorithm(operation))
-      return cudnn::convolve(*api, handle, operation, algorithm, alpha, d, buffers, workspace,
-                             workspace_bytes, beta);
+      return cudnn::convolve(cudnn::cudnn_api(), handle, operation, algorithm, alpha, d, buffers,
+                             workspace, workspace_bytes, beta);
     if (!handle || !alpha || !beta || !buffers.x || !buffers.w || !buffers.y ||
         (!workspace && workspace_bytes > 0))
       return CUDNN_STATUS_BAD_PARAM;
+    auto fallback = [&] {
+      return undivided(operation, handle, alpha, d, buffers, workspace, workspace_bytes, beta);
+    };
     cudnnStatus_t status;
     bool unsupported;
     auto request = read_request(operation, handle, d, layer, status, unsupported);
-    auto fallback = [&] {
-      return undivided(*api, operation, handle, alpha, d, buffers, workspace, workspace_bytes,
-                       beta);
-    };
     if (!request) return unsupported ? fallback() : status;
 
     auto state = Registry::instance().state(handle);
     std::lock_guard lock(state->mutex);
-    const cudnn::PlanExecutor* plan = nullptr;
-    std::shared_ptr<cudnn::PlanExecutor> keep;
-    void* plan_workspace = workspace;
-    std::size_t plan_bytes = workspace_bytes;
-    if (auto* division = state->division_session(request->settings);
-        division && !division->given_up()) {
-      if (auto placement =
-              division->place(request->kernel, context_for(*state, request->settings))) {
-        plan = placement->plan;
-        plan_workspace = placement->workspace;
-        plan_bytes = placement->bytes;
-      }
-    }
-    if (!plan) {
-      const auto configured = state->workspace_limit(request->settings);
-      const std::uint64_t limit =
-          configured ? std::min<std::uint64_t>(*configured, workspace_bytes) : workspace_bytes;
-      keep = reuse_plan(*state, request->kernel, limit, request->settings);
-      if (!keep) return fallback();
-      plan = keep.get();
-    }
-    const auto result = plan->run(handle, alpha, buffers, plan_workspace, plan_bytes, beta);
-    if (result.status == CUDNN_STATUS_SUCCESS || result.output_touched) return result.status;
-    warn_once("run-failed:" + request->kernel.key.to_string(),
-              "a planned call failed (" + std::string(api->cudnnGetErrorString(result.status)) +
-                  "); running " + request->kernel.key.to_string() + " undivided");
-    state->plans.erase(request->kernel);
+    const auto& kernel = request->kernel;
+    const std::string what = std::string(name_of(operation)) + " with the virtual algorithm";
+    cudnn::PlanExecutor::Result result;
+    bool ran = false;
+    const cudnnStatus_t planned = or_else(
+        what,
+        [&] {
+          const cudnn::PlanExecutor* plan = nullptr;
+          std::shared_ptr<cudnn::PlanExecutor> keep;
+          void* plan_workspace = workspace;
+          std::size_t plan_bytes = workspace_bytes;
+          if (auto* division = state->division_session(request->settings);
+              division && !division->given_up())
+            if (auto placement = division->place(kernel, context_for(*state, request->settings))) {
+              plan = placement->plan;
+              plan_workspace = placement->workspace;
+              plan_bytes = placement->bytes;
+            }
+          if (!plan) {
+            auto& plans = state->plans[kernel];
+            if (plans.reported && plans.reported->workspace_bytes() <= workspace_bytes) {
+              keep = plans.reported;
+            } else {
+              const auto configured = state->workspace_limit(request->settings);
+              keep = plan_within(*state, kernel,
+                                 configured ? std::min<std::uint64_t>(*configured, workspace_bytes)
+                                            : workspace_bytes,
+                                 request->settings);
+            }
+            if (!keep) return CUDNN_STATUS_NOT_SUPPORTED;
+            plan = keep.get();
+          }
+          ran = true;
+          result = plan->run(handle, alpha, buffers, plan_workspace, plan_bytes, beta);
+          return result.status;
+        },
+        [] { return CUDNN_STATUS_NOT_SUPPORTED; });
+    if (planned == CUDNN_STATUS_SUCCESS) return planned;
+    // Redoing the call undivided is safe when nothing was written yet, or when beta = 0 (the
+    // undivided call overwrites every output element without reading it).
+    if (result.output_touched && !is_zero(beta, kernel.key.problem.data_type)) return planned;
+    if (ran)
+      warn_once("run-failed:" + kernel.key.to_string(),
+                "a planned call failed (" +
+                    std::string(cudnn::cudnn_api().cudnnGetErrorString(result.status)) +
+                    "); running " + kernel.key.to_string() + " undivided");
     return fallback();
   });
 }
 
 cudnnStatus_t create_handle(cudnnHandle_t* handle) {
-  const cudnn::CudnnApi* api = usable_api();
-  return api ? api->cudnnCreate(handle) : CUDNN_STATUS_NOT_INITIALIZED;
+  const auto& api = cudnn::cudnn_api();
+  return api.cudnnCreate ? api.cudnnCreate(handle) : CUDNN_STATUS_NOT_INITIALIZED;
 }
 
 cudnnStatus_t destroy_handle(cudnnHandle_t handle) {
   return guarded("cudnnDestroy", [&]() -> cudnnStatus_t {
-    const cudnn::CudnnApi* api = usable_api();
-    if (!api) return CUDNN_STATUS_NOT_INITIALIZED;
+    const auto& api = cudnn::cudnn_api();
+    if (!api.cudnnDestroy) return CUDNN_STATUS_NOT_INITIALIZED;
     if (handle) Registry::instance().forget(handle);
-    return api->cudnnDestroy(handle);
+    return api.cudnnDestroy(handle);
   });
 }
 
@@ -324,6 +381,7 @@ cudnnStatus_t set_batch_size_policy(cudnnHandle_t handle, const char* policy) {
     }
     state.options.policy = *parsed;
     state.plans.clear();
+    state.division.reset();
     return CUDNN_STATUS_SUCCESS;
   });
 }
@@ -339,6 +397,7 @@ cudnnStatus_t set_workspace_limit(cudnnHandle_t handle, std::size_t bytes) {
 cudnnStatus_t set_total_workspace_size(cudnnHandle_t handle, std::size_t bytes) {
   return change_options(handle, [&](HandleState& state) {
     state.options.total_workspace = bytes;
+    state.division_session(process_settings());  // renews or frees it now
     return CUDNN_STATUS_SUCCESS;
   });
 }
@@ -353,6 +412,7 @@ cudnnStatus_t set_database(const char* path) {
 cudnnStatus_t optimize(cudnnHandle_t handle) {
   return change_options(handle, [&](HandleState& state) {
     const Settings& settings = process_settings();
+    if (!planning_possible()) return CUDNN_STATUS_NOT_INITIALIZED;
     auto* division = state.division_session(settings);
     if (!division) return CUDNN_STATUS_SUCCESS;  // WR plans are made per kernel already
     return division->solve(context_for(state, settings)) ? CUDNN_STATUS_SUCCESS

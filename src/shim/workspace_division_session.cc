@@ -8,56 +8,52 @@ namespace ucudnn::shim {
 
 WorkspaceDivisionSession::Entry& WorkspaceDivisionSession::entry(const KernelIdentity& kernel) {
   auto [it, inserted] = entries_.try_emplace(kernel);
-  if (inserted) order_.push_back(kernel);
+  if (inserted) {
+    order_.push_back(kernel);
+    // A new kernel: learn a new round; the kernels with segments keep them meanwhile.
+    learning_ = true;
+    anchor_.reset();
+    for (auto& [identity, e] : entries_) e.runs = 0;
+  }
   return it->second;
 }
 
 void WorkspaceDivisionSession::note(const KernelIdentity& kernel) {
-  const bool known = entries_.count(kernel) > 0;
   entry(kernel);
-  if (!known && planned_) {
-    // A new kernel after the division: learn again, keeping the current segments meanwhile.
-    planned_ = false;
-    anchor_.reset();
-    for (auto& [identity, e] : entries_) e.runs = 0;
-  }
 }
 
 void WorkspaceDivisionSession::give_up(const std::string& why) {
   given_up_ = true;
+  for (auto& [identity, e] : entries_) e.divided.reset();
+  arena_.reset();
   warn_once("wd-given-up", "workspace division (UCUDNN_TOTAL_WORKSPACE_SIZE=" +
                                format_byte_size(total_) + ") is off for this handle: " + why +
                                "; planning each kernel in the application's workspace (WR)");
 }
 
-const cudnn::PlanExecutor* WorkspaceDivisionSession::learning_plan(const KernelIdentity& kernel,
-                                                                   Entry& e,
-                                                                   const PlannerContext& context) {
-  if (!e.learning) {
-    auto plan = plan_reuse(context, kernel.key, total_);
-    if (!plan) return nullptr;
-    e.learning = std::make_shared<cudnn::PlanExecutor>(context.api, kernel.key, *plan);
-  }
-  return e.learning.get();
-}
-
-std::optional<double> WorkspaceDivisionSession::planned_time_ms(const KernelIdentity& kernel,
-                                                                const PlannerContext& context) {
+std::optional<Configuration> WorkspaceDivisionSession::reported_configuration(
+    const KernelIdentity& kernel, const PlannerContext& context) {
   Entry& e = entry(kernel);
-  if (planned_ && e.divided) return e.divided->configuration().time_ms();
-  const cudnn::PlanExecutor* plan = learning_plan(kernel, e, context);
-  if (!plan) return std::nullopt;
-  return plan->configuration().time_ms();
+  if (e.divided) return e.divided->configuration();
+  if (!e.best_within_total) {
+    auto plan = plan_reuse(context, kernel.key, total_);
+    if (!plan) return std::nullopt;
+    e.best_within_total = *plan;
+  }
+  return e.best_within_total;
 }
 
 bool WorkspaceDivisionSession::solve(const PlannerContext& context) {
   std::vector<KernelCandidates> candidates;
   std::vector<ParetoFront> fronts;
+  std::vector<KernelIdentity> planned;
   for (const auto& kernel : order_) {
     auto front = desirable_set(context, kernel.key, total_);
     if (!front) {
-      give_up(front.error());
-      return false;
+      // Left out: it runs within the application's workspace, the others are divided.
+      warn_once("wd-left-out:" + kernel.key.to_string(),
+                "workspace division leaves out " + kernel.key.to_string() + ": " + front.error());
+      continue;
     }
     // Time counts once per run in an iteration: a kernel run twice weighs twice.
     ParetoFront weighted = *front;
@@ -66,26 +62,40 @@ bool WorkspaceDivisionSession::solve(const PlannerContext& context) {
       for (auto& m : configuration.micro) m.time_ms *= weight;
     candidates.push_back({kernel.key.to_string(), std::move(weighted)});
     fronts.push_back(std::move(*front));
+    planned.push_back(kernel);
   }
   auto division = plan_workspace_division(candidates, total_);
   if (!division) {
     give_up(division.error());
     return false;
   }
+  // The old arena goes first: cudaFree waits for the work still using its segments.
+  for (auto& [identity, e] : entries_) e.divided.reset();
+  arena_.reset();
+  arena_ = cudnn::DeviceBuffer::allocate(context.runtime, division->workspace_bytes);
+  if (!arena_) {
+    give_up("cannot allocate the " + format_byte_size(division->workspace_bytes) + " arena");
+    return false;
+  }
   std::vector<Configuration> chosen;
-  for (std::size_t i = 0; i < order_.size(); ++i) {
-    Entry& e = entries_[order_[i]];
+  for (std::size_t i = 0; i < planned.size(); ++i) {
+    Entry& e = entries_[planned[i]];
     chosen.push_back(fronts[i][division->choice[i]]);
-    e.divided = std::make_shared<cudnn::PlanExecutor>(context.api, order_[i].key, chosen.back());
+    auto executor = std::make_shared<cudnn::PlanExecutor>(context.api, context.handle,
+                                                          planned[i].key, chosen.back());
+    // Segments are sized by the measurements; a kernel needing more than its measurement
+    // said (a poisoned database) must not spill into its neighbour's.
+    if (executor->workspace_bytes() > chosen.back().workspace_bytes()) continue;
+    e.divided = std::move(executor);
     e.offset = division->offsets[i];
   }
-  planned_ = true;
+  learning_ = false;
   std::string network;
-  for (const auto& kernel : order_) network += kernel.key.hash_hex() + ";";
+  for (const auto& kernel : planned) network += kernel.key.hash_hex() + ";";
   context.store.put_plan({context.fingerprint.to_string(), "network:" + network,
                           std::string(name_of(context.policy)), total_, "WD"},
                          chosen);
-  log(LogLevel::kInfo, "workspace division of " + std::to_string(order_.size()) +
+  log(LogLevel::kInfo, "workspace division of " + std::to_string(planned.size()) +
                            " kernels: " + std::to_string(division->time_ms) + " ms in " +
                            format_byte_size(division->workspace_bytes) + " of " +
                            format_byte_size(total_));
@@ -95,32 +105,19 @@ bool WorkspaceDivisionSession::solve(const PlannerContext& context) {
 std::optional<WorkspaceDivisionSession::Placement> WorkspaceDivisionSession::place(
     const KernelIdentity& kernel, const PlannerContext& context) {
   if (given_up_) return std::nullopt;
-  if (!arena_) {
-    arena_ = cudnn::DeviceBuffer::allocate(context.runtime, total_);
-    if (!arena_) {
-      give_up("cannot allocate the " + format_byte_size(total_) + " arena");
-      return std::nullopt;
-    }
-  }
-  note(kernel);
-  Entry& e = entries_[kernel];
-  if (!planned_) {
-    if (anchor_ && *anchor_ == kernel && e.runs > 0) {
+  Entry* e = &entry(kernel);
+  if (learning_) {
+    if (anchor_ && *anchor_ == kernel && e->runs > 0) {
       if (!solve(context)) return std::nullopt;
+      e = &entries_[kernel];
     } else {
       if (!anchor_) anchor_ = kernel;
-      ++e.runs;
+      ++e->runs;
     }
   }
-  if (planned_ && e.divided)
-    return Placement{e.divided.get(), static_cast<char*>(arena_->data()) + e.offset,
-                     static_cast<std::size_t>(e.divided->workspace_bytes())};
-  const cudnn::PlanExecutor* plan = learning_plan(kernel, e, context);
-  if (!plan) {
-    give_up("no plan of " + kernel.key.to_string() + " fits the total");
-    return std::nullopt;
-  }
-  return Placement{plan, arena_->data(), static_cast<std::size_t>(total_)};
+  if (!e->divided) return std::nullopt;
+  return Placement{e->divided.get(), static_cast<char*>(arena_->data()) + e->offset,
+                   static_cast<std::size_t>(e->divided->workspace_bytes())};
 }
 
 }  // namespace ucudnn::shim

@@ -10,6 +10,9 @@
 
 #include <climits>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <random>
 #include <string>
@@ -69,7 +72,7 @@ class Preloaded : public ::testing::Test {
     x_data = device(n * c * 100);
     w_data = device(k * c * 9);
     y_data = device(n * k * 100);
-    workspace = static_cast<char*>(device(1 << 20));
+    workspace = static_cast<char*>(device(1 << 20));  // floats: 4 MiB
   }
   void TearDown() override {
     for (void* p : allocations) cudaFree(p);
@@ -404,13 +407,61 @@ double relative_error(const std::vector<float>& a, const std::vector<float>& b) 
   return std::sqrt(difference / std::max(norm, 1e-300));
 }
 
+// Reads the doubles' trace (FAKECUDA_TRACE, set by CTest): the batch sizes of the convolution
+// calls made since `from` bytes into the file.
+std::vector<long long> traced_batches(std::size_t from) {
+  std::vector<long long> batches;
+  const char* path = std::getenv("FAKECUDA_TRACE");
+  if (!path) return batches;
+  std::FILE* file = std::fopen(path, "r");
+  if (!file) return batches;
+  std::fseek(file, static_cast<long>(from), SEEK_SET);
+  char line[1024];
+  while (std::fgets(line, sizeof line, file)) {
+    const char* n = std::strstr(line, " n=");
+    long long value = 0;
+    if (std::strncmp(line, "conv ", 5) == 0 && n && std::sscanf(n, " n=%lld", &value) == 1)
+      batches.push_back(value);
+  }
+  std::fclose(file);
+  return batches;
+}
+std::size_t trace_size() {
+  const char* path = std::getenv("FAKECUDA_TRACE");
+  std::FILE* file = path ? std::fopen(path, "r") : nullptr;
+  if (!file) return 0;
+  std::fseek(file, 0, SEEK_END);
+  const auto size = static_cast<std::size_t>(std::ftell(file));
+  std::fclose(file);
+  return size;
+}
+
 // The virtual algorithm passed without any Get/Find before: planned on first use, with the
-// same result as cuDNN's undivided call, for every operation and for beta != 0.
+// same result as cuDNN's undivided call, for every operation, with alpha and beta != 0, 1.
+// The workspace given admits the fast algorithms only at half the batch, so the plans are
+// micro-batched (the doubles' trace shows it): each slice gets alpha and beta, and
+// BackwardFilter's later micro-batches accumulate.
 TEST_F(Preloaded, VirtualAlgorithmWithoutGetOrFindPlansOnFirstUse) {
+  ASSERT_TRUE(std::getenv("FAKECUDA_TRACE")) << "CTest sets FAKECUDA_TRACE";
   ucudnn::testing::SeededRandom random;
-  fill(x_data, n * c * 100, random.engine());
-  fill(w_data, k * c * 9, random.engine());
-  fill(y_data, n * k * 100, random.engine());
+  const int n2 = 16, c2 = 32, k2 = 32, hw = 12;
+  cudnnTensorDescriptor_t x2 = nullptr, y2 = nullptr;
+  cudnnFilterDescriptor_t w2 = nullptr;
+  check(cudnnCreateTensorDescriptor(&x2), "x2");
+  check(cudnnCreateTensorDescriptor(&y2), "y2");
+  check(cudnnCreateFilterDescriptor(&w2), "w2");
+  check(cudnnSetTensor4dDescriptor(x2, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n2, c2, hw, hw), "x2");
+  check(cudnnSetTensor4dDescriptor(y2, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n2, k2, hw, hw), "y2");
+  check(cudnnSetFilter4dDescriptor(w2, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, k2, c2, 3, 3), "w2");
+  const std::size_t x_count = n2 * c2 * hw * hw, y_count = n2 * k2 * hw * hw, w_count = k2 * c2 * 9;
+  void* x_data2 = device(x_count);
+  void* y_data2 = device(y_count);
+  void* w_data2 = device(w_count);
+  fill(x_data2, x_count, random.engine());
+  fill(w_data2, w_count, random.engine());
+  fill(y_data2, y_count, random.engine());
+  // Fits the cost model's non-fused Winograd at 8 images, not at 16.
+  const std::size_t given = 2200 * 1024;
   const float alpha = 0.75f, beta = 0.5f;
   auto* direct_forward = real<decltype(cudnnConvolutionForward)>("cudnnConvolutionForward");
   auto* direct_data = real<decltype(cudnnConvolutionBackwardData)>("cudnnConvolutionBackwardData");
@@ -418,39 +469,59 @@ TEST_F(Preloaded, VirtualAlgorithmWithoutGetOrFindPlansOnFirstUse) {
       real<decltype(cudnnConvolutionBackwardFilter)>("cudnnConvolutionBackwardFilter");
   ASSERT_TRUE(direct_forward && direct_data && direct_filter);
 
-  void* expected = device(n * k * 100);
-  ASSERT_EQ(cudaMemcpy(expected, y_data, n * k * 100 * 4, cudaMemcpyDeviceToDevice), cudaSuccess);
-  check(direct_forward(handle, &alpha, x, x_data, w, w_data, conv,
-                       CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &beta, y, expected),
-        "direct forward");
-  check(cudnnConvolutionForward(handle, &alpha, x, x_data, w, w_data, conv, kVirtualForward,
-                                workspace, 1 << 20, &beta, y, y_data),
-        "planned forward");
-  cudaDeviceSynchronize();
-  EXPECT_LT(relative_error(read(y_data, n * k * 100), read(expected, n * k * 100)), 1e-6);
-
-  void* dx_expected = device(n * c * 100);
-  ASSERT_EQ(cudaMemcpy(dx_expected, x_data, n * c * 100 * 4, cudaMemcpyDeviceToDevice),
-            cudaSuccess);
-  check(direct_data(handle, &alpha, w, w_data, y, y_data, conv, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0,
-                    nullptr, 0, &beta, x, dx_expected),
-        "direct backward data");
-  check(cudnnConvolutionBackwardData(handle, &alpha, w, w_data, y, y_data, conv, kVirtualData,
-                                     workspace, 1 << 20, &beta, x, x_data),
-        "planned backward data");
-  cudaDeviceSynchronize();
-  EXPECT_LT(relative_error(read(x_data, n * c * 100), read(dx_expected, n * c * 100)), 1e-6);
-
-  void* dw_expected = device(k * c * 9);
-  ASSERT_EQ(cudaMemcpy(dw_expected, w_data, k * c * 9 * 4, cudaMemcpyDeviceToDevice), cudaSuccess);
-  check(direct_filter(handle, &alpha, x, x_data, y, y_data, conv,
-                      CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, nullptr, 0, &beta, w, dw_expected),
-        "direct backward filter");
-  check(cudnnConvolutionBackwardFilter(handle, &alpha, x, x_data, y, y_data, conv, kVirtualFilter,
-                                       workspace, 1 << 20, &beta, w, w_data),
-        "planned backward filter");
-  cudaDeviceSynchronize();
-  EXPECT_LT(relative_error(read(w_data, k * c * 9), read(dw_expected, k * c * 9)), 1e-5);
+  // Each operation twice (planning on the first call), against two undivided calls.
+  auto compare = [&](const char* name, void* output, std::size_t count, auto direct, auto planned) {
+    SCOPED_TRACE(name);
+    void* expected = device(count);
+    ASSERT_EQ(cudaMemcpy(expected, output, count * 4, cudaMemcpyDeviceToDevice), cudaSuccess);
+    for (int i = 0; i < 2; ++i) check(direct(expected), "direct");
+    check(planned(output), "planned, first call");
+    const std::size_t before = trace_size();
+    check(planned(output), "planned, second call");
+    cudaDeviceSynchronize();
+    const auto batches = traced_batches(before);
+    ASSERT_GE(batches.size(), 2u) << "the plan should be micro-batched";
+    long long covered = 0;
+    for (auto b : batches) {
+      EXPECT_LT(b, n2);
+      covered += b;
+    }
+    EXPECT_EQ(covered, n2);
+    EXPECT_LT(relative_error(read(output, count), read(expected, count)), 1e-5);
+  };
+  compare(
+      "forward", y_data2, y_count,
+      [&](void* out) {
+        return direct_forward(handle, &alpha, x2, x_data2, w2, w_data2, conv,
+                              CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &beta, y2, out);
+      },
+      [&](void* out) {
+        return cudnnConvolutionForward(handle, &alpha, x2, x_data2, w2, w_data2, conv,
+                                       kVirtualForward, workspace, given, &beta, y2, out);
+      });
+  compare(
+      "backward data", x_data2, x_count,
+      [&](void* out) {
+        return direct_data(handle, &alpha, w2, w_data2, y2, y_data2, conv,
+                           CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, nullptr, 0, &beta, x2, out);
+      },
+      [&](void* out) {
+        return cudnnConvolutionBackwardData(handle, &alpha, w2, w_data2, y2, y_data2, conv,
+                                            kVirtualData, workspace, given, &beta, x2, out);
+      });
+  compare(
+      "backward filter", w_data2, w_count,
+      [&](void* out) {
+        return direct_filter(handle, &alpha, x2, x_data2, y2, y_data2, conv,
+                             CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, nullptr, 0, &beta, w2, out);
+      },
+      [&](void* out) {
+        return cudnnConvolutionBackwardFilter(handle, &alpha, x2, x_data2, y2, y_data2, conv,
+                                              kVirtualFilter, workspace, given, &beta, w2, out);
+      });
+  cudnnDestroyTensorDescriptor(x2);
+  cudnnDestroyTensorDescriptor(y2);
+  cudnnDestroyFilterDescriptor(w2);
 }
 
 // A workspace smaller than the plan asked for: the shim re-plans within what it was given,
