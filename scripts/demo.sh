@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# The main job: sets up, builds, and plans AlexNet on the CPU backend under a per-kernel
-# workspace limit of 8 MiB: each kernel's micro-batches and solvers, and the plan run for
-# real against the fastest undivided solver that fits. Extra arguments go to `ucudnn bench`.
+# The main job: sets up, builds, benchmarks AlexNet on the CPU backend into the default
+# database (UCUDNN_DATABASE, else $XDG_CACHE_HOME/ucudnn/ucudnn.db or ~/.cache/ucudnn/ucudnn.db)
+# and plans it under a per-kernel workspace limit of 8 MiB: each kernel's micro-batches and
+# solvers, and the plans run for real against the fastest undivided solvers that fit. Then
+# `ucudnn plan` prints the plan again from the database alone, measuring nothing; a second
+# demo measures nothing either. Extra arguments go to `ucudnn bench`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh release
-./build/release/src/cli/ucudnn bench --network alexnet --batch 32 --backend cpu --policy powerOfTwo \
-  --workspace-limit 8MiB "$@"
+tool=./build/release/src/cli/ucudnn
+network=(--network alexnet --batch 32 --backend cpu --policy powerOfTwo --workspace-limit 8MiB)
+"$tool" bench "${network[@]}" "$@"
+echo
+"$tool" plan "${network[@]}"

@@ -1,42 +1,38 @@
 #include "bench_command.h"
 
-#include <algorithm>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <map>
-#include <random>
+#include <set>
 
-#include "aligned_buffer.h"
+#include <nlohmann/json.hpp>
+
+#include "benchmark_work.h"
+#include "cluster.h"
 #include "core/byte_size.h"
-#include "core/memoizing_benchmarker.h"
-#include "core/network.h"
-#include "core/pareto_front.h"
-#include "core/workspace_division.h"
-#include "core/workspace_reuse.h"
-#include "cpu_benchmarker.h"
-#include "gemm.h"
-#include "host_tensors.h"
-#include "plan_executor.h"
+#include "core/memory_store.h"
+#include "cpu_worker.h"
+#include "database_access.h"
+#include "db/default_store.h"
+#include "plan_report.h"
+#include "planning.h"
+#include "store_reader.h"
+#ifdef UCUDNN_CLI_HAVE_CUDNN
+#include "cudnn_workers.h"
+#endif
 
 namespace ucudnn::cli {
 
 void add_bench_command(CLI::App& app, BenchOptions& options) {
-  auto* bench = app.add_subcommand("bench", "Benchmark every kernel of a network and plan it");
-  bench->add_option("--network", options.network, "built-in network: alexnet, resnet50")
-      ->capture_default_str();
-  bench->add_option("--batch", options.batch, "mini-batch size")
-      ->check(CLI::Range(1, 65536))
-      ->capture_default_str();
-  bench->add_option("--backend", options.backend, "device: cpu")->capture_default_str();
-  bench->add_option("--policy", options.policy, "micro-batch sizes: all, powerOfTwo, undivided")
-      ->capture_default_str();
-  bench
-      ->add_option("--workspace-limit", options.workspace_limit,
-                   "per-kernel workspace limit (WR), e.g. 8MiB")
-      ->capture_default_str();
-  bench->add_option("--total-workspace", options.total_workspace,
-                    "total workspace for the whole network: also plan WD, e.g. 256MiB");
-  bench->add_option("--repeats", options.repeats, "benchmark repeats (median)")
+  auto* bench = app.add_subcommand(
+      "bench", "Benchmark every kernel of a network, store the results and plans, print the plan");
+  add_planning_options(*bench, options.planning);
+  bench->add_option("--devices", options.devices,
+                    "cudnn: GPUs to benchmark on in parallel, 'all' or '0,1,...' (default: "
+                    "UCUDNN_DEVICES, else the current GPU)");
+  bench->add_option("--repeats", options.repeats, "timed runs per measurement (median)")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
   bench->add_flag("!--no-verify", options.verify,
@@ -45,137 +41,340 @@ void add_bench_command(CLI::App& app, BenchOptions& options) {
 
 namespace {
 
-struct Kernel {
-  std::string layer;
-  KernelKey key;
-};
+using nlohmann::json;
 
-double median_ms_of(int repeats, const std::function<void()>& run) {
-  std::vector<double> times;
-  run();  // warm-up
-  for (int i = 0; i < repeats; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    times.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+constexpr int kFailure = 1;
+constexpr int kUsageError = 2;
+
+void report(const std::string& message) {
+  std::fprintf(stderr, "ucudnn bench: %s\n", message.c_str());
 }
 
-// Runs a configuration on fresh buffers and returns its median time.
-double measure_configuration(const KernelKey& key, const Configuration& configuration, int repeats,
-                             cpu::ThreadPool& pool) {
-  std::mt19937_64 random(std::random_device{}());
-  cpu::HostTensors buffers(key.problem, random);
-  cpu::AlignedBuffer workspace(cpu::configuration_workspace_bytes(key, configuration));
-  return median_ms_of(repeats, [&] {
-    cpu::run_configuration(key, configuration, buffers.tensors(), {1, 0},
-                           {workspace.data(), workspace.size()}, pool);
-  });
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// What each rank tells the others after setting up, so that all of them decide alike
+// whether to go on.
+struct RankSetup {
+  int status = 0;  // 0: ready; else the exit status
+  std::string error;
+  std::string fingerprint;
+  std::string devices;
+};
+
+std::string to_json(const RankSetup& setup) {
+  return json{{"status", setup.status},
+              {"error", setup.error},
+              {"fingerprint", setup.fingerprint},
+              {"devices", setup.devices}}
+      .dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+RankSetup rank_setup_from_json(const std::string& text) {
+  try {
+    const json value = json::parse(text);
+    return {value.at("status").get<int>(), value.at("error").get<std::string>(),
+            value.at("fingerprint").get<std::string>(), value.at("devices").get<std::string>()};
+  } catch (const json::exception& e) {
+    return {kFailure, std::string("unreadable set-up message: ") + e.what(), "", ""};
+  }
+}
+
+struct Setup {
+  std::optional<PlanningRequest> request;
+  std::vector<std::unique_ptr<Worker>> workers;
+  RankSetup summary;
+};
+
+Setup set_up(const BenchOptions& options, const Cluster& cluster,
+             const Expected<NetworkText>& network) {
+  Setup setup;
+  auto fail = [&](int status, std::string message) {
+    setup.summary.status = status;
+    setup.summary.error = std::move(message);
+    setup.workers.clear();
+    return std::move(setup);
+  };
+  auto request = resolve(options.planning, network);
+  if (!request) return fail(kUsageError, request.error());
+  setup.request = std::move(request).value();
+  if (setup.request->backend == "cpu") {
+    if (!options.devices.empty())
+      return fail(kUsageError,
+                  "--devices applies to --backend cudnn (the CPU backend uses every core)");
+    auto worker = std::make_unique<CpuWorker>(options.repeats);
+    if (cluster.size() > 1)
+      if (auto problem = cpu_binding_problem(worker->threads())) return fail(kFailure, *problem);
+    setup.workers.push_back(std::move(worker));
+  } else {
+#ifdef UCUDNN_CLI_HAVE_CUDNN
+    auto choice = device_choice(options.devices, process_environment);
+    if (!choice) return fail(kUsageError, choice.error());
+    auto workers = open_gpu_workers(*choice, cluster, options.repeats);
+    if (!workers) return fail(kFailure, workers.error());
+    setup.workers = std::move(workers).value();
+#else
+    (void)cluster;
+#endif
+  }
+  if (setup.workers.empty())
+    return fail(kUsageError, "no device for --backend " + setup.request->backend);
+  std::map<std::string, std::string> fingerprints;  // -> the devices that have it
+  for (const auto& worker : setup.workers) {
+    auto& devices = fingerprints[worker->benchmarker().fingerprint().to_string()];
+    devices += (devices.empty() ? "" : ", ") + worker->description();
+    setup.summary.devices += (setup.summary.devices.empty() ? "" : ", ") + worker->description();
+  }
+  if (fingerprints.size() > 1) {
+    std::string list;
+    for (const auto& [fingerprint, devices] : fingerprints)
+      list += "\n  " + devices + ": " + fingerprint;
+    return fail(kFailure, "the devices differ (measurements are valid for one kind only):" + list);
+  }
+  setup.summary.fingerprint = fingerprints.begin()->first;
+  return setup;
+}
+
+// Rank 0's network text on every rank: ranks on other nodes may not have the file.
+Expected<NetworkText> shared_network_text(const std::string& name_or_path, Cluster& cluster) {
+  Expected<NetworkText> mine = Error{""};
+  if (cluster.root()) mine = network_text(name_or_path);
+  const std::string error = cluster.broadcast(mine ? "" : mine.error());
+  const std::string text = cluster.broadcast(mine ? mine->text : "");
+  const std::string source = cluster.broadcast(mine ? mine->source : "");
+  const std::string name = cluster.broadcast(mine ? mine->default_name : "");
+  if (!error.empty()) return Error{error};
+  return NetworkText{text, source, name};
+}
+
+// The common verdict of all ranks' set-ups: the exit status and what rank 0 says.
+std::pair<int, std::string> verdict(const std::vector<RankSetup>& setups) {
+  int status = 0;
+  std::set<std::string> errors;
+  std::string message;
+  for (std::size_t r = 0; r < setups.size(); ++r) {
+    if (setups[r].status == 0) continue;
+    status = std::max(status, setups[r].status);
+    errors.insert(setups[r].error);
+  }
+  if (status) {
+    // Every rank parses the same options: one message, unless the ranks disagree.
+    if (errors.size() == 1 || setups.size() == 1) return {status, *errors.begin()};
+    for (std::size_t r = 0; r < setups.size(); ++r)
+      if (setups[r].status) message += "\n  rank " + std::to_string(r) + ": " + setups[r].error;
+    return {status, "ranks failed to set up:" + message};
+  }
+  std::set<std::string> fingerprints;
+  for (const auto& setup : setups) fingerprints.insert(setup.fingerprint);
+  if (fingerprints.size() > 1) {
+    for (std::size_t r = 0; r < setups.size(); ++r)
+      message += "\n  rank " + std::to_string(r) + " (" + setups[r].devices +
+                 "): " + setups[r].fingerprint;
+    return {kFailure,
+            "the ranks' devices differ (measurements are valid for one kind only); run one "
+            "kind per job:" +
+                message};
+  }
+  return {0, ""};
+}
+
+void print_header(const PlanningRequest& request, const std::vector<NetworkKernel>& kernels,
+                  const std::vector<RankSetup>& setups, const std::string& database,
+                  const WorkList& work) {
+  std::printf(
+      "ucudnn bench: %s (%zu layers, %zu kernels), batch %lld, %s backend, policy %s, "
+      "WR limit %s",
+      request.network.name.c_str(), request.network.layers.size(), kernels.size(),
+      static_cast<long long>(request.batch), request.backend.c_str(),
+      std::string(name_of(request.policy)).c_str(),
+      format_byte_size(request.workspace_limit).c_str());
+  if (request.total_workspace)
+    std::printf(", WD total %s", format_byte_size(*request.total_workspace).c_str());
+  std::printf("\n");
+  if (setups.size() == 1) {
+    std::printf("devices: %s\n", setups[0].devices.c_str());
+  } else {
+    std::printf("cluster: %zu ranks\n", setups.size());
+    for (std::size_t r = 0; r < setups.size(); ++r)
+      std::printf("  rank %zu: %s\n", r, setups[r].devices.c_str());
+  }
+  std::printf("fingerprint: %s\ndatabase: %s\n", setups[0].fingerprint.c_str(), database.c_str());
+  std::printf(
+      "to measure: %zu (micro-batch kernel, algorithm) pairs in %zu items; %zu already in "
+      "the database\n",
+      work.measurements(), work.items.size(), work.reused);
+  std::fflush(stdout);
+}
+
+// Runs every kernel's plan and its best undivided algorithm for real, side by side.
+void verify(Worker& worker, const std::vector<NetworkKernel>& kernels, const NetworkPlan& plan,
+            int repeats) {
+  std::fprintf(stderr, "verifying: running each plan and its undivided baseline for real\n");
+  double plan_ms = 0, undivided_ms = 0;
+  std::size_t skipped = 0;
+  worker.enter_thread();
+  for (std::size_t d = 0; d < plan.distinct.size(); ++d) {
+    const KernelPlan& p = plan.plans[d];
+    if (!p.plan || !p.undivided) continue;
+    const KernelKey& key = kernels[plan.distinct[d].first].key;
+    auto planned = worker.run_ms(key, *p.plan, repeats);
+    auto undivided = worker.run_ms(key, Configuration{{*p.undivided}}, repeats);
+    if (!planned || !undivided) {
+      ++skipped;
+      continue;
+    }
+    const auto uses = static_cast<double>(plan.distinct[d].uses.size());
+    plan_ms += *planned * uses;
+    undivided_ms += *undivided * uses;
+  }
+  std::printf("WR total, run for real side by side: plan %.1f ms vs best undivided %.1f ms: %.2fx",
+              plan_ms, undivided_ms, plan_ms > 0 ? undivided_ms / plan_ms : 1.0);
+  if (skipped) std::printf(" (%zu kernels could not run)", skipped);
+  std::printf("\n");
+}
+
+int bench(const BenchOptions& options, Cluster& cluster) {
+  const bool root = cluster.root();
+  const auto network = shared_network_text(options.planning.network, cluster);
+  Setup setup = set_up(options, cluster, network);
+  std::vector<RankSetup> setups;
+  for (const auto& text : cluster.all_gather(to_json(setup.summary)))
+    setups.push_back(rank_setup_from_json(text));
+  if (auto [status, message] = verdict(setups); status) {
+    if (root) report(message);
+    return status;
+  }
+  const PlanningRequest& request = *setup.request;
+  const auto kernels = network_kernels(request.network);
+  const std::string& fingerprint = setup.summary.fingerprint;
+  Benchmarker& device = setup.workers.front()->benchmarker();
+
+  // Rank 0 alone reads and writes the database; the others get the work list from it.
+  std::optional<OpenedStore> database;
+  WorkList work;
+  std::string abort;
+  if (root) {
+    auto opened = open_store_for_writing(options.planning.database);
+    if (opened) {
+      database = std::move(opened).value();
+      work = find_missing_work(kernels, request.policy, device, *database->store, fingerprint);
+      print_header(request, kernels, setups, database->description, work);
+      if (request.backend == "cpu" && cluster.local_size() > 1)
+        std::printf(
+            "note: %d ranks share this node's cores, so their CPU timings disturb each "
+            "other; run one rank per node\n",
+            cluster.local_size());
+      std::fflush(stdout);
+    } else {
+      abort = opened.error();
+    }
+  }
+  const std::string shared =
+      cluster.broadcast(abort.empty() ? "W" + work_to_json(work) : "A" + abort);
+  if (shared.front() == 'A') {
+    if (root) report(shared.substr(1));
+    return kFailure;
+  }
+  ShareOutcome outcome;
+  if (!root) {
+    auto received = work_from_json(shared.substr(1), kernels.size());
+    if (received)
+      work = std::move(received).value();
+    else
+      outcome.error = received.error();  // still takes part in the gather below
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  if (outcome.error.empty()) {
+    std::vector<std::size_t> share;
+    double weight = 0;
+    for (std::size_t i = static_cast<std::size_t>(cluster.rank()); i < work.items.size();
+         i += static_cast<std::size_t>(cluster.size())) {
+      share.push_back(i);
+      weight += work_weight(kernels, work.items[i]);
+    }
+    std::vector<Worker*> workers;
+    for (auto& worker : setup.workers) workers.push_back(worker.get());
+    std::optional<Progress> progress;
+    // One bar: rank 0's share stands for the job's (the shares are alike by construction).
+    if (root && !share.empty())
+      progress.emplace(
+          stderr, isatty(STDERR_FILENO) != 0, share.size(), weight,
+          cluster.size() > 1 ? "rank 0 of " + std::to_string(cluster.size()) + ": " : "");
+    outcome = measure_share(kernels, work, share, workers, progress ? &*progress : nullptr);
+  }
+  const auto outcomes = cluster.gather(outcome_to_json(outcome));
+  if (!root) return 0;
+
+  std::vector<WorkResult> results;
+  std::string errors;
+  for (std::size_t r = 0; r < outcomes.size(); ++r) {
+    auto parsed = outcome_from_json(outcomes[r], work);
+    const std::string error = parsed ? parsed->error : parsed.error();
+    if (!error.empty()) {
+      errors += (outcomes.size() > 1 ? "\n  rank " + std::to_string(r) + ": " : "") + error;
+      continue;
+    }
+    for (const auto& result : parsed->results) results.push_back(result);
+  }
+  if (!errors.empty()) {
+    report("benchmarking failed: " + errors);
+    return kFailure;
+  }
+  const auto records = to_records(kernels, work, results, fingerprint, request.backend);
+  database->store->put_measurements(records);  // one transaction
+  std::printf("measured %zu new, reused %zu in %.1f s\n\n", records.size(), work.reused,
+              seconds_since(start));
+
+  // Planning reads what was just measured and what the database had.
+  MemoryStore fresh;
+  fresh.put_measurements(records);
+  StoreReader reader(request.backend, fingerprint,
+                     [&](const KernelKey& k) { return device.algorithms(k); },
+                     {&fresh, database->store.get()});
+  const NetworkPlan plan = plan_network(reader, kernels, request);
+  if (const auto missing = reader.missing(); !missing.empty()) {
+    report("internal error: " + std::to_string(missing.size()) +
+           " measurements are missing after benchmarking, e.g. " + missing.begin()->algorithm +
+           " at micro-batch " + std::to_string(missing.begin()->micro_batch) + " of " +
+           missing.begin()->kernel);
+    return kFailure;
+  }
+  store_plans(*database->store, fingerprint, kernels, plan, request);
+  print_wr_plan(stdout, kernels, plan, request);
+  std::fflush(stdout);
+  if (options.verify) verify(*setup.workers.front(), kernels, plan, options.repeats);
+  print_wd_plan(stdout, kernels, plan, request);
+
+  const PlanTotals totals = plan_totals(kernels, plan);
+  if (totals.without_plan) {
+    report(std::to_string(totals.without_plan) + " kernels have no configuration within " +
+           format_byte_size(request.workspace_limit));
+    return kFailure;
+  }
+  if (plan.division && !*plan.division) return kFailure;
+  return 0;
 }
 
 }  // namespace
 
 int run_bench_command(const BenchOptions& options) {
-  auto fail = [](const std::string& message) {
-    std::fprintf(stderr, "ucudnn bench: %s\n", message.c_str());
-    return 2;
-  };
-  if (options.backend != "cpu")
-    return fail("--backend '" + options.backend +
-                "' is not available in this build; valid values: cpu");
-  auto policy = parse_batch_size_policy(options.policy);
-  if (!policy) return fail("--policy: " + policy.error());
-  auto limit = parse_byte_size(options.workspace_limit);
-  if (!limit) return fail("--workspace-limit: " + limit.error());
-  std::optional<std::uint64_t> total;
-  if (!options.total_workspace.empty()) {
-    auto parsed = parse_byte_size(options.total_workspace);
-    if (!parsed) return fail("--total-workspace: " + parsed.error());
-    total = *parsed;
+  auto joined = join_cluster(process_environment);
+  if (!joined) {
+    report(joined.error());
+    return kUsageError;
   }
-  auto layers = builtin_network(options.network, options.batch);
-  if (!layers)
-    return fail("--network '" + options.network +
-                "' is not a built-in network; valid values: alexnet, resnet50");
-
-  cpu::ThreadPool pool;
-  cpu::CpuBenchmarker device(pool, {1, options.repeats, 0.5});
-  MemoizingBenchmarker memo(device);
-  std::vector<Kernel> kernels;
-  for (const auto& layer : *layers)
-    for (auto op : {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter})
-      kernels.push_back({layer.name, KernelKey{op, layer.problem}});
-
-  std::printf(
-      "ucudnn bench: %s, batch %lld, %s backend (%u threads, BLAS kernel %s), policy %s, WR limit "
-      "%s\n",
-      options.network.c_str(), static_cast<long long>(options.batch), options.backend.c_str(),
-      pool.size(), cpu::blas_kernel_name(), std::string(name_of(*policy)).c_str(),
-      format_byte_size(*limit).c_str());
-  std::vector<MicroTable> tables;
-  const auto start = std::chrono::steady_clock::now();
-  for (std::size_t i = 0; i < kernels.size(); ++i) {
-    std::fprintf(stderr, "[%zu/%zu] benchmarking %s %s\n", i + 1, kernels.size(),
-                 kernels[i].layer.c_str(), std::string(name_of(kernels[i].key.operation)).c_str());
-    tables.push_back(measure_micro_table(memo, kernels[i].key, *policy, kNoWorkspaceLimit));
+  std::unique_ptr<Cluster> cluster = std::move(joined).value();
+  try {
+    return bench(options, *cluster);
+  } catch (const std::exception& error) {
+    report((cluster->size() > 1 ? "rank " + std::to_string(cluster->rank()) + ": " : "") +
+           error.what());
+    // The other ranks may wait in a collective call for this one.
+    if (cluster->size() > 1) cluster->abort(kFailure);
+    return kFailure;
   }
-  const double benchmark_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("benchmarked %zu measurements in %.1f s\n\n", memo.measurements_taken(), benchmark_s);
-
-  std::printf("%-6s %-14s %-58s %9s %10s | %-21s %9s | %7s\n", "layer", "operation",
-              "WR plan (solver:micro-batch)", "plan ms", "workspace", "best undivided", "ms",
-              "speedup");
-  double plan_total = 0, undivided_total = 0, measured_plan = 0, measured_undivided = 0;
-  for (std::size_t i = 0; i < kernels.size(); ++i) {
-    const auto& k = kernels[i];
-    const auto limited = restrict_to_limit(tables[i], *limit);
-    auto plan = plan_workspace_reuse(limited);
-    const MicroConfiguration* undivided = fastest(limited.candidates.back());
-    if (!plan || !undivided)
-      return fail(k.layer + " " + std::string(name_of(k.key.operation)) + ": " +
-                  (plan ? "no undivided solver fits" : plan.error()));
-    std::printf("%-6s %-14s %-58s %9.2f %10s | %-21s %9.2f | %6.2fx\n", k.layer.c_str(),
-                std::string(name_of(k.key.operation)).c_str(), plan->to_string().c_str(),
-                plan->time_ms(), format_byte_size(plan->workspace_bytes()).c_str(),
-                undivided->algorithm.c_str(), undivided->time_ms,
-                undivided->time_ms / plan->time_ms());
-    plan_total += plan->time_ms();
-    undivided_total += undivided->time_ms;
-    if (options.verify) {
-      measured_plan += measure_configuration(k.key, *plan, options.repeats, pool);
-      measured_undivided +=
-          measure_configuration(k.key, Configuration{{*undivided}}, options.repeats, pool);
-    }
-  }
-  std::printf("\nWR total: planned %.1f ms vs best undivided %.1f ms: %.2fx\n", plan_total,
-              undivided_total, undivided_total / plan_total);
-  if (options.verify)
-    std::printf(
-        "WR total, run for real side by side: plan %.1f ms vs best undivided %.1f ms: %.2fx\n",
-        measured_plan, measured_undivided, measured_undivided / measured_plan);
-
-  if (total) {
-    std::vector<KernelCandidates> candidates;
-    for (std::size_t i = 0; i < kernels.size(); ++i)
-      candidates.push_back({kernels[i].layer + " " + std::string(name_of(kernels[i].key.operation)),
-                            desirable_configurations(restrict_to_limit(tables[i], *total))});
-    auto division = plan_workspace_division(candidates, *total);
-    if (!division) return fail("WD: " + division.error());
-    std::printf("\nWD plan under a total of %s:\n", format_byte_size(*total).c_str());
-    for (std::size_t i = 0; i < kernels.size(); ++i) {
-      const auto& c = candidates[i].front[division->choice[i]];
-      std::printf("%-21s %-58s %9.2f %10s at offset %s\n", candidates[i].name.c_str(),
-                  c.to_string().c_str(), c.time_ms(), format_byte_size(c.workspace_bytes()).c_str(),
-                  format_byte_size(division->offsets[i]).c_str());
-    }
-    std::printf("WD total: planned %.1f ms in %s (%zu variables)\n", division->time_ms,
-                format_byte_size(division->workspace_bytes).c_str(), division->variables);
-  }
-  return 0;
 }
 
 }  // namespace ucudnn::cli

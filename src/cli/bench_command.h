@@ -1,20 +1,20 @@
 #pragma once
-// `ucudnn bench`: benchmarks every kernel of a network on a backend and plans it.
+// `ucudnn bench`: benchmarks Forward, BackwardData and BackwardFilter of every layer of a
+// network at every micro-batch size the policy allows, on the CPU or on GPUs, stores the
+// results (nothing already stored is measured again), then plans: WR for every kernel under
+// the per-kernel limit, WD under the total, stored where the shim looks for them. Under
+// mpirun the ranks share the work and rank 0 writes the database.
 #include <CLI/CLI.hpp>
 
-#include <cstdint>
-#include <optional>
 #include <string>
+
+#include "common_options.h"
 
 namespace ucudnn::cli {
 
 struct BenchOptions {
-  std::string network = "alexnet";
-  std::int64_t batch = 32;
-  std::string backend = "cpu";
-  std::string policy = "powerOfTwo";
-  std::string workspace_limit = "64MiB";
-  std::string total_workspace;  // empty: WR only
+  PlanningOptions planning;
+  std::string devices;  // empty: UCUDNN_DEVICES / UCUDNN_BENCHMARK_DEVICES, else the current
   int repeats = 3;
   bool verify = true;  // run the plans and the undivided baseline for real, side by side
 };

@@ -68,9 +68,13 @@ std::string hex16(std::uint64_t value) {
 }
 }  // namespace
 
-std::string kernel_hash_hex(std::string_view key_text) { return hex16(fnv1a(key_text)); }
+std::string kernel_hash_hex(std::string_view key_text) {
+  return hex16(fnv1a(key_text));
+}
 
-std::uint64_t KernelKey::hash() const { return fnv1a(to_string()); }
+std::uint64_t KernelKey::hash() const {
+  return fnv1a(to_string());
+}
 
 std::size_t KernelKeyHash::operator()(const KernelKey& key) const {
   std::uint64_t h = 0xcbf29ce484222325ULL;
@@ -100,6 +104,8 @@ std::size_t KernelKeyHash::operator()(const KernelKey& key) const {
   return static_cast<std::size_t>(h);
 }
 
-std::string KernelKey::hash_hex() const { return hex16(hash()); }
+std::string KernelKey::hash_hex() const {
+  return hex16(hash());
+}
 
 }  // namespace ucudnn

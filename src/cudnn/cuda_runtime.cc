@@ -14,7 +14,10 @@ CudaRuntime resolve() {
 #define UCUDNN_RESOLVE(name)                                                               \
   runtime.name =                                                                           \
       reinterpret_cast<decltype(runtime.name)>(library ? dlsym(library, #name) : nullptr); \
-  if (!runtime.name) runtime.missing += (runtime.missing.empty() ? "" : " ") + std::string(#name);
+  if (!runtime.name) {                                                                     \
+    if (!runtime.missing.empty()) runtime.missing += ' ';                                  \
+    runtime.missing += #name;                                                              \
+  }
   UCUDNN_CUDA_FUNCTIONS(UCUDNN_RESOLVE)
 #undef UCUDNN_RESOLVE
   return runtime;

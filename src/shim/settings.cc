@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "core/byte_size.h"
+#include "core/device_list.h"
 #include "core/text.h"
 #include "shim/log.h"
 
@@ -28,22 +29,6 @@ const char* lookup(const Environment& getenv, const char* name, const char* alia
 std::string rejected(const std::string& name, const char* value, const std::string& why,
                      const std::string& fallback) {
   return name + "='" + value + "' " + why + "; using " + fallback;
-}
-
-std::optional<std::vector<int>> parse_devices(std::string_view text) {
-  if (equals_ignoring_case(text, "all")) return std::nullopt;
-  std::vector<int> devices;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string item(text.substr(start, comma - start));
-    char* end = nullptr;
-    const long value = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || value < 0 || value > 1024) return std::vector<int>{};
-    devices.push_back(static_cast<int>(value));
-    start = comma + 1;
-  }
-  return devices;
 }
 
 }  // namespace
@@ -99,12 +84,10 @@ Settings read_settings(const Environment& getenv,
       warn(rejected(used, value, "is not a count from 1 to 1000", "the default: 3"));
   }
   if (const char* value = lookup(getenv, "UCUDNN_DEVICES", "UCUDNN_BENCHMARK_DEVICES", used)) {
-    auto devices = parse_devices(value);
-    if (devices && devices->empty())
-      warn(rejected(used, value, "is not \"all\" or a list of device numbers like 0,1",
-                    "the default: all"));
+    if (auto devices = parse_device_list(value))
+      settings.devices = *devices;
     else
-      settings.devices = devices;
+      warn(rejected(used, value, devices.error(), "the default: all"));
   }
   return settings;
 }

@@ -7,7 +7,9 @@
 namespace ucudnn::shim {
 
 namespace {
-void warn(const std::string& message) { warn_once(message, message); }
+void warn(const std::string& message) {
+  warn_once(message, message);
+}
 }  // namespace
 
 std::unique_ptr<BenchmarkStore> open_store(const Settings&) {

@@ -1,16 +1,20 @@
 // libcudart.so.13 test double: the CUDA runtime calls a cuDNN application and ucudnn make,
 // with "device" memory in host memory (DeviceMemory) and streams and events on virtual
 // clocks (VirtualClocks). Copies and memsets run at once and take no virtual time; only
-// the cuDNN double advances clocks. One device, 0. The last error is per host thread, as
-// in the real runtime.
+// the cuDNN double advances clocks. Device 0, or FAKECUDA_DEVICE_COUNT devices that share
+// the memory and the clocks and differ only in name (for multi-GPU tools). The last error
+// and the current device are per host thread, as in the real runtime.
 //
 // Environment: FAKECUDA_MEMORY_BYTES  device capacity in bytes (default 4 GiB), read once.
+//              FAKECUDA_DEVICE_COUNT  number of devices, 1 to 16 (default 1), read once.
+//              FAKECUDA_DEVICE_NAMES  comma-separated device names (default: all the same).
 //              FAKECUDA_TRACE         trace file (see README.md): malloc and free lines.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "device_memory.h"
 #include "fakecuda_hooks.h"
@@ -44,6 +48,32 @@ Runtime& runtime() {
 }
 
 thread_local cudaError_t last_error = cudaSuccess;
+thread_local int current_device = 0;
+
+int device_count() {
+  static const int count = [] {
+    const char* text = std::getenv("FAKECUDA_DEVICE_COUNT");
+    const int value = text ? std::atoi(text) : 1;
+    return value >= 1 && value <= 16 ? value : 1;
+  }();
+  return count;
+}
+
+bool valid_device(int device) {
+  return device >= 0 && device < device_count();
+}
+
+// The device's entry of FAKECUDA_DEVICE_NAMES when it has one.
+std::string device_name(int device) {
+  const char* names = std::getenv("FAKECUDA_DEVICE_NAMES");
+  std::string list = names ? names : "";
+  for (int i = 0; i < device && !list.empty(); ++i) {
+    const auto comma = list.find(',');
+    list = comma == std::string::npos ? "" : list.substr(comma + 1);
+  }
+  const std::string name = list.substr(0, list.find(','));
+  return name.empty() ? kDeviceName : name;
+}
 
 cudaError_t report(cudaError_t status) {
   if (status != cudaSuccess) last_error = status;
@@ -216,25 +246,27 @@ const char* cudaGetErrorString(cudaError_t error) {
 
 cudaError_t cudaGetDeviceCount(int* count) {
   if (!count) return report(cudaErrorInvalidValue);
-  *count = 1;
+  *count = device_count();
   return cudaSuccess;
 }
 
 cudaError_t cudaGetDevice(int* device) {
   if (!device) return report(cudaErrorInvalidValue);
-  *device = 0;
+  *device = current_device;
   return cudaSuccess;
 }
 
 cudaError_t cudaSetDevice(int device) {
-  return device == 0 ? cudaSuccess : report(cudaErrorInvalidDevice);
+  if (!valid_device(device)) return report(cudaErrorInvalidDevice);
+  current_device = device;
+  return cudaSuccess;
 }
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
   if (!prop) return report(cudaErrorInvalidValue);
-  if (device != 0) return report(cudaErrorInvalidDevice);
+  if (!valid_device(device)) return report(cudaErrorInvalidDevice);
   std::memset(prop, 0, sizeof *prop);
-  std::strncpy(prop->name, kDeviceName, sizeof prop->name - 1);
+  std::strncpy(prop->name, device_name(device).c_str(), sizeof prop->name - 1);
   prop->totalGlobalMem = runtime().memory.capacity();
   prop->major = 9;
   prop->minor = 0;
@@ -250,7 +282,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
 
 cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device) {
   if (!value) return report(cudaErrorInvalidValue);
-  if (device != 0) return report(cudaErrorInvalidDevice);
+  if (!valid_device(device)) return report(cudaErrorInvalidDevice);
   switch (attr) {
     case cudaDevAttrComputeCapabilityMajor:
       *value = 9;

@@ -1,0 +1,170 @@
+// ucudnn-bench-cudnn: the µ-cuDNN paper's Figs. 10 and 13 on this machine's GPU. For each
+// network, batch size and workspace limit, the convolution time of one training iteration
+// (Forward, BackwardData and BackwardFilter of every layer) with cuDNN's fastest undivided
+// algorithm within the limit, with WR plans (policies powerOfTwo and all), and with a WD plan
+// whose one workspace is the limit times the number of layers (the memory a framework that
+// gives every layer its own workspace would use). Planned times are sums of measured
+// micro-configurations; with --run, the undivided choice and the WR plans are also run for
+// real, side by side (interleaved, medians), with CUDA events.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "core/byte_size.h"
+#include "core/memoizing_benchmarker.h"
+#include "core/network.h"
+#include "core/pareto_front.h"
+#include "core/workspace_division.h"
+#include "core/workspace_reuse.h"
+#include "cudnn/algorithms.h"
+#include "cudnn/configuration_timer.h"
+#include "cudnn/cudnn_benchmarker.h"
+
+using namespace ucudnn;
+
+namespace {
+
+struct Options {
+  std::vector<std::string> networks = {"alexnet", "resnet50"};
+  std::vector<std::int64_t> batches = {256, 64};
+  std::vector<std::string> limits = {"8MiB", "64MiB", "512MiB"};
+  std::vector<std::string> policies = {"powerOfTwo", "all"};
+  int repeats = 3;
+  bool run = false;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  CLI::App app{"ucudnn-bench-cudnn: undivided vs WR vs WD on the GPU (µ-cuDNN Figs. 10, 13)"};
+  app.add_option("--networks", options.networks, "built-in networks or network files");
+  app.add_option("--batches", options.batches, "mini-batch sizes");
+  app.add_option("--limits", options.limits, "per-kernel workspace limits");
+  app.add_option("--policies", options.policies, "WR policies: powerOfTwo, all, undivided");
+  app.add_option("--repeats", options.repeats, "timed repeats per measurement (median)");
+  app.add_flag("--run", options.run, "also run undivided and WR plans for real, side by side");
+  CLI11_PARSE(app, argc, argv);
+
+  const auto& api = cudnn::cudnn_api();
+  const auto& runtime = cudnn::cuda_runtime();
+  if (!api.complete() || !runtime.complete()) {
+    std::fprintf(stderr, "ucudnn-bench-cudnn: cuDNN or the CUDA runtime is missing: %s %s\n",
+                 api.missing.c_str(), runtime.missing.c_str());
+    return 2;
+  }
+  cudnnHandle_t handle = nullptr;
+  if (const auto status = api.cudnnCreate(&handle); status != CUDNN_STATUS_SUCCESS) {
+    std::fprintf(stderr, "ucudnn-bench-cudnn: no usable GPU (cudnnCreate: %s)\n",
+                 api.cudnnGetErrorString(status));
+    return 2;
+  }
+  const auto fingerprint = cudnn::gpu_fingerprint(api, runtime);
+  std::printf("device: %s\n", fingerprint.to_string().c_str());
+  cudnn::CudnnBenchmarker device(api, runtime, handle, fingerprint, {1, options.repeats});
+  MemoizingBenchmarker memo(device);
+
+  std::printf("%-9s %5s %8s | %12s %12s %12s %12s | %7s %7s %7s\n", "network", "batch", "limit",
+              "undivided ms", "WR pow2 ms", "WR all ms", "WD ms", "pow2 x", "all x", "WD x");
+  for (const auto& name : options.networks)
+    for (auto batch : options.batches) {
+      auto network = load_network(name, batch);
+      if (!network) {
+        std::fprintf(stderr, "ucudnn-bench-cudnn: %s\n", network.error().c_str());
+        return 2;
+      }
+      std::vector<KernelKey> kernels;
+      for (const auto& layer : network->layers)
+        for (auto op : {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter})
+          kernels.push_back({op, layer.problem});
+      // One measurement serves every limit; the widest policy's table contains the others'.
+      std::map<std::string, std::vector<MicroTable>> tables;
+      for (const auto& policy_name : options.policies) {
+        auto policy = parse_batch_size_policy(policy_name);
+        if (!policy) {
+          std::fprintf(stderr, "ucudnn-bench-cudnn: %s\n", policy.error().c_str());
+          return 2;
+        }
+        for (std::size_t i = 0; i < kernels.size(); ++i) {
+          std::fprintf(stderr, "\r%s batch %lld, %s: measuring kernel %zu/%zu   ", name.c_str(),
+                       static_cast<long long>(batch), policy_name.c_str(), i + 1, kernels.size());
+          tables[policy_name].push_back(
+              measure_micro_table(memo, kernels[i], *policy, kNoWorkspaceLimit));
+        }
+      }
+      std::fprintf(stderr, "\n");
+      for (const auto& limit_text : options.limits) {
+        const auto limit = parse_byte_size(limit_text);
+        if (!limit) {
+          std::fprintf(stderr, "ucudnn-bench-cudnn: %s\n", limit.error().c_str());
+          return 2;
+        }
+        double undivided = 0;
+        std::vector<Configuration> undivided_plans;
+        std::map<std::string, double> reuse;
+        std::map<std::string, std::vector<Configuration>> reuse_plans;
+        bool feasible = true;
+        for (const auto& [policy, table] : tables)
+          for (std::size_t i = 0; i < kernels.size(); ++i) {
+            const auto within = restrict_to_limit(table[i], *limit);
+            auto plan = plan_workspace_reuse(within);
+            if (!plan) {
+              feasible = false;
+              continue;
+            }
+            reuse[policy] += plan->time_ms();
+            reuse_plans[policy].push_back(*plan);
+            if (policy == tables.begin()->first) {
+              const MicroConfiguration* best = fastest(within.candidates.back());
+              if (!best) feasible = false;
+              if (best) {
+                undivided += best->time_ms;
+                undivided_plans.push_back(Configuration{{*best}});
+              }
+            }
+          }
+        if (!feasible) {
+          std::printf("%-9s %5lld %8s | nothing fits\n", name.c_str(),
+                      static_cast<long long>(batch), limit_text.c_str());
+          continue;
+        }
+        // WD: one workspace of limit x layers for the whole network.
+        const std::uint64_t total = *limit * network->layers.size();
+        const auto& wd_table =
+            tables.count("powerOfTwo") ? tables["powerOfTwo"] : tables.begin()->second;
+        std::vector<KernelCandidates> candidates;
+        for (std::size_t i = 0; i < kernels.size(); ++i)
+          candidates.push_back({kernels[i].to_string(),
+                                desirable_configurations(restrict_to_limit(wd_table[i], total))});
+        const auto division = plan_workspace_division(candidates, total);
+        const double wd = division ? division->time_ms : 0;
+        auto ratio = [&](const std::string& policy) {
+          return reuse.count(policy) ? undivided / reuse[policy] : 0.0;
+        };
+        std::printf("%-9s %5lld %8s | %12.3f %12.3f %12.3f %12.3f | %6.2fx %6.2fx %6.2fx\n",
+                    name.c_str(), static_cast<long long>(batch), limit_text.c_str(), undivided,
+                    reuse.count("powerOfTwo") ? reuse["powerOfTwo"] : 0,
+                    reuse.count("all") ? reuse["all"] : 0, wd, ratio("powerOfTwo"), ratio("all"),
+                    wd > 0 ? undivided / wd : 0.0);
+        if (options.run)
+          for (const auto& [policy, plans] : reuse_plans) {
+            double plain = 0, planned = 0;
+            for (std::size_t i = 0; i < kernels.size(); ++i) {
+              const auto a = cudnn::time_configuration(api, runtime, handle, kernels[i],
+                                                       undivided_plans[i], options.repeats);
+              const auto b = cudnn::time_configuration(api, runtime, handle, kernels[i], plans[i],
+                                                       options.repeats);
+              plain += a.value_or(std::nan(""));
+              planned += b.value_or(std::nan(""));
+            }
+            std::printf("  run for real, WR %s: undivided %.3f ms, planned %.3f ms: %.2fx\n",
+                        policy.c_str(), plain, planned, plain / planned);
+          }
+      }
+    }
+  api.cudnnDestroy(handle);
+  return 0;
+}

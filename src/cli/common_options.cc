@@ -1,0 +1,81 @@
+#include "common_options.h"
+
+#include <algorithm>
+
+#include "core/byte_size.h"
+#include "core/network_file.h"
+
+namespace ucudnn::cli {
+
+void add_planning_options(CLI::App& app, PlanningOptions& options) {
+  CLI::App* command = &app;
+  std::string networks;
+  for (const auto& name : builtin_network_names())
+    networks += (networks.empty() ? "" : ", ") + name;
+  command
+      ->add_option("--network", options.network,
+                   "a built-in network (" + networks + ") or a network file (JSON)")
+      ->capture_default_str();
+  command->add_option("--batch", options.batch, "mini-batch size")
+      ->check(CLI::Range(1, 65536))
+      ->capture_default_str();
+  std::string backends;
+  for (const auto& name : available_backends()) backends += (backends.empty() ? "" : ", ") + name;
+  command->add_option("--backend", options.backend, "device: " + backends)->capture_default_str();
+  command->add_option("--policy", options.policy, "micro-batch sizes: all, powerOfTwo, undivided")
+      ->capture_default_str();
+  command
+      ->add_option("--workspace-limit", options.workspace_limit,
+                   "per-kernel workspace limit (WR), e.g. 8MiB")
+      ->capture_default_str();
+  command->add_option("--total-workspace", options.total_workspace,
+                      "total workspace for the whole network: also plan WD, e.g. 256MiB");
+  command->add_option("--database", options.database,
+                      "database file (default: UCUDNN_DATABASE, else "
+                      "$XDG_CACHE_HOME/ucudnn/ucudnn.db)");
+}
+
+std::vector<std::string> available_backends() {
+#ifdef UCUDNN_CLI_HAVE_CUDNN
+  return {"cpu", "cudnn"};
+#else
+  return {"cpu"};
+#endif
+}
+
+Expected<PlanningRequest> resolve(const PlanningOptions& options) {
+  return resolve(options, network_text(options.network));
+}
+
+Expected<PlanningRequest> resolve(const PlanningOptions& options,
+                                  const Expected<NetworkText>& network_text) {
+  PlanningRequest request;
+  const auto backends = available_backends();
+  if (std::find(backends.begin(), backends.end(), options.backend) == backends.end()) {
+    std::string valid;
+    for (const auto& name : backends) valid += (valid.empty() ? "" : ", ") + name;
+    return Error{"--backend '" + options.backend +
+                 "' is not available in this build; valid values: " + valid};
+  }
+  request.backend = options.backend;
+  auto policy = parse_batch_size_policy(options.policy);
+  if (!policy) return Error{"--policy: " + policy.error()};
+  request.policy = *policy;
+  auto limit = parse_byte_size(options.workspace_limit);
+  if (!limit) return Error{"--workspace-limit: " + limit.error()};
+  request.workspace_limit = *limit;
+  if (!options.total_workspace.empty()) {
+    auto total = parse_byte_size(options.total_workspace);
+    if (!total) return Error{"--total-workspace: " + total.error()};
+    request.total_workspace = *total;
+  }
+  request.batch = options.batch;
+  if (!network_text) return Error{"--network: " + network_text.error()};
+  auto network = parse_network(network_text->text, network_text->source, network_text->default_name,
+                               options.batch);
+  if (!network) return Error{"--network: " + network.error()};
+  request.network = std::move(*network);
+  return request;
+}
+
+}  // namespace ucudnn::cli

@@ -1,0 +1,47 @@
+#pragma once
+// What `ucudnn bench` and `ucudnn plan` share: the network, its batch, the backend, the
+// policy and the limits, and where the database is.
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/batch_size_policy.h"
+#include "core/expected.h"
+#include "core/network.h"
+
+namespace ucudnn::cli {
+
+struct PlanningOptions {
+  std::string network = "alexnet";
+  std::int64_t batch = 32;
+  std::string backend = "cpu";
+  std::string policy = "powerOfTwo";
+  std::string workspace_limit = "64MiB";
+  std::string total_workspace;  // empty: WR only
+  std::string database;         // empty: the default database (UCUDNN_DATABASE, ...)
+};
+
+void add_planning_options(CLI::App& command, PlanningOptions& options);
+
+// The options checked and parsed.
+struct PlanningRequest {
+  Network network;
+  std::int64_t batch = 0;
+  std::string backend;
+  BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
+  std::uint64_t workspace_limit = 0;
+  std::optional<std::uint64_t> total_workspace;
+};
+
+// The error names the option and the value. The second form parses a network text that
+// was read elsewhere (by a cluster's rank 0).
+Expected<PlanningRequest> resolve(const PlanningOptions& options);
+Expected<PlanningRequest> resolve(const PlanningOptions& options,
+                                  const Expected<NetworkText>& network);
+
+// "cpu", and "cudnn" in builds with the cuDNN headers.
+std::vector<std::string> available_backends();
+
+}  // namespace ucudnn::cli

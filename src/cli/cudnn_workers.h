@@ -1,0 +1,20 @@
+#pragma once
+// GPUs as `ucudnn bench` workers: per GPU a stream, a cuDNN handle on it and a
+// CudnnBenchmarker, each used by its own thread. cuDNN and the CUDA runtime are resolved at
+// run time; a machine without them, or without a usable GPU, gets an error that says which.
+#include <memory>
+#include <vector>
+
+#include "cluster.h"
+#include "device_selection.h"
+#include "worker.h"
+
+namespace ucudnn::cli {
+
+// This process's GPUs: the choice resolved on this machine, and in an MPI job this rank's
+// share of its node's devices.
+Expected<std::vector<std::unique_ptr<Worker>>> open_gpu_workers(const DeviceChoice& choice,
+                                                                const Cluster& cluster,
+                                                                int repeats);
+
+}  // namespace ucudnn::cli

@@ -1,0 +1,73 @@
+#include "database_access.h"
+
+#include "core/memory_store.h"
+#include "db/default_store.h"
+#include "db/layered_store.h"
+#include "db/sqlite_store.h"
+
+namespace ucudnn::cli {
+
+namespace {
+
+std::string describe(const DatabaseLocations& locations) {
+  std::string text = locations.user.empty() ? "none (no home folder): results kept in memory only"
+                     : locations.user == kInMemoryDatabase
+                         ? "memory only (UCUDNN_DATABASE=:memory:): nothing is kept"
+                         : locations.user;
+  if (!locations.system.empty()) text += ", over the read-only " + locations.system;
+  return text;
+}
+
+std::vector<std::string> files_of(const DatabaseLocations& locations) {
+  std::vector<std::string> files;
+  for (const auto& file : {locations.user, locations.system})
+    if (!file.empty() && file != kInMemoryDatabase) files.push_back(file);
+  return files;
+}
+
+}  // namespace
+
+Expected<OpenedStore> open_store_for_writing(const std::string& database) {
+  if (database.empty()) {
+    const auto locations = database_locations();
+    return OpenedStore{open_default_store(warn_on_stderr), describe(locations),
+                       files_of(locations)};
+  }
+  auto store = std::make_unique<SqliteStore>(database, SqliteStoreOptions{false, warn_on_stderr});
+  if (store->state() != StoreState::kReadWrite)
+    return Error{"--database: cannot write '" + database + "' (see the warning above)"};
+  return OpenedStore{std::move(store), database, {database}};
+}
+
+OpenedStore open_store_for_reading(const std::string& database) {
+  auto open = [](const std::string& file) -> std::unique_ptr<BenchmarkStore> {
+    if (file.empty()) return nullptr;
+    if (file == kInMemoryDatabase) return std::make_unique<MemoryStore>();
+    return std::make_unique<SqliteStore>(file, SqliteStoreOptions{true, warn_on_stderr});
+  };
+  if (!database.empty()) return OpenedStore{open(database), database, {database}};
+  const auto locations = database_locations();
+  auto user = open(locations.user);
+  auto system = open(locations.system);
+  std::unique_ptr<BenchmarkStore> store;
+  if (user && system)
+    store = std::make_unique<LayeredStore>(std::move(user), std::move(system));
+  else if (user)
+    store = std::move(user);
+  else if (system)
+    store = std::move(system);
+  else
+    store = std::make_unique<MemoryStore>();
+  return OpenedStore{std::move(store), describe(locations), files_of(locations)};
+}
+
+Expected<std::string> default_database_file() {
+  const auto locations = database_locations();
+  if (locations.user.empty())
+    return Error{"no database: set UCUDNN_DATABASE or HOME, or pass --database"};
+  if (locations.user == kInMemoryDatabase)
+    return Error{"UCUDNN_DATABASE=:memory: is not a file: pass --database"};
+  return locations.user;
+}
+
+}  // namespace ucudnn::cli

@@ -1,0 +1,29 @@
+#pragma once
+// Which database the commands use: --database PATH, else the default one (UCUDNN_DATABASE,
+// else $XDG_CACHE_HOME/ucudnn/ucudnn.db or ~/.cache/ucudnn/ucudnn.db, over the read-only
+// UCUDNN_SYSTEM_DATABASE), the same files the shim uses.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/benchmark_store.h"
+#include "core/expected.h"
+
+namespace ucudnn::cli {
+
+struct OpenedStore {
+  std::unique_ptr<BenchmarkStore> store;
+  std::string description;         // for people: the path, and the system layer if any
+  std::vector<std::string> files;  // the database files, user layer first
+};
+
+// `ucudnn bench`: an explicit file that cannot be written is an error (the results would be
+// lost); the default store only warns, as the shim does.
+Expected<OpenedStore> open_store_for_writing(const std::string& database);
+// `ucudnn plan`: never creates or changes a file.
+OpenedStore open_store_for_reading(const std::string& database);
+
+// The file `ucudnn db` works on by default: the user database.
+Expected<std::string> default_database_file();
+
+}  // namespace ucudnn::cli

@@ -1,0 +1,174 @@
+#include "db_command.h"
+
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+
+#include "core/byte_size.h"
+#include "database_access.h"
+#include "db/maintenance.h"
+
+namespace ucudnn::cli {
+
+namespace {
+
+constexpr int kFailure = 1;
+
+int fail(const std::string& command, const std::string& message) {
+  std::fprintf(stderr, "ucudnn db %s: %s\n", command.c_str(), message.c_str());
+  return kFailure;
+}
+
+std::string utc_time(std::int64_t seconds) {
+  if (seconds <= 0) return "never";
+  const std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm parts{};
+  gmtime_r(&t, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &parts);
+  return text;
+}
+
+void add_database_option(CLI::App* command, DbOptions& options) {
+  command->add_option("--database", options.database,
+                      "database file (default: UCUDNN_DATABASE, else "
+                      "$XDG_CACHE_HOME/ucudnn/ucudnn.db)");
+}
+
+int info(const std::string& path) {
+  auto result = db::database_info(path);
+  if (!result) return fail("info", result.error());
+  std::printf("database: %s (%s, schema version %d)\n", path.c_str(),
+              format_byte_size(result->file_size).c_str(), result->schema_version);
+  std::printf("%zu measurements, %zu plans, %zu fingerprints\n", result->measurements,
+              result->plans, result->fingerprints.size());
+  for (const auto& f : result->fingerprints)
+    std::printf("\n%s\n    %zu measurements (%zu unsupported), %zu plans, last measured %s\n",
+                f.fingerprint.c_str(), f.measurements, f.unsupported, f.plans,
+                utc_time(f.last_measured_at).c_str());
+  return 0;
+}
+
+int merge(const std::vector<std::string>& sources, const std::string& target) {
+  int status = 0;
+  for (const auto& source : sources) {
+    auto result = db::merge_database(source, target);
+    if (!result) {
+      status = fail("merge", result.error());
+      continue;
+    }
+    std::printf("merged %s into %s: %zu of %zu measurements and %zu of %zu plans written",
+                source.c_str(), target.c_str(), result->measurements_written,
+                result->measurements_read, result->plans_written, result->plans_read);
+    if (result->invalid_rows_skipped)
+      std::printf(" (%zu invalid rows skipped)", result->invalid_rows_skipped);
+    std::printf("\n");
+  }
+  return status;
+}
+
+int export_to(const std::string& path, const std::string& file, bool lines) {
+  const auto layout = lines ? db::ExportLayout::kLines : db::ExportLayout::kDocument;
+  const bool to_stdout = file.empty() || file == "-";
+  std::ofstream out;
+  if (!to_stdout) {
+    out.open(file, std::ios::binary | std::ios::trunc);
+    if (!out) return fail("export", "cannot write '" + file + "'");
+  }
+  auto result = db::export_database(path, to_stdout ? std::cout : out, layout);
+  if (!to_stdout) out.close();
+  if (!result || (!to_stdout && !out)) {
+    if (!to_stdout) std::remove(file.c_str());  // no half-written export left behind
+    return fail("export", result ? "writing '" + file + "' failed" : result.error());
+  }
+  std::cout.flush();
+  std::fprintf(stderr, "exported %zu measurements and %zu plans of %zu fingerprints from %s%s",
+               result->measurements, result->plans, result->fingerprints, path.c_str(),
+               to_stdout ? "" : (" to " + file).c_str());
+  if (result->invalid_rows_skipped)
+    std::fprintf(stderr, " (%zu invalid rows skipped)", result->invalid_rows_skipped);
+  std::fprintf(stderr, "\n");
+  return 0;
+}
+
+int import_from(const std::string& path, const std::string& file) {
+  const bool from_stdin = file.empty() || file == "-";
+  std::ifstream in;
+  if (!from_stdin) {
+    in.open(file, std::ios::binary);
+    if (!in) return fail("import", "cannot read '" + file + "'");
+  }
+  auto result = db::import_database(path, from_stdin ? std::cin : in);
+  if (!result)
+    return fail("import", (from_stdin ? std::string("stdin") : file) + ": " + result.error());
+  std::printf("imported %s into %s: %zu of %zu measurements and %zu of %zu plans written\n",
+              from_stdin ? "stdin" : file.c_str(), path.c_str(), result->measurements_written,
+              result->measurements_read, result->plans_written, result->plans_read);
+  return 0;
+}
+
+int check(const std::string& path) {
+  auto report = db::check_database(path);
+  if (!report) return fail("check", report.error());
+  for (const auto& problem : report->problems) std::printf("problem: %s\n", problem.c_str());
+  std::printf("%s: %zu measurements and %zu plans checked, %zu problems\n", path.c_str(),
+              report->measurements_checked, report->plans_checked, report->problems.size());
+  return report->ok() ? 0 : kFailure;
+}
+
+int vacuum(const std::string& path) {
+  auto result = db::vacuum_database(path);
+  if (!result) return fail("vacuum", result.error());
+  std::printf("vacuumed %s: %s -> %s\n", path.c_str(),
+              format_byte_size(result->size_before).c_str(),
+              format_byte_size(result->size_after).c_str());
+  return 0;
+}
+
+}  // namespace
+
+void add_db_command(CLI::App& app, DbOptions& options) {
+  auto* db = app.add_subcommand("db", "Look after databases of benchmarks and plans");
+  db->require_subcommand(1);
+  auto* info = db->add_subcommand("info", "Counts of measurements and plans per device");
+  add_database_option(info, options);
+  auto* merge = db->add_subcommand(
+      "merge", "Copy databases into one: per key the newest measurement wins; devices kept apart");
+  merge->add_option("sources", options.sources, "databases to copy from")->required();
+  merge->add_option("--into", options.into,
+                    "the database to copy into, created when missing (default: UCUDNN_DATABASE, "
+                    "else $XDG_CACHE_HOME/ucudnn/ucudnn.db)");
+  auto* exporter = db->add_subcommand("export", "Write every row as JSON");
+  exporter->add_option("file", options.file, "output file (default, or '-': stdout)");
+  exporter->add_flag("--lines", options.lines, "JSON lines: a header, then one row per line");
+  add_database_option(exporter, options);
+  auto* importer = db->add_subcommand(
+      "import", "Read rows from an export (either layout); all or nothing, newest wins");
+  importer->add_option("file", options.file, "input file (default, or '-': stdin)");
+  add_database_option(importer, options);
+  auto* checker = db->add_subcommand(
+      "check", "Check integrity and every row; exit status 1 when there are problems");
+  add_database_option(checker, options);
+  auto* vacuum = db->add_subcommand("vacuum", "Compact the file");
+  add_database_option(vacuum, options);
+}
+
+int run_db_command(const CLI::App& db, const DbOptions& options) {
+  const CLI::App* command = db.get_subcommands().front();
+  const std::string name = command->get_name();
+  std::string path = name == "merge" ? options.into : options.database;
+  if (path.empty()) {
+    auto fallback = default_database_file();
+    if (!fallback) return fail(name, fallback.error());
+    path = *fallback;
+  }
+  if (name == "info") return info(path);
+  if (name == "merge") return merge(options.sources, path);
+  if (name == "export") return export_to(path, options.file, options.lines);
+  if (name == "import") return import_from(path, options.file);
+  if (name == "check") return check(path);
+  return vacuum(path);
+}
+
+}  // namespace ucudnn::cli

@@ -1,0 +1,183 @@
+#include "plan_report.h"
+
+#include <algorithm>
+
+#include "core/byte_size.h"
+#include "db/configuration_json.h"
+
+namespace ucudnn::cli {
+
+namespace {
+
+nlohmann::json configuration_json(const Configuration& configuration) {
+  nlohmann::json value = db::configurations_to_json({configuration})[0];
+  value["time_ms"] = configuration.time_ms();
+  value["workspace_bytes"] = configuration.workspace_bytes();
+  return value;
+}
+
+std::string operation_name(const NetworkKernel& kernel) {
+  return std::string(name_of(kernel.key.operation));
+}
+
+}  // namespace
+
+PlanTotals plan_totals(const std::vector<NetworkKernel>& kernels, const NetworkPlan& plan) {
+  PlanTotals totals;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const KernelPlan& p = plan.of(i);
+    if (!p.plan) ++totals.without_plan;
+    if (!p.undivided) ++totals.without_undivided;
+    if (!p.plan || !p.undivided) continue;
+    totals.plan_ms += p.plan->time_ms();
+    totals.undivided_ms += p.undivided->time_ms;
+  }
+  return totals;
+}
+
+namespace {
+
+int plan_column_width(const std::vector<NetworkKernel>& kernels, const NetworkPlan& plan) {
+  int width = 31;  // the header's
+  for (std::size_t i = 0; i < kernels.size(); ++i)
+    if (const auto& p = plan.of(i).plan)
+      width = std::max(width, static_cast<int>(p->to_string().size()));
+  return width;
+}
+
+}  // namespace
+
+void print_wr_plan(std::FILE* out, const std::vector<NetworkKernel>& kernels,
+                   const NetworkPlan& plan, const PlanningRequest& request) {
+  int layer_width = 5, algorithm_width = 14;
+  const int plan_width = plan_column_width(kernels, plan);
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const KernelPlan& p = plan.of(i);
+    layer_width = std::max(layer_width, static_cast<int>(kernels[i].layer.size()));
+    if (p.undivided)
+      algorithm_width = std::max(algorithm_width, static_cast<int>(p.undivided->algorithm.size()));
+  }
+  std::fprintf(out, "%-*s %-14s %-*s %9s %10s | %-*s %9s | %7s\n", layer_width, "layer",
+               "operation", plan_width, "WR plan (algorithm:micro-batch)", "plan ms", "workspace",
+               algorithm_width, "best undivided", "ms", "speedup");
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const NetworkKernel& k = kernels[i];
+    const KernelPlan& p = plan.of(i);
+    std::fprintf(out, "%-*s %-14s ", layer_width, k.layer.c_str(), operation_name(k).c_str());
+    if (p.plan)
+      std::fprintf(out, "%-*s %9.3f %10s | ", plan_width, p.plan->to_string().c_str(),
+                   p.plan->time_ms(), format_byte_size(p.plan->workspace_bytes()).c_str());
+    else
+      std::fprintf(out, "%-*s %9s %10s | ", plan_width,
+                   ("nothing fits " + format_byte_size(request.workspace_limit)).c_str(), "-", "-");
+    if (p.undivided)
+      std::fprintf(out, "%-*s %9.3f | ", algorithm_width, p.undivided->algorithm.c_str(),
+                   p.undivided->time_ms);
+    else
+      std::fprintf(out, "%-*s %9s | ", algorithm_width, "none fits", "-");
+    if (p.plan && p.undivided)
+      std::fprintf(out, "%6.2fx\n", p.undivided->time_ms / p.plan->time_ms());
+    else
+      std::fprintf(out, "%7s\n", "-");
+  }
+  const PlanTotals totals = plan_totals(kernels, plan);
+  std::fprintf(out, "\nWR total: planned %.1f ms vs best undivided %.1f ms: %.2fx", totals.plan_ms,
+               totals.undivided_ms,
+               totals.plan_ms > 0 ? totals.undivided_ms / totals.plan_ms : 1.0);
+  if (totals.without_plan || totals.without_undivided)
+    std::fprintf(out, " (without the %zu kernels where nothing or no undivided algorithm fits)",
+                 std::max(totals.without_plan, totals.without_undivided));
+  std::fprintf(out, "\n");
+}
+
+void print_wd_plan(std::FILE* out, const std::vector<NetworkKernel>& kernels,
+                   const NetworkPlan& plan, const PlanningRequest& request) {
+  if (!plan.division) return;
+  const int plan_width = plan_column_width(kernels, plan);
+  if (!*plan.division) {
+    std::fprintf(out, "\nWD under a total of %s: %s\n",
+                 format_byte_size(*request.total_workspace).c_str(),
+                 plan.division->error().c_str());
+    return;
+  }
+  const DivisionOutcome& wd = **plan.division;
+  std::fprintf(out, "\nWD plan under a total of %s:\n",
+               format_byte_size(*request.total_workspace).c_str());
+  int label_width = 20;
+  for (const auto& d : plan.distinct)
+    label_width = std::max(label_width, static_cast<int>(kernels[d.first].label().size()) + 6);
+  for (std::size_t d = 0; d < plan.distinct.size(); ++d) {
+    std::string label = kernels[plan.distinct[d].first].label();
+    if (plan.distinct[d].uses.size() > 1)
+      label += " (x" + std::to_string(plan.distinct[d].uses.size()) + ")";
+    const Configuration& c = wd.chosen[d];
+    std::fprintf(out, "%-*s %-*s %9.3f %10s at offset %s\n", label_width, label.c_str(), plan_width,
+                 c.to_string().c_str(), c.time_ms(), format_byte_size(c.workspace_bytes()).c_str(),
+                 format_byte_size(wd.offsets[d]).c_str());
+  }
+  std::fprintf(out, "WD total: planned %.1f ms in %s (%zu variables)\n", wd.time_ms,
+               format_byte_size(wd.workspace_bytes).c_str(), wd.variables);
+}
+
+nlohmann::json plan_json(const std::vector<NetworkKernel>& kernels, const NetworkPlan& plan,
+                         const PlanningRequest& request, const std::string& fingerprint) {
+  using nlohmann::json;
+  json document = {
+      {"network", request.network.name}, {"batch", request.batch},
+      {"backend", request.backend},      {"policy", std::string(name_of(request.policy))},
+      {"fingerprint", fingerprint},      {"workspace_limit", request.workspace_limit},
+      {"total_workspace", nullptr}};
+  if (request.total_workspace) document["total_workspace"] = *request.total_workspace;
+  json rows = json::array();
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const KernelPlan& p = plan.of(i);
+    json row = {{"layer", kernels[i].layer},
+                {"operation", operation_name(kernels[i])},
+                {"kernel_key", kernels[i].key.to_string()},
+                {"kernel_hash", kernels[i].key.hash_hex()},
+                {"plan", nullptr},
+                {"undivided", nullptr},
+                {"speedup", nullptr}};
+    if (p.plan)
+      row["plan"] = configuration_json(*p.plan);
+    else
+      row["error"] = p.plan_error;
+    if (p.undivided)
+      row["undivided"] = {{"algorithm", p.undivided->algorithm},
+                          {"time_ms", p.undivided->time_ms},
+                          {"workspace_bytes", p.undivided->workspace_bytes}};
+    if (p.plan && p.undivided) row["speedup"] = p.undivided->time_ms / p.plan->time_ms();
+    rows.push_back(std::move(row));
+  }
+  document["kernels"] = std::move(rows);
+  const PlanTotals totals = plan_totals(kernels, plan);
+  document["wr_total"] = {
+      {"plan_ms", totals.plan_ms},
+      {"undivided_ms", totals.undivided_ms},
+      {"speedup", totals.plan_ms > 0 ? totals.undivided_ms / totals.plan_ms : 1.0}};
+  document["wd"] = nullptr;
+  if (plan.division) {
+    if (!*plan.division) {
+      document["wd"] = {{"error", plan.division->error()}};
+    } else {
+      const DivisionOutcome& wd = **plan.division;
+      json chosen = json::array();
+      for (std::size_t d = 0; d < plan.distinct.size(); ++d) {
+        json layers = json::array();
+        for (auto use : plan.distinct[d].uses) layers.push_back(kernels[use].label());
+        chosen.push_back({{"kernel_hash", kernels[plan.distinct[d].first].key.hash_hex()},
+                          {"layers", std::move(layers)},
+                          {"plan", configuration_json(wd.chosen[d])},
+                          {"offset", wd.offsets[d]}});
+      }
+      document["wd"] = {{"subject", wd.subject},
+                        {"time_ms", wd.time_ms},
+                        {"workspace_bytes", wd.workspace_bytes},
+                        {"variables", wd.variables},
+                        {"kernels", std::move(chosen)}};
+    }
+  }
+  return document;
+}
+
+}  // namespace ucudnn::cli

@@ -1,0 +1,50 @@
+#pragma once
+// Planning a whole network from measurements: the WR plan of every kernel under the
+// per-kernel limit, beside the fastest undivided algorithm within that limit, and the WD
+// plan under the total limit. Stored under the keys the shim reads, so that a job started
+// after `ucudnn bench` finds its plans.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common_options.h"
+#include "core/benchmark_store.h"
+#include "core/micro_table.h"
+#include "network_kernels.h"
+
+namespace ucudnn::cli {
+
+struct KernelPlan {
+  MicroTable table;                             // every measured micro-configuration
+  std::optional<Configuration> plan;            // WR within the limit
+  std::string plan_error;                       // why there is none
+  std::optional<MicroConfiguration> undivided;  // fastest undivided within the limit
+};
+
+struct DivisionOutcome {
+  std::string subject;                 // the network key (network_subject)
+  std::vector<Configuration> chosen;   // per distinct kernel, times unweighted
+  std::vector<std::uint64_t> offsets;  // per distinct kernel, in the one workspace
+  double time_ms = 0;                  // the network: each kernel's time times its uses
+  std::uint64_t workspace_bytes = 0;
+  std::size_t variables = 0;
+};
+
+struct NetworkPlan {
+  std::vector<DistinctKernel> distinct;
+  std::vector<std::size_t> distinct_of;               // per kernel, its index into `distinct`
+  std::vector<KernelPlan> plans;                      // per distinct kernel
+  std::optional<Expected<DivisionOutcome>> division;  // when a total workspace was given
+
+  const KernelPlan& of(std::size_t kernel) const { return plans[distinct_of[kernel]]; }
+};
+
+// `measurements` answers every (kernel, algorithm, micro-batch) the policy needs.
+NetworkPlan plan_network(Benchmarker& measurements, const std::vector<NetworkKernel>& kernels,
+                         const PlanningRequest& request);
+
+void store_plans(BenchmarkStore& store, const std::string& fingerprint,
+                 const std::vector<NetworkKernel>& kernels, const NetworkPlan& plan,
+                 const PlanningRequest& request);
+
+}  // namespace ucudnn::cli

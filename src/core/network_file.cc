@@ -1,0 +1,436 @@
+#include "core/network_file.h"
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/text.h"
+
+namespace ucudnn {
+
+namespace {
+
+using json = nlohmann::json;
+
+// cuDNN's descriptors take int dimensions.
+constexpr std::int64_t kLargestDimension = std::numeric_limits<std::int32_t>::max();
+// Per image, so that the packed strides and a batch of up to 2^22 images stay in int64.
+constexpr std::int64_t kLargestImageElements = std::int64_t{1} << 40;
+constexpr std::int64_t kLargestBatchElements = std::int64_t{1} << 62;
+constexpr std::uintmax_t kLargestFileBytes = 64u << 20;
+
+const std::set<std::string> kTopFields = {"format", "name",      "description",  "comment",
+                                          "layout", "data_type", "compute_type", "math_type",
+                                          "mode",   "layers"};
+const std::set<std::string> kLayerFields = {
+    "name",   "input",  "output_channels", "filter",       "padding",   "stride", "dilation",
+    "groups", "layout", "data_type",       "compute_type", "math_type", "mode",   "comment"};
+
+// A value as an error message shows it: short, nesting elided (dump() recurses per level, and
+// a hostile file could nest deep), invalid UTF-8 replaced.
+void render(const json& value, int depth, std::string& out) {
+  if (!value.is_structured()) {
+    out += value.dump(-1, ' ', false, json::error_handler_t::replace);
+    return;
+  }
+  const bool array = value.is_array();
+  if (value.empty() || depth >= 2) {
+    out += array ? (value.empty() ? "[]" : "[...]") : (value.empty() ? "{}" : "{...}");
+    return;
+  }
+  out += array ? '[' : '{';
+  std::size_t shown = 0;
+  for (auto it = value.begin(); it != value.end(); ++it, ++shown) {
+    if (shown) out += ", ";
+    if (shown == 4) {
+      out += "...";
+      break;
+    }
+    if (!array) out += json(it.key()).dump(-1, ' ', false, json::error_handler_t::replace) + ": ";
+    render(*it, depth + 1, out);
+  }
+  out += array ? ']' : '}';
+}
+
+std::string describe(const json& value) {
+  std::string text;
+  render(value, 0, text);
+  if (text.size() > 60) text = text.substr(0, 60) + "...";
+  return text;
+}
+
+std::string list(const std::vector<std::int64_t>& values) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < values.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(values[i]);
+  return text + "]";
+}
+
+std::string join_names(const std::set<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+// Settings that the top level gives as defaults and a layer may override.
+struct LayerTypes {
+  bool channels_last = false;
+  DataType data_type = DataType::kFloat;
+  std::optional<DataType> compute_type;  // unset: follows the data type
+  MathType math_type = MathType::kDefault;
+  ConvolutionMode mode = ConvolutionMode::kCrossCorrelation;
+};
+
+template <typename T>
+struct Choice {
+  const char* name;
+  T value;
+};
+
+constexpr Choice<bool> kLayouts[] = {{"NCHW", false}, {"NHWC", true}};
+constexpr Choice<DataType> kDataTypes[] = {{"float", DataType::kFloat},
+                                           {"double", DataType::kDouble},
+                                           {"half", DataType::kHalf},
+                                           {"bfloat16", DataType::kBFloat16}};
+constexpr Choice<DataType> kComputeTypes[] = {
+    {"float", DataType::kFloat}, {"double", DataType::kDouble}, {"half", DataType::kHalf}};
+constexpr Choice<MathType> kMathTypes[] = {
+    {"default", MathType::kDefault},
+    {"tensor_op", MathType::kTensorOp},
+    {"tensor_op_allow_conversion", MathType::kTensorOpAllowConversion},
+    {"fma", MathType::kFma}};
+constexpr Choice<ConvolutionMode> kModes[] = {
+    {"cross_correlation", ConvolutionMode::kCrossCorrelation},
+    {"convolution", ConvolutionMode::kConvolution}};
+
+// Reads one document; the first problem found is the error.
+class NetworkReader {
+ public:
+  NetworkReader(const std::string& source, std::int64_t batch) : source_(source), batch_(batch) {}
+
+  Expected<Network> read(const json& document, const std::string& default_name);
+
+ private:
+  Error error(const std::string& path, const std::string& message) const {
+    return Error{source_ + ": " + path + ": " + message};
+  }
+  std::optional<Error> unknown_fields(const json& object, const std::string& path,
+                                      const std::set<std::string>& known) const;
+  Expected<std::int64_t> integer(const json& value, const std::string& path, std::int64_t minimum,
+                                 std::int64_t maximum = kLargestDimension) const;
+  // One number for both spatial dimensions, or [h, w]; `fallback` when absent.
+  Expected<std::array<std::int64_t, 2>> pair(const json& layer, const std::string& field,
+                                             const std::string& path, std::int64_t minimum,
+                                             std::optional<std::int64_t> fallback) const;
+  template <typename T, std::size_t N>
+  Expected<T> choice(const json& value, const std::string& path,
+                     const Choice<T> (&choices)[N]) const;
+  std::optional<Error> read_types(const json& object, const std::string& path,
+                                  LayerTypes& types) const;
+  Expected<NamedConvolution> read_layer(const json& layer, const std::string& path,
+                                        const LayerTypes& defaults) const;
+
+  const std::string& source_;
+  std::int64_t batch_;
+};
+
+std::optional<Error> NetworkReader::unknown_fields(const json& object, const std::string& path,
+                                                   const std::set<std::string>& known) const {
+  for (auto it = object.begin(); it != object.end(); ++it)
+    if (!known.count(it.key()))
+      return error(path + (path.empty() ? "" : ".") + it.key(),
+                   "unknown field (valid fields: " + join_names(known) + ")");
+  return std::nullopt;
+}
+
+Expected<std::int64_t> NetworkReader::integer(const json& value, const std::string& path,
+                                              std::int64_t minimum, std::int64_t maximum) const {
+  const std::string wanted = "is not an integer >= " + std::to_string(minimum);
+  if (!value.is_number_integer()) return error(path, describe(value) + " " + wanted);
+  // nlohmann keeps non-negative integers unsigned: compare before converting.
+  if (value.is_number_unsigned() &&
+      value.get<std::uint64_t>() > static_cast<std::uint64_t>(maximum))
+    return error(path, describe(value) + " is larger than " + std::to_string(maximum));
+  const auto number = value.get<std::int64_t>();
+  if (number < minimum) return error(path, describe(value) + " " + wanted);
+  if (number > maximum)
+    return error(path, describe(value) + " is larger than " + std::to_string(maximum));
+  return number;
+}
+
+Expected<std::array<std::int64_t, 2>> NetworkReader::pair(
+    const json& layer, const std::string& field, const std::string& path, std::int64_t minimum,
+    std::optional<std::int64_t> fallback) const {
+  const std::string at = path + "." + field;
+  auto found = layer.find(field);
+  if (found == layer.end()) {
+    if (!fallback)
+      return error(at, "missing (an integer >= " + std::to_string(minimum) + ", or [h, w])");
+    return std::array{*fallback, *fallback};
+  }
+  if (found->is_array()) {
+    if (found->size() != 2)
+      return error(at, describe(*found) + " has " + std::to_string(found->size()) +
+                           " entries; expected 2 ([h, w]) or one integer for both");
+    std::array<std::int64_t, 2> values{};
+    for (std::size_t i = 0; i < 2; ++i) {
+      auto value = integer((*found)[i], at + "[" + std::to_string(i) + "]", minimum);
+      if (!value) return Error{value.error()};
+      values[i] = *value;
+    }
+    return values;
+  }
+  if (!found->is_number())
+    return error(at, describe(*found) + " is not an integer >= " + std::to_string(minimum) +
+                         " or a list [h, w] of them");
+  auto value = integer(*found, at, minimum);
+  if (!value) return Error{value.error()};
+  return std::array{*value, *value};
+}
+
+template <typename T, std::size_t N>
+Expected<T> NetworkReader::choice(const json& value, const std::string& path,
+                                  const Choice<T> (&choices)[N]) const {
+  std::string valid;
+  for (const auto& c : choices) {
+    if (value.is_string() && equals_ignoring_case(value.get<std::string>(), c.name)) return c.value;
+    valid += (valid.empty() ? "" : ", ") + std::string(c.name);
+  }
+  return error(path, describe(value) + " is not one of " + valid);
+}
+
+std::optional<Error> NetworkReader::read_types(const json& object, const std::string& path,
+                                               LayerTypes& types) const {
+  const std::string prefix = path.empty() ? "" : path + ".";
+  if (auto it = object.find("layout"); it != object.end()) {
+    auto value = choice(*it, prefix + "layout", kLayouts);
+    if (!value) return Error{value.error()};
+    types.channels_last = *value;
+  }
+  if (auto it = object.find("data_type"); it != object.end()) {
+    auto value = choice(*it, prefix + "data_type", kDataTypes);
+    if (!value) return Error{value.error()};
+    types.data_type = *value;
+  }
+  if (auto it = object.find("compute_type"); it != object.end()) {
+    auto value = choice(*it, prefix + "compute_type", kComputeTypes);
+    if (!value) return Error{value.error()};
+    types.compute_type = *value;
+  }
+  if (auto it = object.find("math_type"); it != object.end()) {
+    auto value = choice(*it, prefix + "math_type", kMathTypes);
+    if (!value) return Error{value.error()};
+    types.math_type = *value;
+  }
+  if (auto it = object.find("mode"); it != object.end()) {
+    auto value = choice(*it, prefix + "mode", kModes);
+    if (!value) return Error{value.error()};
+    types.mode = *value;
+  }
+  return std::nullopt;
+}
+
+Expected<NamedConvolution> NetworkReader::read_layer(const json& layer, const std::string& path,
+                                                     const LayerTypes& defaults) const {
+  if (!layer.is_object()) return error(path, describe(layer) + " is not an object");
+  if (auto problem = unknown_fields(layer, path, kLayerFields)) return *problem;
+
+  NamedConvolution result;
+  auto name = layer.find("name");
+  if (name == layer.end()) return error(path + ".name", "missing (a unique layer name)");
+  if (!name->is_string() || name->get<std::string>().empty())
+    return error(path + ".name", describe(*name) + " is not a non-empty string");
+  result.name = name->get<std::string>();
+
+  auto input = layer.find("input");
+  if (input == layer.end()) return error(path + ".input", "missing ([C, H, W] or [N, C, H, W])");
+  if (!input->is_array() || (input->size() != 3 && input->size() != 4))
+    return error(path + ".input", describe(*input) + " is not a list [C, H, W] or [N, C, H, W]");
+  std::vector<std::int64_t> dims;
+  for (std::size_t i = 0; i < input->size(); ++i) {
+    auto value = integer((*input)[i], path + ".input[" + std::to_string(i) + "]", 1);
+    if (!value) return Error{value.error()};
+    dims.push_back(*value);
+  }
+  if (dims.size() == 4) dims.erase(dims.begin());  // N: the caller's batch replaces it
+  const std::int64_t channels = dims[0], height = dims[1], width = dims[2];
+
+  auto outputs = layer.find("output_channels");
+  if (outputs == layer.end()) return error(path + ".output_channels", "missing (an integer >= 1)");
+  auto out_channels = integer(*outputs, path + ".output_channels", 1);
+  if (!out_channels) return Error{out_channels.error()};
+
+  auto filter = pair(layer, "filter", path, 1, std::nullopt);
+  if (!filter) return Error{filter.error()};
+  auto padding = pair(layer, "padding", path, 0, 0);
+  if (!padding) return Error{padding.error()};
+  auto stride = pair(layer, "stride", path, 1, 1);
+  if (!stride) return Error{stride.error()};
+  auto dilation = pair(layer, "dilation", path, 1, 1);
+  if (!dilation) return Error{dilation.error()};
+
+  std::int64_t groups = 1;
+  if (auto it = layer.find("groups"); it != layer.end()) {
+    auto value = integer(*it, path + ".groups", 1);
+    if (!value) return Error{value.error()};
+    groups = *value;
+  }
+  if (channels % groups != 0)
+    return error(path + ".groups", std::to_string(groups) +
+                                       " does not divide the input channels (" +
+                                       std::to_string(channels) + ")");
+  if (*out_channels % groups != 0)
+    return error(path + ".groups", std::to_string(groups) + " does not divide output_channels (" +
+                                       std::to_string(*out_channels) + ")");
+
+  LayerTypes types = defaults;
+  if (auto problem = read_types(layer, path, types)) return *problem;
+
+  const std::int64_t spatial[2] = {height, width};
+  std::int64_t out_spatial[2] = {0, 0};
+  for (int i = 0; i < 2; ++i) {
+    const std::int64_t extent = (*dilation)[i] * ((*filter)[i] - 1) + 1;
+    const std::int64_t padded = spatial[i] + 2 * (*padding)[i];
+    if (extent > padded)
+      return error(path + ".filter",
+                   list({(*filter)[0], (*filter)[1]}) + " with dilation " +
+                       list({(*dilation)[0], (*dilation)[1]}) +
+                       " is larger than the padded input " +
+                       list({height + 2 * (*padding)[0], width + 2 * (*padding)[1]}));
+    out_spatial[i] = convolution_output_size(spatial[i], (*filter)[i], (*padding)[i], (*stride)[i],
+                                             (*dilation)[i]);
+  }
+
+  // Every product below is of numbers <= 2^31, checked one factor at a time.
+  auto image_elements = [](std::initializer_list<std::int64_t> factors) {
+    std::int64_t product = 1;
+    for (auto f : factors) {
+      if (product > kLargestImageElements / f) return kLargestImageElements + 1;
+      product *= f;
+    }
+    return product;
+  };
+  const std::int64_t cg = channels / groups;
+  for (auto [field, elements] :
+       {std::pair{"input", image_elements({channels, height, width})},
+        std::pair{"output_channels",
+                  image_elements({*out_channels, out_spatial[0], out_spatial[1]})},
+        std::pair{"filter", image_elements({*out_channels, cg, (*filter)[0], (*filter)[1]})}}) {
+    if (elements > kLargestImageElements)
+      return error(path + "." + field, "the tensor has more than 2^40 elements per image");
+    if (elements > kLargestBatchElements / batch_)
+      return error(path + "." + field,
+                   "the tensor has more than 2^62 elements at batch " + std::to_string(batch_));
+  }
+
+  auto pack = [&](std::vector<std::int64_t> shape) {
+    return types.channels_last ? TensorShape::packed_channels_last(std::move(shape))
+                               : TensorShape::packed(std::move(shape));
+  };
+  ConvolutionProblem& p = result.problem;
+  p.x = pack({batch_, channels, height, width});
+  p.w = pack({*out_channels, cg, (*filter)[0], (*filter)[1]});
+  p.y = pack({batch_, *out_channels, out_spatial[0], out_spatial[1]});
+  p.padding = {(*padding)[0], (*padding)[1]};
+  p.stride = {(*stride)[0], (*stride)[1]};
+  p.dilation = {(*dilation)[0], (*dilation)[1]};
+  p.groups = groups;
+  p.mode = types.mode;
+  p.data_type = types.data_type;
+  p.compute_type = types.compute_type ? *types.compute_type
+                   : (types.data_type == DataType::kHalf || types.data_type == DataType::kBFloat16)
+                       ? DataType::kFloat
+                       : types.data_type;
+  p.math_type = types.math_type;
+  // The checks above cover every rule; this one guards against the two drifting apart.
+  if (auto problem = p.validation_error()) return error(path, *problem);
+  return result;
+}
+
+Expected<Network> NetworkReader::read(const json& document, const std::string& default_name) {
+  if (!document.is_object())
+    return Error{source_ + ": " + describe(document) +
+                 " is not a network (a JSON object with \"layers\")"};
+  if (auto problem = unknown_fields(document, "", kTopFields)) return *problem;
+  if (auto it = document.find("format"); it != document.end() && *it != kNetworkFormat)
+    return error("format", describe(*it) + " is not \"" + kNetworkFormat + "\"");
+  Network network;
+  network.name = default_name;
+  if (auto it = document.find("name"); it != document.end()) {
+    if (!it->is_string() || it->get<std::string>().empty())
+      return error("name", describe(*it) + " is not a non-empty string");
+    network.name = it->get<std::string>();
+  }
+  for (const char* field : {"description", "comment"})
+    if (auto it = document.find(field); it != document.end() && !it->is_string())
+      return error(field, describe(*it) + " is not a string");
+  LayerTypes defaults;
+  if (auto problem = read_types(document, "", defaults)) return *problem;
+
+  auto layers = document.find("layers");
+  if (layers == document.end()) return error("layers", "missing (a list of convolution layers)");
+  if (!layers->is_array() || layers->empty())
+    return error("layers", describe(*layers) + " is not a non-empty list of layers");
+  std::map<std::string, std::size_t> seen;
+  for (std::size_t i = 0; i < layers->size(); ++i) {
+    const std::string path = "layers[" + std::to_string(i) + "]";
+    auto layer = read_layer((*layers)[i], path, defaults);
+    if (!layer) return Error{layer.error()};
+    auto [previous, inserted] = seen.emplace(layer->name, i);
+    if (!inserted)
+      return error(path + ".name", describe(json(layer->name)) + " is also the name of layers[" +
+                                       std::to_string(previous->second) + "]");
+    network.layers.push_back(std::move(*layer));
+  }
+  return network;
+}
+
+}  // namespace
+
+Expected<Network> parse_network(std::string_view text, const std::string& source,
+                                const std::string& default_name, std::int64_t batch) {
+  if (batch < 1)
+    return Error{source + ": the batch size " + std::to_string(batch) + " is not >= 1"};
+  json document;
+  try {
+    document = json::parse(text.begin(), text.end());
+  } catch (const json::exception& e) {
+    // "[json.exception.parse_error.101] parse error at line 3, column 7: ...": the part
+    // after the bracket says where and what.
+    std::string what = e.what();
+    if (auto bracket = what.find("] "); bracket != std::string::npos) what.erase(0, bracket + 2);
+    return Error{source + ": not valid JSON: " + what};
+  }
+  return NetworkReader(source, batch).read(document, default_name);
+}
+
+Expected<NetworkText> read_network_text(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    return Error{path + ": cannot read: it is a directory"};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{path + ": cannot read: " + std::strerror(errno)};
+  const auto size = std::filesystem::file_size(path, error);
+  if (!error && size > kLargestFileBytes)
+    return Error{path + ": cannot read: larger than 64 MiB, not a network file"};
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Error{path + ": cannot read: " + std::strerror(errno)};
+  return NetworkText{text.str(), path, std::filesystem::path(path).stem().string()};
+}
+
+Expected<Network> read_network_file(const std::string& path, std::int64_t batch) {
+  auto text = read_network_text(path);
+  if (!text) return Error{text.error()};
+  return parse_network(text->text, text->source, text->default_name, batch);
+}
+
+}  // namespace ucudnn

@@ -1,0 +1,60 @@
+#include "cudnn/configuration_timer.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "cudnn/device_memory.h"
+#include "cudnn/plan_executor.h"
+
+namespace ucudnn::cudnn {
+
+std::optional<double> time_configuration(const CudnnApi& api, const CudaRuntime& runtime,
+                                         cudnnHandle_t handle, const KernelKey& kernel,
+                                         const Configuration& configuration, int repeats) {
+  try {
+    const PlanExecutor plan(api, handle, kernel, configuration);
+    const auto& p = kernel.problem;
+    const std::size_t element = element_size(p.data_type);
+    auto x = DeviceBuffer::allocate(runtime, p.x.span_elements() * element);
+    auto w = DeviceBuffer::allocate(runtime, p.w.span_elements() * element);
+    auto y = DeviceBuffer::allocate(runtime, p.y.span_elements() * element);
+    auto workspace = DeviceBuffer::allocate(runtime, plan.workspace_bytes());
+    if (!x || !w || !y || !workspace) return std::nullopt;
+    cudaStream_t stream = nullptr;
+    api.cudnnGetStream(handle, &stream);
+    for (const DeviceBuffer* b : {&*x, &*w, &*y})
+      if (b->size()) runtime.cudaMemsetAsync(b->data(), 0, b->size(), stream);
+    const double one = 1, zero = 0;
+    const float one_f = 1, zero_f = 0;
+    const bool is_double = p.data_type == DataType::kDouble;
+    const void* alpha = is_double ? static_cast<const void*>(&one) : &one_f;
+    const void* beta = is_double ? static_cast<const void*>(&zero) : &zero_f;
+    auto run = [&] {
+      return plan.run(handle, alpha, {x->data(), w->data(), y->data()}, workspace->data(),
+                      workspace->size(), beta)
+                 .status == CUDNN_STATUS_SUCCESS;
+    };
+    if (!run()) return std::nullopt;  // warm-up
+    CudaEvent start(runtime), stop(runtime);
+    if (!start.valid() || !stop.valid()) return std::nullopt;
+    std::vector<double> times;
+    for (int i = 0; i < std::max(1, repeats); ++i) {
+      runtime.cudaEventRecord(start.get(), stream);
+      if (!run()) return std::nullopt;
+      runtime.cudaEventRecord(stop.get(), stream);
+      float ms = 0;
+      if (runtime.cudaEventSynchronize(stop.get()) != cudaSuccess ||
+          runtime.cudaEventElapsedTime(&ms, start.get(), stop.get()) != cudaSuccess) {
+        runtime.cudaGetLastError();
+        return std::nullopt;
+      }
+      times.push_back(ms);
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+  } catch (const std::exception&) {
+    return std::nullopt;  // a descriptor or algorithm cuDNN refuses
+  }
+}
+
+}  // namespace ucudnn::cudnn

@@ -1,0 +1,234 @@
+// The pieces of the `ucudnn` tool that need no device: the kernels of a network and the WD
+// key, the work list and results as they travel between ranks, device selection.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+
+#include "benchmark_work.h"
+#include "cluster.h"
+#include "core/memory_store.h"
+#include "network_kernels.h"
+#include "progress.h"
+#include "support/random_seed.h"
+#include "support/table_benchmarker.h"
+#ifdef UCUDNN_CLI_HAVE_CUDNN
+#include "device_selection.h"
+#endif
+
+namespace ucudnn::cli {
+namespace {
+
+using Variables = std::map<std::string, std::string>;
+Environment environment_of(const Variables& variables) {
+  return [variables](const char* name) -> const char* {
+    auto found = variables.find(name);
+    return found == variables.end() ? nullptr : found->second.c_str();
+  };
+}
+
+TEST(NetworkKernels, ThreeKernelsPerLayerInFileOrder) {
+  const auto kernels = network_kernels(*builtin_network("alexnet", 8));
+  ASSERT_EQ(kernels.size(), 15u);
+  EXPECT_EQ(kernels[0].label(), "conv1 Forward");
+  EXPECT_EQ(kernels[4].label(), "conv2 BackwardData");
+  EXPECT_EQ(kernels[14].label(), "conv5 BackwardFilter");
+  EXPECT_EQ(kernels[14].key.problem.batch(), 8);
+}
+
+TEST(NetworkKernels, RepeatedLayersAreOneKernelInTheNetworkKey) {
+  const auto kernels = network_kernels(*builtin_network("resnet50", 2));
+  ASSERT_EQ(kernels.size(), 159u);
+  const auto distinct = distinct_kernels(kernels);
+  std::size_t uses = 0;
+  for (const auto& d : distinct) {
+    uses += d.uses.size();
+    EXPECT_EQ(d.uses.front(), d.first);
+    for (auto use : d.uses) EXPECT_EQ(kernels[use].key, kernels[d.first].key);
+  }
+  EXPECT_EQ(uses, kernels.size());
+  EXPECT_LT(distinct.size(), kernels.size());  // res2b and res2c are res2b again, ...
+  const std::string subject = network_subject(kernels, distinct);
+  EXPECT_EQ(subject.rfind("network:" + kernels[0].key.hash_hex() + ";", 0), 0u);
+  EXPECT_EQ(subject.size(), std::string("network:").size() + 17 * distinct.size());
+}
+
+// A store that has some measurements, and a table device that lists algorithms.
+TEST(BenchmarkWork, ListsOnlyWhatTheStoreLacksOncePerMicroKernel) {
+  Network network;
+  network.layers = {{"a", make_conv2d_problem({8, 4, 8, 8, 4, 3, 3, 1, 1})},
+                    {"b", make_conv2d_problem({8, 4, 8, 8, 4, 3, 3, 1, 1})}};  // a again
+  const auto kernels = network_kernels(network);
+  testing::TableBenchmarker device({"A", "B"});
+  MemoryStore store;
+  const std::string fingerprint = device.fingerprint().to_string();
+  store.put_measurements(
+      {{fingerprint, kernels[0].key.with_batch(4), "table", "A", Measurement{2, 0}, 0}});
+  const WorkList work =
+      find_missing_work(kernels, BatchSizePolicy::kPowerOfTwo, device, store, fingerprint);
+  // 3 operations x sizes 1, 2, 4, 8 x 2 algorithms, layer b repeating a; one stored.
+  EXPECT_EQ(work.items.size(), 12u);
+  EXPECT_EQ(work.measurements(), 23u);
+  EXPECT_EQ(work.reused, 1u);
+  for (const auto& item : work.items) EXPECT_LT(item.kernel, 9u);  // never layer b's
+}
+
+TEST(BenchmarkWork, WorkAndResultsTravelBitForBit) {
+  testing::SeededRandom random;
+  WorkList work;
+  work.reused = static_cast<std::size_t>(random.uniform(0, 1000));
+  ShareOutcome outcome;
+  for (int i = 0; i < 50; ++i) {
+    work.items.push_back({static_cast<std::size_t>(random.uniform(0, 9)),
+                          random.uniform(1, 256),
+                          {"FFT", "ALGO_1"}});
+    std::optional<Measurement> m;
+    if (random.chance(0.8)) {
+      std::uniform_real_distribution<double> real(0, 100);
+      m = Measurement{real(random.engine()),
+                      static_cast<std::uint64_t>(random.uniform(0, 1LL << 62)) * 3,
+                      real(random.engine()), std::nextafter(real(random.engine()), 1e9),
+                      static_cast<int>(random.uniform(1, 100))};
+    }
+    outcome.results.push_back({static_cast<std::size_t>(i), "FFT", m});
+  }
+  auto received = work_from_json(work_to_json(work), 10);
+  ASSERT_TRUE(received) << received.error();
+  EXPECT_EQ(received->reused, work.reused);
+  ASSERT_EQ(received->items.size(), work.items.size());
+  for (std::size_t i = 0; i < work.items.size(); ++i) {
+    EXPECT_EQ(received->items[i].kernel, work.items[i].kernel);
+    EXPECT_EQ(received->items[i].micro_batch, work.items[i].micro_batch);
+    EXPECT_EQ(received->items[i].algorithms, work.items[i].algorithms);
+  }
+  auto results = outcome_from_json(outcome_to_json(outcome), work);
+  ASSERT_TRUE(results) << results.error();
+  ASSERT_EQ(results->results.size(), outcome.results.size());
+  for (std::size_t i = 0; i < outcome.results.size(); ++i) {
+    const auto& a = outcome.results[i].measurement;
+    const auto& b = results->results[i].measurement;
+    ASSERT_EQ(a.has_value(), b.has_value());
+    if (!a) continue;
+    EXPECT_EQ(a->time_ms, b->time_ms);  // exactly: doubles are written in full
+    EXPECT_EQ(a->min_ms, b->min_ms);
+    EXPECT_EQ(a->max_ms, b->max_ms);
+    EXPECT_EQ(a->repeats, b->repeats);
+    EXPECT_EQ(a->workspace_bytes, b->workspace_bytes);
+  }
+  EXPECT_FALSE(work_from_json("{\"reused\": 0, \"items\": [[99, 1, []]]}", 10));
+  EXPECT_FALSE(outcome_from_json("not json", work));
+}
+
+TEST(Cluster, MpiOnlyWhenALauncherStartedUs) {
+  EXPECT_FALSE(launched_by_mpi(environment_of({})));
+  EXPECT_TRUE(launched_by_mpi(environment_of({{"OMPI_COMM_WORLD_SIZE", "2"}})));
+  EXPECT_TRUE(launched_by_mpi(environment_of({{"PMI_SIZE", "4"}})));
+  EXPECT_TRUE(launched_by_mpi(environment_of({{"PMIX_RANK", "0"}})));
+  auto single = join_cluster(environment_of({}));
+  ASSERT_TRUE(single);
+  EXPECT_EQ((*single)->size(), 1);
+  EXPECT_EQ((*single)->broadcast("x"), "x");
+  EXPECT_EQ((*single)->gather("y"), std::vector<std::string>{"y"});
+}
+
+TEST(Progress, DurationsReadWell) {
+  EXPECT_EQ(format_duration(0.4), "0 s");
+  EXPECT_EQ(format_duration(59), "59 s");
+  EXPECT_EQ(format_duration(185), "3 min 05 s");
+  EXPECT_EQ(format_duration(3720), "1 h 02 min");
+}
+
+TEST(Progress, PlainLinesWhenNotATerminal) {
+  char* text = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = open_memstream(&text, &size);
+  {
+    Progress progress(out, false, 2, 4.0, "rank 0 of 2: ");
+    progress.step("conv1 Forward, micro-batch 1", 1.0);
+    progress.step("conv1 Forward, micro-batch 2", 3.0);
+  }
+  std::fclose(out);
+  const std::string lines(text, size);
+  std::free(text);
+  EXPECT_NE(lines.find("rank 0 of 2: [1/2] conv1 Forward, micro-batch 1 (ETA "), std::string::npos)
+      << lines;
+  EXPECT_NE(lines.find("rank 0 of 2: [2/2] conv1 Forward, micro-batch 2 (done)\n"),
+            std::string::npos)
+      << lines;
+  EXPECT_EQ(lines.find('\r'), std::string::npos);
+}
+
+TEST(Progress, ABarRedrawnInPlaceOnATerminal) {
+  char* text = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = open_memstream(&text, &size);
+  {
+    Progress progress(out, true, 2, 4.0);
+    progress.step("first", 1.0);
+    progress.step("second", 3.0);
+  }
+  std::fclose(out);
+  const std::string bar(text, size);
+  std::free(text);
+  EXPECT_NE(bar.find("\r\033[K[######..................] 1/2 ETA "), std::string::npos) << bar;
+  EXPECT_NE(bar.find("\r\033[K[########################] 2/2 done  second\n"), std::string::npos)
+      << bar;
+}
+
+#ifdef UCUDNN_CLI_HAVE_CUDNN
+TEST(DeviceSelection, OptionThenEnvironmentThenCurrent) {
+  auto current = device_choice("", environment_of({}));
+  ASSERT_TRUE(current);
+  EXPECT_EQ(current->kind, DeviceChoice::Kind::kCurrent);
+  auto all = device_choice("", environment_of({{"UCUDNN_BENCHMARK_DEVICES", "all"}}));
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->kind, DeviceChoice::Kind::kAll);
+  auto listed = device_choice("", environment_of({{"UCUDNN_DEVICES", "1,0"}}));
+  ASSERT_TRUE(listed);
+  EXPECT_EQ(listed->list, (std::vector<int>{1, 0}));
+  auto option = device_choice("2", environment_of({{"UCUDNN_DEVICES", "all"}}));
+  ASSERT_TRUE(option);
+  EXPECT_EQ(option->list, std::vector<int>{2});
+
+  auto bad_option = device_choice("0,x", environment_of({}));
+  ASSERT_FALSE(bad_option);
+  EXPECT_EQ(bad_option.error(),
+            "--devices='0,x' is not \"all\" or a list of device numbers like 0,1");
+  auto bad_variable = device_choice("", environment_of({{"UCUDNN_DEVICES", "-1"}}));
+  ASSERT_FALSE(bad_variable);
+  EXPECT_EQ(bad_variable.error(),
+            "UCUDNN_DEVICES='-1' is not \"all\" or a list of device numbers like 0,1");
+}
+
+TEST(DeviceSelection, ResolvesOnTheMachine) {
+  EXPECT_EQ(*resolve_devices({}, 4, 2), std::vector<int>{2});
+  EXPECT_EQ(*resolve_devices({DeviceChoice::Kind::kAll, {}}, 3, 0), (std::vector<int>{0, 1, 2}));
+  auto missing = resolve_devices({DeviceChoice::Kind::kList, {0, 3}}, 2, 0);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error(), "--devices: GPU 3 does not exist (this machine has 2 GPUs)");
+  auto twice = resolve_devices({DeviceChoice::Kind::kList, {1, 1}}, 2, 0);
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error(), "--devices: GPU 1 is listed twice");
+}
+
+TEST(DeviceSelection, RanksOfANodeShareItsDevices) {
+  const std::vector<int> four = {0, 1, 2, 3};
+  EXPECT_EQ(devices_of_local_rank(four, 0, 1), four);
+  EXPECT_EQ(devices_of_local_rank(four, 1, 4), std::vector<int>{1});
+  EXPECT_EQ(devices_of_local_rank(four, 1, 2), (std::vector<int>{1, 3}));
+  EXPECT_EQ(devices_of_local_rank({0, 1}, 3, 4), std::vector<int>{1});
+}
+
+TEST(DeviceSelection, RefusesMixedModels) {
+  EXPECT_FALSE(mixed_models_error({{0, "NVIDIA H100"}, {1, "NVIDIA H100"}}));
+  auto mixed = mixed_models_error({{0, "NVIDIA H100"}, {1, "NVIDIA A100"}});
+  ASSERT_TRUE(mixed);
+  EXPECT_NE(mixed->find("different models (0: NVIDIA H100, 1: NVIDIA A100)"), std::string::npos)
+      << *mixed;
+}
+#endif
+
+}  // namespace
+}  // namespace ucudnn::cli

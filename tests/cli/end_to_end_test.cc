@@ -1,0 +1,485 @@
+// The `ucudnn` tool end to end, as a user runs it: real SQLite files in a temporary folder,
+// the CPU backend, the cuDNN test doubles (exact, deterministic times: bit-for-bit
+// comparisons), and mpirun.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "support/subprocess.h"
+
+namespace ucudnn::testing {
+namespace {
+
+using nlohmann::json;
+using Environment = std::map<std::string, std::optional<std::string>>;
+
+const std::string kTool = UCUDNN_CLI;
+const std::string kTiny = std::string(UCUDNN_SOURCE_DIR) + "/tests/cli/networks/tiny.json";
+const std::string kFakeCuda = UCUDNN_FAKECUDA_DIR;
+const std::string kMpirun = UCUDNN_MPIRUN;
+
+// The network options of a run small enough for 2 cores: 4 layers (one repeated), powers
+// of two; bench adds --repeats 1.
+std::vector<std::string> network_args(int batch = 4, const std::string& limit = "256KiB") {
+  return {"--network", kTiny,        "--batch",           std::to_string(batch),
+          "--policy",  "powerOfTwo", "--workspace-limit", limit};
+}
+std::vector<std::string> bench_args(int batch = 4) {
+  auto args = network_args(batch);
+  args.insert(args.end(), {"--repeats", "1"});
+  return args;
+}
+
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+std::string describe(const ProcessResult& r) {
+  return "exit " + std::to_string(r.status) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = std::filesystem::temp_directory_path() /
+              ("ucudnn-cli-test-" + std::to_string(::getpid()) + "-" +
+               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(folder_);
+    std::filesystem::create_directories(folder_);
+  }
+  void TearDown() override { std::filesystem::remove_all(folder_); }
+
+  std::string path(const std::string& name) const { return (folder_ / name).string(); }
+
+  // The tool with a clean environment: the default database in the temporary folder, no
+  // device settings from outside, OpenMP already passive (no re-execution).
+  ProcessResult run(const std::vector<std::string>& arguments, Environment extra = {}) const {
+    Environment environment = {
+        {"UCUDNN_DATABASE", path("default.db")}, {"UCUDNN_SYSTEM_DATABASE", std::nullopt},
+        {"UCUDNN_DEVICES", std::nullopt},        {"UCUDNN_BENCHMARK_DEVICES", std::nullopt},
+        {"LD_LIBRARY_PATH", std::nullopt},       {"OMP_WAIT_POLICY", "passive"}};
+    for (auto& [name, value] : extra) environment[name] = value;
+    std::vector<std::string> argv = arguments;
+    argv.insert(argv.begin(), kTool);
+    return run_process(argv, environment);
+  }
+
+  // The same under `mpirun -np 2` (the caller skips when there is no mpirun).
+  ProcessResult run_mpi(const std::vector<std::string>& arguments, Environment extra = {}) const {
+    Environment environment = {{"OMPI_ALLOW_RUN_AS_ROOT", "1"},
+                               {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"},
+                               // Open MPI keeps some memory to the end; not ours to report.
+                               {"ASAN_OPTIONS", "detect_leaks=0"}};
+    for (auto& [name, value] : extra) environment[name] = value;
+    // Unbound: the CPU backend's ranks each run one thread per core (and refuse otherwise).
+    std::vector<std::string> argv = {"--oversubscribe", "--bind-to", "none", "-np", "2", kTool};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    argv.insert(argv.begin(), kMpirun);
+    Environment base = {
+        {"UCUDNN_DATABASE", path("default.db")}, {"UCUDNN_SYSTEM_DATABASE", std::nullopt},
+        {"UCUDNN_DEVICES", std::nullopt},        {"UCUDNN_BENCHMARK_DEVICES", std::nullopt},
+        {"LD_LIBRARY_PATH", std::nullopt},       {"OMP_WAIT_POLICY", "passive"}};
+    for (auto& [name, value] : environment) base[name] = value;
+    return run_process(argv, base);
+  }
+
+  // Every row of a database: (measurements, plans), through `ucudnn db export --lines`.
+  std::pair<std::vector<json>, std::vector<json>> rows(const std::string& database) const {
+    const auto exported = run({"db", "export", "--lines", "--database", database});
+    EXPECT_EQ(exported.status, 0) << describe(exported);
+    std::vector<json> measurements, plans;
+    std::istringstream lines(exported.out);
+    std::string line;
+    std::getline(lines, line);  // the header
+    while (std::getline(lines, line)) {
+      json row = json::parse(line);
+      if (row["type"] == "measurement") measurements.push_back(std::move(row));
+      if (row["type"] == "plan") plans.push_back(std::move(row));
+    }
+    return {measurements, plans};
+  }
+
+  static bool have_mpirun() { return !kMpirun.empty() && ::access(kMpirun.c_str(), X_OK) == 0; }
+  static bool have_fakecuda() { return !kFakeCuda.empty(); }
+
+  Environment fakecuda(Environment extra = {}) const {
+    extra["LD_LIBRARY_PATH"] = kFakeCuda;
+    extra["FAKECUDA_COMPUTE"] = "0";  // the doubles' times are modeled: no arithmetic needed
+    return extra;
+  }
+
+  std::filesystem::path folder_;
+};
+
+// "measured N new, reused M" of a bench run.
+std::pair<long, long> counts(const ProcessResult& r) {
+  long measured = -1, reused = -1;
+  const auto at = r.out.find("measured ");
+  if (at != std::string::npos)
+    std::sscanf(r.out.c_str() + at, "measured %ld new, reused %ld", &measured, &reused);
+  return {measured, reused};
+}
+
+// The output from the plan table on (the lines before it name files and times).
+std::string plan_part(const std::string& out) {
+  const auto at = out.find("\nlayer ");
+  return at == std::string::npos ? "" : out.substr(at);
+}
+
+// Rows without their timestamps: what must agree between two runs on a deterministic device.
+std::multiset<std::string> without_times(const std::vector<json>& rows) {
+  std::multiset<std::string> texts;
+  for (json row : rows) {
+    row.erase("measured_at");
+    row.erase("created_at");
+    texts.insert(row.dump());
+  }
+  return texts;
+}
+
+// What must agree even where times differ (the CPU): which kernels, algorithms and
+// micro-batches were measured, whether they ran, with what workspace.
+using MeasurementKey = std::tuple<std::string, std::string, std::string, std::string, std::int64_t,
+                                  std::string, std::uint64_t>;
+std::set<MeasurementKey> measurement_keys(const std::vector<json>& rows) {
+  std::set<MeasurementKey> keys;
+  for (const auto& row : rows)
+    keys.insert({row["fingerprint"], row["kernel_key"], row["backend"], row["algorithm"],
+                 row["micro_batch"], row["status"],
+                 row.value("workspace_bytes", std::uint64_t{0})});
+  return keys;
+}
+// The keys of `a` that `b` lacks, one per line (a short failure message).
+std::string only_in(const std::set<MeasurementKey>& a, const std::set<MeasurementKey>& b) {
+  std::string text;
+  for (const auto& key : a)
+    if (!b.count(key))
+      text += std::get<1>(key).substr(0, 40) + "... " + std::get<3>(key) + " micro-batch " +
+              std::to_string(std::get<4>(key)) + " " + std::get<5>(key) + " " +
+              std::to_string(std::get<6>(key)) + "\n";
+  return text;
+}
+std::set<std::string> plan_keys(const std::vector<json>& rows) {
+  std::set<std::string> keys;
+  for (const auto& row : rows)
+    keys.insert(row["fingerprint"].get<std::string>() + "|" + row["subject"].get<std::string>() +
+                "|" + row["policy"].get<std::string>() + "|" +
+                std::to_string(row["workspace_limit"].get<std::uint64_t>()) + "|" +
+                row["mode"].get<std::string>());
+  return keys;
+}
+
+TEST_F(CliTest, SecondBenchMeasuresNothingNew) {
+  const auto args =
+      concat({"bench", "--database", path("a.db"), "--total-workspace", "1MiB", "--no-verify"},
+             bench_args());
+  const auto first = run(args);
+  ASSERT_EQ(first.status, 0) << describe(first);
+  const auto [measured, reused] = counts(first);
+  EXPECT_GT(measured, 0) << first.out;
+  EXPECT_EQ(reused, 0);
+  EXPECT_NE(first.out.find("WD total: planned"), std::string::npos) << first.out;
+  // Not a terminal: plain progress lines, no bar.
+  EXPECT_NE(first.err.find("[1/"), std::string::npos) << first.err;
+  EXPECT_EQ(first.err.find('\r'), std::string::npos);
+
+  const auto second = run(args);
+  ASSERT_EQ(second.status, 0) << describe(second);
+  EXPECT_EQ(counts(second), std::make_pair(0L, measured)) << second.out;
+  EXPECT_EQ(plan_part(second.out), plan_part(first.out));
+
+  // WR plans under the shim's keys (one per distinct kernel: conv3 repeats conv2) and the WD
+  // plan of the network.
+  const auto [measurements, plans] = rows(path("a.db"));
+  EXPECT_EQ(measurements.size(), static_cast<std::size_t>(measured));
+  std::size_t wr = 0, wd = 0;
+  for (const auto& plan : plans) {
+    if (plan["mode"] == "WR") {
+      ++wr;
+      EXPECT_EQ(plan["workspace_limit"], 256u << 10);
+      EXPECT_EQ(plan["subject"].get<std::string>().rfind("ucudnn-kernel/1 op=", 0), 0u);
+    } else {
+      ++wd;
+      EXPECT_EQ(plan["subject"].get<std::string>().rfind("network:", 0), 0u);
+      EXPECT_EQ(plan["configurations"].size(), 9u);
+    }
+  }
+  EXPECT_EQ(wr, 9u);
+  EXPECT_EQ(wd, 1u);
+}
+
+TEST_F(CliTest, DefaultDatabaseIsTheShims) {
+  const auto bench = run(concat({"bench", "--no-verify"}, bench_args()));
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  EXPECT_NE(bench.out.find("database: " + path("default.db")), std::string::npos) << bench.out;
+  EXPECT_TRUE(std::filesystem::exists(path("default.db")));
+  const auto repeats = run(concat({"plan"}, bench_args()));
+  EXPECT_NE(repeats.status, 0);  // --repeats is bench's only
+  const auto planned = run(concat({"plan"}, network_args()));
+  ASSERT_EQ(planned.status, 0) << describe(planned);
+  EXPECT_EQ(plan_part(planned.out), plan_part(bench.out));
+}
+
+TEST_F(CliTest, PlanReadsWithoutBenchmarking) {
+  const auto bench =
+      run(concat({"bench", "--database", path("a.db"), "--no-verify"}, bench_args()));
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  const auto before = rows(path("a.db"));
+
+  // Another limit and a total workspace: planned from the same measurements.
+  const auto plan =
+      run(concat({"plan", "--database", path("a.db"), "--json", "--total-workspace", "2MiB"},
+                 network_args(4, "64KiB")));
+  ASSERT_EQ(plan.status, 0) << describe(plan);
+  const json document = json::parse(plan.out);
+  EXPECT_EQ(document["network"], "tiny");
+  EXPECT_EQ(document["workspace_limit"], 64u << 10);
+  ASSERT_EQ(document["kernels"].size(), 12u);
+  for (const auto& kernel : document["kernels"]) {
+    ASSERT_FALSE(kernel["plan"].is_null()) << kernel.dump();
+    EXPECT_LE(kernel["plan"]["workspace_bytes"].get<std::uint64_t>(), 64u << 10);
+    std::int64_t covered = 0;
+    for (const auto& micro : kernel["plan"]["micro"]) covered += micro["batch"].get<std::int64_t>();
+    EXPECT_EQ(covered, 4);
+  }
+  EXPECT_EQ(document["kernels"][3]["layer"], "conv2");
+  EXPECT_EQ(document["wd"]["kernels"].size(), 9u);
+  EXPECT_LE(document["wd"]["workspace_bytes"].get<std::uint64_t>(), 2u << 20);
+  // Nothing was measured or written.
+  EXPECT_EQ(without_times(rows(path("a.db")).first), without_times(before.first));
+  EXPECT_EQ(rows(path("a.db")).second.size(), before.second.size());
+}
+
+TEST_F(CliTest, PlanNamesTheKernelsWithoutMeasurements) {
+  const auto bench =
+      run(concat({"bench", "--database", path("a.db"), "--no-verify"}, bench_args()));
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  // Batch 8 was never benchmarked.
+  const auto plan = run(concat({"plan", "--database", path("a.db")}, network_args(8)));
+  EXPECT_EQ(plan.status, 1) << describe(plan);
+  EXPECT_NE(plan.err.find("measurements are not in the database, of 12 kernels: conv1 Forward"),
+            std::string::npos)
+      << plan.err;
+  EXPECT_NE(plan.err.find("run `ucudnn bench --network " + kTiny + " --batch 8"), std::string::npos)
+      << plan.err;
+}
+
+TEST_F(CliTest, DatabaseRoundTrip) {
+  const auto bench =
+      run(concat({"bench", "--database", path("a.db"), "--no-verify"}, bench_args()));
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  const auto a = rows(path("a.db"));
+
+  const auto info = run({"db", "info", "--database", path("a.db")});
+  ASSERT_EQ(info.status, 0) << describe(info);
+  EXPECT_NE(info.out.find(std::to_string(a.first.size()) + " measurements, " +
+                          std::to_string(a.second.size()) + " plans, 1 fingerprints"),
+            std::string::npos)
+      << info.out;
+  EXPECT_NE(info.out.find("kind=cpu;"), std::string::npos) << info.out;
+
+  const auto exported = run({"db", "export", path("a.json"), "--database", path("a.db")});
+  ASSERT_EQ(exported.status, 0) << describe(exported);
+  const auto imported = run({"db", "import", path("a.json"), "--database", path("b.db")});
+  ASSERT_EQ(imported.status, 0) << describe(imported);
+  const auto b = rows(path("b.db"));
+  EXPECT_EQ(without_times(b.first), without_times(a.first));
+  EXPECT_EQ(without_times(b.second), without_times(a.second));
+
+  const auto merged = run({"db", "merge", path("a.db"), path("b.db"), "--into", path("c.db")});
+  ASSERT_EQ(merged.status, 0) << describe(merged);
+  const auto c = rows(path("c.db"));
+  EXPECT_EQ(without_times(c.first), without_times(a.first));
+  EXPECT_EQ(run({"db", "check", "--database", path("c.db")}).status, 0);
+  EXPECT_EQ(run({"db", "vacuum", "--database", path("c.db")}).status, 0);
+
+  std::ofstream(path("garbage.db")) << "not a database at all, just some text";
+  const auto check = run({"db", "check", "--database", path("garbage.db")});
+  EXPECT_EQ(check.status, 1) << describe(check);
+  EXPECT_NE(check.out.find("problem: "), std::string::npos) << check.out;
+  const auto bad_import = run({"db", "import", path("missing.json"), "--database", path("b.db")});
+  EXPECT_EQ(bad_import.status, 1);
+  EXPECT_NE(bad_import.err.find("cannot read '" + path("missing.json") + "'"), std::string::npos);
+}
+
+// Each file is broken in one way; the error names the file, the field and the value.
+TEST_F(CliTest, BadNetworkFilesAreNamedWithFieldAndValue) {
+  const std::string good =
+      R"("name": "c", "input": [8, 16, 16], "output_channels": 8, "filter": 3)";
+  const std::map<std::string, std::pair<std::string, std::string>> cases = {
+      {"missing.json",
+       {R"({"layers": [{"name": "c", "input": [8, 16, 16], "filter": 3}]})",
+        "layers[0].output_channels: missing"}},
+      {"type.json",
+       {R"({"layers": [{)" + good + R"(, "groups": "2"}]})",
+        "layers[0].groups: \"2\" is not an integer >= 1"}},
+      {"stride.json",
+       {R"({"layers": [{)" + good + R"(, "stride": [1, -2]}]})",
+        "layers[0].stride[1]: -2 is not an integer >= 1"}},
+      {"groups.json",
+       {R"({"layers": [{)" + good + R"(, "groups": 3}]})",
+        "layers[0].groups: 3 does not divide the input channels (8)"}},
+      {"notjson.json", {"{\"layers\": [oops]}", "not valid JSON: parse error at line 1"}},
+  };
+  for (const auto& [name, test] : cases) {
+    std::ofstream(path(name)) << test.first;
+    for (const char* command : {"bench", "plan"}) {
+      const auto r = run({command, "--network", path(name), "--database", path("a.db")});
+      EXPECT_EQ(r.status, 2) << describe(r);
+      EXPECT_NE(r.err.find("ucudnn " + std::string(command) + ": --network: " + path(name) + ": " +
+                           test.second),
+                std::string::npos)
+          << r.err;
+    }
+  }
+  const auto missing = run({"bench", "--network", path("nowhere.json")});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find(path("nowhere.json") + ": cannot read: No such file or directory"),
+            std::string::npos)
+      << missing.err;
+  EXPECT_FALSE(std::filesystem::exists(path("a.db")));  // nothing opened on a usage error
+}
+
+TEST_F(CliTest, MpiRanksTogetherMeasureWhatOneProcessMeasures) {
+  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found: the cluster test needs Open MPI";
+  const auto cluster = run_mpi(concat(
+      {"bench", "--database", path("cluster.db"), "--no-verify", "--total-workspace", "1MiB"},
+      bench_args()));
+  ASSERT_EQ(cluster.status, 0) << describe(cluster);
+  EXPECT_NE(cluster.out.find("cluster: 2 ranks"), std::string::npos) << cluster.out;
+  const auto single = run(
+      concat({"bench", "--database", path("single.db"), "--no-verify", "--total-workspace", "1MiB"},
+             bench_args()));
+  ASSERT_EQ(single.status, 0) << describe(single);
+  EXPECT_EQ(counts(cluster), counts(single));
+  const auto a = rows(path("cluster.db"));
+  const auto b = rows(path("single.db"));
+  EXPECT_FALSE(a.first.empty());
+  EXPECT_EQ(only_in(measurement_keys(a.first), measurement_keys(b.first)), "");
+  EXPECT_EQ(only_in(measurement_keys(b.first), measurement_keys(a.first)), "");
+  EXPECT_EQ(plan_keys(a.second), plan_keys(b.second));
+  // Only rank 0 wrote: the default database of the other rank was never created.
+  EXPECT_FALSE(std::filesystem::exists(path("default.db")));
+}
+
+TEST_F(CliTest, CudnnWithoutAUsableGpuSaysSo) {
+  const auto r = run(concat({"bench", "--backend", "cudnn", "--no-verify"}, bench_args()));
+  if (r.status == 0) GTEST_SKIP() << "a GPU is usable here";
+  EXPECT_EQ(r.status, 1) << describe(r);
+  EXPECT_NE(r.err.find("ucudnn bench: --backend cudnn: "), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("default.db")));
+}
+
+TEST_F(CliTest, CudnnOnTheTestDoubles) {
+  if (!have_fakecuda()) GTEST_SKIP() << "built without the cuDNN test doubles";
+  const auto args = concat(
+      {"bench", "--backend", "cudnn", "--database", path("gpu.db"), "--total-workspace", "4MiB"},
+      bench_args(8));
+  const auto first = run(args, fakecuda());
+  ASSERT_EQ(first.status, 0) << describe(first);
+  EXPECT_NE(first.out.find("devices: GPU 0 (ucudnn fakecuda test double)"), std::string::npos)
+      << first.out;
+  EXPECT_NE(first.out.find("WR total, run for real side by side"), std::string::npos);
+  const auto [measured, reused] = counts(first);
+  EXPECT_GT(measured, 0);
+  const auto second = run(args, fakecuda());
+  ASSERT_EQ(second.status, 0) << describe(second);
+  EXPECT_EQ(counts(second), std::make_pair(0L, measured));
+  // The doubles' times are exact: the same plan, to the digit, and the verification run takes
+  // the planned time.
+  EXPECT_EQ(plan_part(second.out), plan_part(first.out));
+
+  // Without the doubles there is no GPU: plan finds the database's one fingerprint.
+  const auto plan_args = concat(
+      {"plan", "--backend", "cudnn", "--database", path("gpu.db"), "--json"}, network_args(8));
+  const auto planned = run(plan_args);
+  ASSERT_EQ(planned.status, 0) << describe(planned);
+  EXPECT_NE(planned.err.find("no usable GPU here: planning for kind=gpu;name=ucudnn fakecuda"),
+            std::string::npos)
+      << planned.err;
+  const json document = json::parse(planned.out);
+  EXPECT_EQ(document["kernels"].size(), 12u);
+  EXPECT_EQ(document["kernels"][0]["plan"]["micro"][0]["backend"], "cudnn");
+
+  // A second device's results make the choice ambiguous, until --fingerprint names one.
+  const auto exported = run({"db", "export", "--database", path("gpu.db")});
+  std::string other = exported.out;
+  const std::string from = "name=ucudnn fakecuda test double", to = "name=another GPU";
+  for (auto at = other.find(from); at != std::string::npos; at = other.find(from, at))
+    other.replace(at, from.size(), to);
+  std::ofstream(path("other.json")) << other;
+  ASSERT_EQ(run({"db", "import", path("other.json"), "--database", path("gpu.db")}).status, 0);
+  const auto ambiguous = run(plan_args);
+  EXPECT_EQ(ambiguous.status, 2) << describe(ambiguous);
+  EXPECT_NE(ambiguous.err.find("for 2 devices; choose one with --fingerprint"), std::string::npos)
+      << ambiguous.err;
+  const std::string chosen = document["fingerprint"];
+  const auto named = run(concat(plan_args, {"--fingerprint", chosen}));
+  ASSERT_EQ(named.status, 0) << describe(named);
+  EXPECT_EQ(json::parse(named.out), document);
+}
+
+TEST_F(CliTest, CudnnClusterEqualsOneProcessBitForBit) {
+  if (!have_fakecuda()) GTEST_SKIP() << "built without the cuDNN test doubles";
+  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found: the cluster test needs Open MPI";
+  const auto args = concat(
+      {"bench", "--backend", "cudnn", "--no-verify", "--total-workspace", "4MiB"}, bench_args(8));
+  const auto cluster = run_mpi(concat(args, {"--database", path("cluster.db")}), fakecuda());
+  ASSERT_EQ(cluster.status, 0) << describe(cluster);
+  EXPECT_NE(cluster.out.find("rank 1: GPU 0 (ucudnn fakecuda test double)"), std::string::npos)
+      << cluster.out;
+  const auto single = run(concat(args, {"--database", path("single.db")}), fakecuda());
+  ASSERT_EQ(single.status, 0) << describe(single);
+  EXPECT_EQ(plan_part(cluster.out), plan_part(single.out));
+  const auto a = rows(path("cluster.db"));
+  const auto b = rows(path("single.db"));
+  EXPECT_FALSE(a.first.empty());
+  EXPECT_EQ(without_times(a.first), without_times(b.first));
+  EXPECT_EQ(without_times(a.second), without_times(b.second));
+}
+
+TEST_F(CliTest, CudnnOnSeveralGpusOfOneModel) {
+  if (!have_fakecuda()) GTEST_SKIP() << "built without the cuDNN test doubles";
+  const auto args = concat({"bench", "--backend", "cudnn", "--no-verify"}, bench_args(8));
+  const auto two = run(concat(args, {"--devices", "all", "--database", path("two.db")}),
+                       fakecuda({{"FAKECUDA_DEVICE_COUNT", "2"}}));
+  ASSERT_EQ(two.status, 0) << describe(two);
+  EXPECT_NE(two.out.find("devices: GPU 0 (ucudnn fakecuda test double), GPU 1 (ucudnn fakecuda "
+                         "test double)"),
+            std::string::npos)
+      << two.out;
+  const auto one = run(concat(args, {"--database", path("one.db")}), fakecuda());
+  ASSERT_EQ(one.status, 0) << describe(one);
+  EXPECT_EQ(plan_part(two.out), plan_part(one.out));
+  EXPECT_EQ(without_times(rows(path("two.db")).first), without_times(rows(path("one.db")).first));
+
+  // The environment's default, refused for mixed models.
+  const auto mixed = run(args, fakecuda({{"FAKECUDA_DEVICE_COUNT", "2"},
+                                         {"FAKECUDA_DEVICE_NAMES", "Model A,Model B"},
+                                         {"UCUDNN_BENCHMARK_DEVICES", "all"}}));
+  EXPECT_EQ(mixed.status, 1) << describe(mixed);
+  EXPECT_NE(mixed.err.find("GPUs are of different models (0: Model A, 1: Model B)"),
+            std::string::npos)
+      << mixed.err;
+  const auto missing = run(concat(args, {"--devices", "0,3"}), fakecuda());
+  EXPECT_EQ(missing.status, 1) << describe(missing);
+  EXPECT_NE(missing.err.find("--devices: GPU 3 does not exist (this machine has 1 GPU)"),
+            std::string::npos)
+      << missing.err;
+  const auto bad = run(args, fakecuda({{"UCUDNN_DEVICES", "first"}}));
+  EXPECT_EQ(bad.status, 2) << describe(bad);
+  EXPECT_NE(bad.err.find("UCUDNN_DEVICES='first' is not \"all\" or a list"), std::string::npos)
+      << bad.err;
+}
+
+}  // namespace
+}  // namespace ucudnn::testing
