@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -97,10 +98,17 @@ ShareOutcome measure_share(const std::vector<NetworkKernel>& kernels, const Work
         }
         const WorkItem& item = work.items.at(share[i]);
         const KernelKey& kernel = kernels.at(item.kernel).key;
-        for (const auto& algorithm : item.algorithms)
-          results[i].push_back(
-              {share[i], algorithm,
-               worker.benchmarker().benchmark(kernel, algorithm, item.micro_batch)});
+        for (const auto& algorithm : item.algorithms) {
+          try {
+            results[i].push_back(
+                {share[i], algorithm,
+                 worker.benchmarker().benchmark(kernel, algorithm, item.micro_batch)});
+          } catch (const MeasurementUnavailable& unavailable) {
+            // Not recorded: "not supported" would be remembered; a later bench measures it.
+            std::fprintf(stderr, "ucudnn bench: warning: %s: %s (not recorded)\n",
+                         worker.description().c_str(), unavailable.what());
+          }
+        }
         if (progress)
           progress->step(kernels[item.kernel].label() + ", micro-batch " +
                              std::to_string(item.micro_batch) + ": " +

@@ -26,7 +26,8 @@ CudaRuntime resolve() {
 }  // namespace
 
 const CudaRuntime& cuda_runtime() {
-  static const CudaRuntime runtime = resolve();
+  // Never destroyed: the application may call cuDNN from its own static destructors.
+  static const CudaRuntime& runtime = *new CudaRuntime(resolve());
   return runtime;
 }
 

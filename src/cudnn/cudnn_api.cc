@@ -32,7 +32,8 @@ CudnnApi resolve() {
 }  // namespace
 
 const CudnnApi& cudnn_api() {
-  static const CudnnApi api = resolve();
+  // Never destroyed: the application may call cuDNN from its own static destructors.
+  static const CudnnApi& api = *new CudnnApi(resolve());
   return api;
 }
 

@@ -38,8 +38,9 @@ void log(LogLevel level, const std::string& message) {
 }
 
 void warn_once(const std::string& key, const std::string& message) {
-  static std::mutex mutex;
-  static std::set<std::string> seen;
+  // Never destroyed: the application may call cuDNN from its own static destructors.
+  static auto& mutex = *new std::mutex;
+  static auto& seen = *new std::set<std::string>;
   {
     std::lock_guard lock(mutex);
     if (!seen.insert(key).second) return;

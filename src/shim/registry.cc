@@ -11,7 +11,11 @@ Registry& Registry::instance() {
 }
 
 std::shared_ptr<HandleState> Registry::state(cudnnHandle_t handle) {
-  std::lock_guard lock(mutex_);
+  {
+    std::shared_lock read(handles_mutex_);
+    if (auto found = handles_.find(handle); found != handles_.end()) return found->second;
+  }
+  std::lock_guard lock(handles_mutex_);
   auto& state = handles_[handle];
   if (!state) {
     state = std::make_shared<HandleState>();
@@ -30,7 +34,7 @@ std::shared_ptr<HandleState> Registry::state(cudnnHandle_t handle) {
 void Registry::forget(cudnnHandle_t handle) {
   std::shared_ptr<HandleState> state;
   {
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(handles_mutex_);
     auto found = handles_.find(handle);
     if (found == handles_.end()) return;
     state = std::move(found->second);
@@ -51,7 +55,7 @@ bool Registry::use_database(const std::string& path) {
   if (!store) return false;
   std::lock_guard lock(mutex_);
   // The old store may still be used by a call in flight on another thread: keep it alive.
-  static std::vector<std::unique_ptr<BenchmarkStore>> retired;
+  static auto& retired = *new std::vector<std::unique_ptr<BenchmarkStore>>;
   if (store_) retired.push_back(std::move(store_));
   store_ = std::move(store);
   return true;

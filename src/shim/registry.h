@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <unordered_map>
 
@@ -36,7 +37,8 @@ class Registry {
 
  private:
   Registry() = default;
-  std::mutex mutex_;
+  std::mutex mutex_;                 // the store and the devices
+  std::shared_mutex handles_mutex_;  // every call looks its handle up: readers share it
   std::unordered_map<cudnnHandle_t, std::shared_ptr<HandleState>> handles_;
   std::unique_ptr<BenchmarkStore> store_;
   std::map<int, std::unique_ptr<Device>> devices_;

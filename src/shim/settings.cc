@@ -93,7 +93,8 @@ Settings read_settings(const Environment& getenv,
 }
 
 const Settings& process_settings() {
-  static const Settings settings = [] {
+  // Never destroyed: the application may call cuDNN from its own static destructors.
+  static const Settings& settings = *new Settings([] {
     std::vector<std::string> problems;
     Settings read = read_settings([](const char* name) { return std::getenv(name); },
                                   [&](const std::string& message) { problems.push_back(message); });
@@ -101,7 +102,7 @@ const Settings& process_settings() {
     set_log_level(read.log_level);
     for (const auto& message : problems) warn_once(message, message);
     return read;
-  }();
+  }());
   return settings;
 }
 

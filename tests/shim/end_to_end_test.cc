@@ -449,14 +449,24 @@ class RealCudnnEndToEnd : public EndToEnd {
 TEST_F(RealCudnnEndToEnd, PreloadAndUcudnnHandleGiveTheSameResults) {
   const std::vector<std::string> args = {"--workspace-limit", "1048576"};
   const ProgramRun without = run(UCUDNN_EXAMPLE, args, {}, false);
-  const ProgramRun preload =
-      run(UCUDNN_EXAMPLE, args,
-          {{"LD_PRELOAD", UCUDNN_PRELOAD}, {"UCUDNN_WORKSPACE_LIMIT", "1MiB"}}, false);
+  const ProgramRun preload = run(UCUDNN_EXAMPLE, args,
+                                 {{"LD_PRELOAD", UCUDNN_PRELOAD},
+                                  {"UCUDNN_WORKSPACE_LIMIT", "1MiB"},
+                                  {"UCUDNN_LOG_LEVEL", "info"}},
+                                 false);
   const ProgramRun handle =
-      run(UCUDNN_EXAMPLE_UCUDNN, args, {{"UCUDNN_WORKSPACE_LIMIT", "1MiB"}}, false);
-  const ProgramRun division =
-      run(UCUDNN_EXAMPLE, args,
-          {{"LD_PRELOAD", UCUDNN_PRELOAD}, {"UCUDNN_TOTAL_WORKSPACE_SIZE", "4MiB"}}, false);
+      run(UCUDNN_EXAMPLE_UCUDNN, args,
+          {{"UCUDNN_WORKSPACE_LIMIT", "1MiB"}, {"UCUDNN_LOG_LEVEL", "info"}}, false);
+  const ProgramRun division = run(UCUDNN_EXAMPLE, args,
+                                  {{"LD_PRELOAD", UCUDNN_PRELOAD},
+                                   {"UCUDNN_TOTAL_WORKSPACE_SIZE", "4MiB"},
+                                   {"UCUDNN_LOG_LEVEL", "info"}},
+                                  false);
+  // ucudnn planned every kernel, and divided the workspace: the results below are its.
+  EXPECT_GE(count_of(preload.process.err, "plan within"), 15) << preload.process.err;
+  EXPECT_GE(count_of(handle.process.err, "plan within"), 15) << handle.process.err;
+  EXPECT_EQ(count_of(division.process.err, "workspace division of 15 kernels"), 1)
+      << division.process.err;
   for (const ProgramRun* r : {&without, &preload, &handle, &division}) {
     EXPECT_EQ(r->process.status, 0) << r->process.out << r->process.err;
     ASSERT_FALSE(r->iteration_ms.empty());
