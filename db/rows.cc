@@ -7,7 +7,9 @@
 
 namespace ucudnn::db {
 
-std::string kernel_hash_of(std::string_view kernel_key) { return kernel_hash_hex(kernel_key); }
+std::string kernel_hash_of(std::string_view kernel_key) {
+  return kernel_hash_hex(kernel_key);
+}
 
 MeasurementRow to_row(const MeasurementRecord& record, std::int64_t now) {
   MeasurementRow row;
