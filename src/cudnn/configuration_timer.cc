@@ -5,6 +5,7 @@
 
 #include "cudnn/device_memory.h"
 #include "cudnn/plan_executor.h"
+#include "cudnn/scaling.h"
 
 namespace ucudnn::cudnn {
 
@@ -24,11 +25,8 @@ std::optional<double> time_configuration(const CudnnApi& api, const CudaRuntime&
     api.cudnnGetStream(handle, &stream);
     for (const DeviceBuffer* b : {&*x, &*w, &*y})
       if (b->size()) runtime.cudaMemsetAsync(b->data(), 0, b->size(), stream);
-    const double one = 1, zero = 0;
-    const float one_f = 1, zero_f = 0;
-    const bool is_double = p.data_type == DataType::kDouble;
-    const void* alpha = is_double ? static_cast<const void*>(&one) : &one_f;
-    const void* beta = is_double ? static_cast<const void*>(&zero) : &zero_f;
+    const void* alpha = scaling_one(p.data_type);
+    const void* beta = scaling_zero(p.data_type);
     auto run = [&] {
       return plan.run(handle, alpha, {x->data(), w->data(), y->data()}, workspace->data(),
                       workspace->size(), beta)

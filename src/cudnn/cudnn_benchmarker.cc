@@ -8,6 +8,7 @@
 #include "cudnn/algorithms.h"
 #include "cudnn/convolution_calls.h"
 #include "cudnn/micro_batch_descriptors.h"
+#include "cudnn/scaling.h"
 
 namespace ucudnn::cudnn {
 
@@ -94,11 +95,8 @@ std::optional<Measurement> CudnnBenchmarker::benchmark(const KernelKey& kernel,
       throw MeasurementUnavailable("no device memory to benchmark " + algorithm + " at " +
                                    std::to_string(micro_batch) + " images");
     const ConvolutionBuffers buffers{scratch->x.data(), scratch->w.data(), scratch->y.data()};
-    const double one = 1, zero = 0;
-    const float one_f = 1, zero_f = 0;
-    const bool is_double = kernel.problem.data_type == DataType::kDouble;
-    const void* alpha = is_double ? static_cast<const void*>(&one) : &one_f;
-    const void* beta = is_double ? static_cast<const void*>(&zero) : &zero_f;
+    const void* alpha = scaling_one(kernel.problem.data_type);
+    const void* beta = scaling_zero(kernel.problem.data_type);
     auto run = [&] {
       return convolve(api_, handle_, kernel.operation, *value, alpha, descriptors, buffers,
                       workspace->data(), bytes, beta);

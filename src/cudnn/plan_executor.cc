@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cudnn/algorithms.h"
+#include "cudnn/scaling.h"
 
 namespace ucudnn::cudnn {
 
@@ -41,11 +42,7 @@ PlanExecutor::PlanExecutor(const CudnnApi& api, cudnnHandle_t handle, const Kern
 PlanExecutor::Result PlanExecutor::run(cudnnHandle_t handle, const void* alpha,
                                        const ConvolutionBuffers& buffers, void* workspace,
                                        std::size_t workspace_bytes, const void* beta) const {
-  static constexpr float kOneFloat = 1;
-  static constexpr double kOneDouble = 1;
-  const void* one = kernel_.problem.data_type == DataType::kDouble
-                        ? static_cast<const void*>(&kOneDouble)
-                        : static_cast<const void*>(&kOneFloat);
+  const void* one = scaling_one(kernel_.problem.data_type);
   std::size_t offset = 0;  // images before this micro-batch
   Result result;
   if (workspace_bytes < workspace_bytes_ || (!workspace && workspace_bytes_ > 0)) {

@@ -8,6 +8,7 @@
 #include "cudnn/algorithms.h"
 #include "cudnn/cudnn_types.h"
 #include "cudnn/problem_from_descriptors.h"
+#include "cudnn/scaling.h"
 #include "shim/kernel_planner.h"
 #include "shim/log.h"
 #include "shim/registry.h"
@@ -78,11 +79,6 @@ bool deterministic(const Configuration& configuration, Operation operation) {
                        auto value = cudnn::algorithm_value(operation, m.algorithm);
                        return value && cudnn::is_deterministic(operation, *value);
                      });
-}
-
-bool is_zero(const void* scale, DataType type) {
-  return type == DataType::kDouble ? *static_cast<const double*>(scale) == 0
-                                   : *static_cast<const float*>(scale) == 0;
 }
 
 // The kernel's WR plan within `limit` (planned once per limit); nullptr when nothing fits.
@@ -335,7 +331,8 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
     if (planned == CUDNN_STATUS_SUCCESS) return planned;
     // Redoing the call undivided is safe when nothing was written yet, or when beta = 0 (the
     // undivided call overwrites every output element without reading it).
-    if (result.output_touched && !is_zero(beta, kernel.key.problem.data_type)) return planned;
+    if (result.output_touched && !cudnn::scaling_is_zero(beta, kernel.key.problem.data_type))
+      return planned;
     if (ran)
       warn_once("run-failed:" + kernel.key.to_string(),
                 "a planned call failed (" +
