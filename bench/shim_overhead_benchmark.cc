@@ -3,7 +3,8 @@
 // concrete algorithm (pass-through), and through the shim with the virtual algorithm (a
 // plan of one undivided micro-batch, so both make exactly one call of the doubles). The
 // doubles skip the arithmetic (FAKECUDA_COMPUTE=0): what remains is call overhead.
-// Target: planned - direct under 1 µs. The program re-executes itself under LD_PRELOAD and
+// Target: planned - direct under 1 µs. NewHandleFindsCachedPlan - NewHandle: what a kernel
+// whose plan is stored costs to plan. The program re-executes itself under LD_PRELOAD and
 // LD_LIBRARY_PATH when they are not set.
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
@@ -76,9 +77,39 @@ void Planned(benchmark::State& state) {
   run(state, &cudnnConvolutionForward, CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
 }
 
+// A kernel whose plan is in the database, met by a new handle (a new process, a new
+// framework context): the cost of finding its plan, beyond creating the handle. After the
+// first lookup it must cost no SQLite query.
+void find_on_new_handle(benchmark::State& state, bool find) {
+  const Setup& s = setup();
+  int returned = 0;
+  cudnnConvolutionFwdAlgoPerf_t perf{};
+  if (cudnnFindConvolutionForwardAlgorithm(s.handle, s.x, s.w, s.conv, s.y, 1, &returned,
+                                           &perf) != CUDNN_STATUS_SUCCESS) {  // plans, stores
+    state.SkipWithError("cudnnFindConvolutionForwardAlgorithm failed");
+    return;
+  }
+  for (auto _ : state) {
+    cudnnHandle_t handle = nullptr;
+    cudnnCreate(&handle);
+    if (find)
+      benchmark::DoNotOptimize(
+          cudnnFindConvolutionForwardAlgorithm(handle, s.x, s.w, s.conv, s.y, 1, &returned, &perf));
+    cudnnDestroy(handle);
+  }
+}
+void NewHandle(benchmark::State& state) {
+  find_on_new_handle(state, false);
+}
+void NewHandleFindsCachedPlan(benchmark::State& state) {
+  find_on_new_handle(state, true);
+}
+
 BENCHMARK(Direct);
 BENCHMARK(PassThrough);
 BENCHMARK(Planned);
+BENCHMARK(NewHandle);
+BENCHMARK(NewHandleFindsCachedPlan);
 
 }  // namespace
 
@@ -90,6 +121,10 @@ int main(int argc, char** argv) {
     setenv("FAKECUDA_COMPUTE", "0", 1);
     // One undivided micro-batch: the planned call makes exactly one call of the doubles.
     setenv("UCUDNN_BATCH_SIZE_POLICY", "undivided", 1);
+    // The plans go to a database of this run (removed at the end) unless one is named.
+    static std::string database =
+        "/tmp/ucudnn-bench-shim-overhead-" + std::to_string(getpid()) + ".db";
+    setenv("UCUDNN_DATABASE", database.c_str(), 0);
     execv("/proc/self/exe", argv);
     std::perror("ucudnn-bench-shim-overhead: exec");
     return 1;
@@ -103,5 +138,8 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  const std::string database = std::getenv("UCUDNN_DATABASE");
+  if (database.rfind("/tmp/ucudnn-bench-shim-overhead-", 0) == 0)
+    for (const char* suffix : {"", ".lock", "-journal"}) std::remove((database + suffix).c_str());
   return 0;
 }

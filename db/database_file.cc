@@ -1,5 +1,8 @@
 #include "db/database_file.h"
 
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -8,6 +11,8 @@
 #include "db/schema.h"
 
 namespace ucudnn::db {
+
+namespace fs = std::filesystem;
 
 const char* name_of(FileProblem problem) {
   switch (problem) {
@@ -28,14 +33,13 @@ const char* name_of(FileProblem problem) {
 }
 
 bool replaceable(FileProblem problem) {
-  return problem == FileProblem::kNotDatabase || problem == FileProblem::kCorrupt ||
-         problem == FileProblem::kForeign || problem == FileProblem::kNewerSchema;
+  return problem == FileProblem::kNotDatabase || problem == FileProblem::kCorrupt;
 }
 
 namespace {
 
-OpenOutcome failure(FileProblem problem, std::string message) {
-  return OpenOutcome{std::nullopt, OpenFailure{problem, std::move(message)}};
+OpenOutcome failure(FileProblem problem, std::string message, bool busy = false) {
+  return OpenOutcome{std::nullopt, OpenFailure{problem, std::move(message), busy}};
 }
 
 OpenOutcome failure_of(const sqlite::Error& error) {
@@ -44,44 +48,104 @@ OpenOutcome failure_of(const sqlite::Error& error) {
   if (error.code() == SQLITE_CORRUPT)
     return failure(FileProblem::kCorrupt,
                    std::string("damaged or truncated (") + error.what() + ")");
-  return failure(FileProblem::kCannotOpen, error.what());
+  return failure(FileProblem::kCannotOpen, error.what(), error.busy());
 }
 
-OpenOutcome inspect(sqlite::Connection connection, Access access) {
-  // The first read parses the header under a shared lock, so a file being created by
-  // another process at this moment is waited for rather than misjudged.
-  const auto tables = connection.query_integer("SELECT count(*) FROM sqlite_schema");
-  const auto application_id = connection.query_integer("PRAGMA application_id");
-  const int version = static_cast<int>(connection.query_integer("PRAGMA user_version"));
-  const bool empty = application_id == 0 && version == 0 && tables == 0;
+// "file:" URIs take the path percent-encoded where SQLite would otherwise read it as syntax.
+std::string immutable_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (unsigned char c : fs::absolute(path).string()) {
+    if (c == '%' || c == '?' || c == '#' || c < 0x21 || c > 0x7e) {
+      char escaped[4];
+      std::snprintf(escaped, sizeof escaped, "%%%02X", c);
+      uri += escaped;
+    } else {
+      uri += static_cast<char>(c);
+    }
+  }
+  return uri + "?immutable=1";
+}
 
-  if (!empty && application_id != kApplicationId) {
-    if (application_id == 0)
+// A journal beside the file may be hot: immutable readers would not see it.
+bool journal_beside(const std::string& path) {
+  std::error_code error;
+  const auto size = fs::file_size(path + "-journal", error);
+  return !error && size > 0;
+}
+
+bool writable_in_place(const std::string& path) {
+  auto folder = fs::path(path).parent_path();
+  if (folder.empty()) folder = ".";
+  return ::access(path.c_str(), W_OK) == 0 && ::access(folder.c_str(), W_OK | X_OK) == 0;
+}
+
+struct Header {
+  std::int64_t tables = 0;
+  std::int64_t application_id = 0;
+  int version = 0;
+  bool empty() const { return tables == 0 && application_id == 0 && version == 0; }
+};
+
+OpenOutcome inspect(const std::string& path, sqlite::Connection connection, Access access,
+                    const OpenOptions& options) {
+  // One read transaction: a file another process creates and migrates at this moment is
+  // seen either before or after, never half (an empty schema with a version set would read
+  // as another application's file).
+  Header header;
+  std::int64_t claimed_bytes = 0;
+  sqlite::read_transaction(connection, [&] {
+    header.tables = connection.query_integer("SELECT count(*) FROM sqlite_schema");
+    header.application_id = connection.query_integer("PRAGMA application_id");
+    header.version = static_cast<int>(connection.query_integer("PRAGMA user_version"));
+    claimed_bytes = connection.query_integer("PRAGMA page_count") *
+                    connection.query_integer("PRAGMA page_size");
+  });
+  // The cheap check that catches a truncated file at once: its header claims more pages than
+  // the file holds. (Other damage shows when the pages are read.)
+  std::error_code error;
+  if (const auto size = fs::file_size(path, error);
+      !error && static_cast<std::int64_t>(size) < claimed_bytes)
+    return failure(FileProblem::kCorrupt, "damaged or truncated (" + std::to_string(size) +
+                                              " bytes, its header claims " +
+                                              std::to_string(claimed_bytes) + ")");
+
+  if (!header.empty() && header.application_id != kApplicationId) {
+    if (header.application_id == 0)
       return failure(FileProblem::kForeign, "another application's SQLite database (" +
-                                                std::to_string(tables) +
+                                                std::to_string(header.tables) +
                                                 " schema objects, no ucudnn application id)");
     return failure(FileProblem::kForeign, "another application's SQLite database (application_id " +
-                                              std::to_string(application_id) + ")");
+                                              std::to_string(header.application_id) + ")");
   }
-  if (version > schema_version())
-    return failure(FileProblem::kNewerSchema, "schema version " + std::to_string(version) +
-                                                  " is newer than this ucudnn's (" +
-                                                  std::to_string(schema_version()) + ")");
-  if (!empty) {
+  const std::string versions = "schema version " + std::to_string(header.version) +
+                               ", this ucudnn knows " + std::to_string(schema_version());
+  OpenedDatabase opened{std::nullopt, sqlite::Connection(), header.version, false};
+  if (header.version > schema_version()) {
+    // Migrations only ever add: a newer file's tables still hold what this build reads.
+    if (access == Access::kReadWrite)
+      return failure(FileProblem::kNewerSchema, "written by a newer ucudnn (" + versions + ")");
+    if (!schema_complete(connection))
+      return failure(
+          FileProblem::kNewerSchema,
+          "written by a newer ucudnn whose tables this one cannot read (" + versions + ")");
+    opened.newer_schema = true;
+  }
+  const bool migrating = header.version < schema_version();
+  if (!header.empty() && (options.check_integrity || (migrating && access == Access::kReadWrite))) {
     const auto verdict = connection.query_text("PRAGMA quick_check(1)");
     if (verdict != "ok") return failure(FileProblem::kCorrupt, "quick_check: " + verdict);
   }
-  if (version < schema_version()) {
-    if (access == Access::kReadOnly)
+  if (migrating) {
+    if (access != Access::kReadWrite)
       return failure(FileProblem::kOlderSchema,
-                     empty ? std::string("an empty database, without ucudnn's tables")
-                           : "schema version " + std::to_string(version) +
-                                 " needs a migration, and the file is opened read-only");
+                     header.empty() ? std::string("an empty database, without ucudnn's tables")
+                                    : "schema version " + std::to_string(header.version) +
+                                          " needs a migration, and the file is opened read-only");
     // Another process may have migrated it further meanwhile: migrate() reads it again.
     if (migrate(connection) > schema_version())
       return failure(FileProblem::kNewerSchema, "a newer ucudnn migrated it while it was opened");
   }
-  if (!schema_complete(connection))
+  if (!opened.newer_schema && !schema_complete(connection))
     return failure(FileProblem::kCorrupt, "tables or columns of schema version " +
                                               std::to_string(schema_version()) + " are missing");
 
@@ -94,23 +158,75 @@ OpenOutcome inspect(sqlite::Connection connection, Access access) {
     }
   }
   connection.execute("PRAGMA foreign_keys=ON");
-  return OpenOutcome{OpenedDatabase{std::move(connection), version}, std::nullopt};
+  opened.connection = std::move(connection);
+  return OpenOutcome{std::move(opened), std::nullopt};
 }
 
-}  // namespace
-
-OpenOutcome open_database(const std::string& path, Access access) {
+OpenOutcome open_once(const std::string& path, Access access, const OpenOptions& options) {
+  int flags = SQLITE_OPEN_NOMUTEX;
+  std::string name = path;
+  if (access == Access::kReadWrite) {
+    flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  } else if (access == Access::kShared) {
+    flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+    name = immutable_uri(path);
+  } else {
+    flags |= SQLITE_OPEN_READONLY;
+  }
+  sqlite::Connection connection;
   try {
-    const int flags = (access == Access::kReadOnly ? SQLITE_OPEN_READONLY
-                                                   : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
-                      SQLITE_OPEN_NOMUTEX;
-    sqlite::Connection connection;
+    connection = sqlite::Connection::open(name, flags, options.lock_wait, path);
+  } catch (const sqlite::Error& error) {
+    return failure(FileProblem::kCannotOpen, error.what());
+  }
+  return inspect(path, std::move(connection), access, options);
+}
+
+// Any read through a connection that may write rolls a hot journal back.
+void roll_back(const std::string& path, const OpenOptions& options) {
+  auto connection = sqlite::Connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+                                             options.lock_wait, path);
+  connection.query_integer("SELECT count(*) FROM sqlite_schema");
+}
+
+// The file and its hot journal, copied to a private folder and rolled back there. The
+// folder goes at once: the connection keeps its open file, and the copy leaves nothing
+// behind however the process ends.
+OpenOutcome open_rolled_back_copy(const std::string& path, const OpenOptions& options) {
+  std::string folder = (fs::temp_directory_path() / "ucudnn-rollback-XXXXXX").string();
+  if (!::mkdtemp(folder.data()))
+    return failure(FileProblem::kCannotOpen,
+                   "it has a hot journal that only a writer can roll back, and no private "
+                   "copy could be made: " +
+                       std::string(std::strerror(errno)));
+  const std::string copy = folder + "/ucudnn.db";
+  std::error_code error;
+  fs::copy_file(path, copy, error);
+  if (!error) fs::copy_file(path + "-journal", copy + "-journal", error);
+  OpenOutcome outcome = failure(FileProblem::kCannotOpen, "cannot copy it: " + error.message());
+  if (!error) {
     try {
-      connection = sqlite::Connection::open(path, flags);
-    } catch (const sqlite::Error& error) {
-      return failure(FileProblem::kCannotOpen, error.what());
+      roll_back(copy, options);
+      outcome = open_once(copy, Access::kReadOnly, options);
+    } catch (const sqlite::Error& failed) {
+      outcome = failure_of(failed);
     }
-    return inspect(std::move(connection), access);
+  }
+  fs::remove_all(folder, error);
+  return outcome;
+}
+
+OpenOutcome open_leased(const std::string& path, Access access, const OpenOptions& options) {
+  try {
+    try {
+      return open_once(path, access, options);
+    } catch (const sqlite::Error& error) {
+      if (access != Access::kReadOnly || !error.needs_rollback()) throw;
+    }
+    // A writer was cut off (killed, disk full) and left a hot journal.
+    if (!writable_in_place(path)) return open_rolled_back_copy(path, options);
+    roll_back(path, options);
+    return open_once(path, access, options);
   } catch (const sqlite::Error& error) {
     return failure_of(error);
   } catch (const std::exception& error) {
@@ -118,10 +234,41 @@ OpenOutcome open_database(const std::string& path, Access access) {
   }
 }
 
-Expected<sqlite::Connection> open_or_error(const std::string& path, Access access) {
-  namespace fs = std::filesystem;
+}  // namespace
+
+OpenOutcome open_database(const std::string& path, Access access, const OpenOptions& options,
+                          FileLease* held) {
+  try {
+    if (access == Access::kShared) {
+      // Immutable readers take no locks and never look at journals: nothing to lease.
+      if (!journal_beside(path)) return open_leased(path, access, options);
+      access = Access::kReadOnly;
+    }
+    // A reader of a file that is not there has nothing to lease and leaves nothing behind.
+    std::error_code missing;
+    if (access == Access::kReadOnly && !fs::exists(path, missing))
+      return failure(FileProblem::kCannotOpen, "no such file");
+    std::optional<FileLease> lease;
+    if (!held) {
+      bool unavailable = false;
+      lease = FileLease::acquire(path, FileLease::Mode::kShared, options.lock_wait.timeout,
+                                 &unavailable);
+      if (!lease && !unavailable)
+        return failure(FileProblem::kCannotOpen,
+                       "another process is setting the file aside (its lock file is held)", true);
+    }
+    auto outcome = open_leased(path, access, options);
+    if (outcome.database) outcome.database->lease = std::move(lease);
+    return outcome;
+  } catch (const std::exception& error) {
+    return failure(FileProblem::kCannotOpen, error.what());
+  }
+}
+
+Expected<OpenedDatabase> open_or_error(const std::string& path, Access access,
+                                       const OpenOptions& options) {
   std::error_code error;
-  if (access == Access::kReadOnly && !fs::exists(path, error))
+  if (access != Access::kReadWrite && !fs::exists(path, error))
     return Error{path + ": no such file"};
   if (access == Access::kReadWrite) {
     const auto folder = fs::path(path).parent_path();
@@ -130,25 +277,26 @@ Expected<sqlite::Connection> open_or_error(const std::string& path, Access acces
       if (error) return Error{"cannot create " + folder.string() + ": " + error.message()};
     }
   }
-  auto outcome = open_database(path, access);
+  auto outcome = open_database(path, access, options);
   if (!outcome.database) return Error{path + ": " + outcome.failure->message};
-  return std::move(outcome.database->connection);
+  return std::move(*outcome.database);
 }
 
 Expected<std::string> set_aside(const std::string& path, const std::string& tag) {
-  namespace fs = std::filesystem;
   const std::string base = path + "." + tag + "-" + std::to_string(sqlite::unix_now());
   std::string target = base;
   std::error_code ignored;
   for (int n = 2; fs::exists(target, ignored) && n < 1000; ++n)
     target = base + "-" + std::to_string(n);
-  if (std::rename(path.c_str(), target.c_str()) != 0)
-    return Error{"cannot rename " + path + " to " + target + ": " + std::strerror(errno)};
-  // A hot journal left next to a new file would be played back into it.
+  // The journal first: once the file is gone, another process may create a fresh database
+  // at `path` and start a journal of its own, which must stay where it is. A journal left
+  // next to the fresh file would be played back into it.
   for (const char* suffix : {"-journal", "-wal", "-shm"}) {
     const std::string companion = path + suffix;
     if (fs::exists(companion, ignored)) std::rename(companion.c_str(), (target + suffix).c_str());
   }
+  if (std::rename(path.c_str(), target.c_str()) != 0)
+    return Error{"cannot rename " + path + " to " + target + ": " + std::strerror(errno)};
   return target;
 }
 

@@ -1,43 +1,62 @@
 #pragma once
 // Opening a database file and deciding whether it can be used: SQLite's header check, the
-// application id, the schema version, PRAGMA quick_check and the tables themselves. The
-// store sets a bad file aside and starts afresh; the maintenance commands report it.
+// application id, the schema version and the tables, read in one read transaction so that
+// a file another process is creating at that moment is never misjudged. PRAGMA quick_check
+// runs only when the file gives a reason (a migration, damage seen before); `ucudnn db
+// check` runs the full integrity check. The store sets a bad file aside and starts afresh;
+// the maintenance commands report it.
 #include <cstdint>
 #include <optional>
 #include <string>
 
 #include "core/expected.h"
+#include "db/file_lease.h"
 #include "db/sqlite.h"
 
 namespace ucudnn::db {
 
 enum class Access {
-  kReadOnly,   // never written, never created, never migrated
+  kReadOnly,   // never written, created or migrated (a hot journal is rolled back, see below)
   kReadWrite,  // created when missing, migrated to this build's schema
+  kShared,     // read-only without locks (SQLite's immutable): a system database on a shared,
+               // possibly read-only file system that nobody writes while jobs read it
 };
 
 enum class FileProblem {
   kCannotOpen,   // missing (read-only access), no permission, I/O error, locked too long
   kNotDatabase,  // not a SQLite file at all: a text file, random bytes
-  kCorrupt,      // a damaged or truncated SQLite file
+  kCorrupt,      // one of ours, damaged or truncated
   kForeign,      // another application's SQLite database
-  kNewerSchema,  // written by a newer ucudnn
+  kNewerSchema,  // written by a newer ucudnn, and its tables are not ours to read
   kOlderSchema,  // needs a migration, but opened read-only
 };
 const char* name_of(FileProblem problem);
 
-// A problem that setting the file aside and starting afresh cures (the others are about
-// access, and a new file would not fare better).
+// The problems that setting the file aside and starting afresh cures. Another
+// application's file or a newer ucudnn's is never touched; the others are about access,
+// and a new file would not fare better.
 bool replaceable(FileProblem problem);
 
+struct OpenOptions {
+  sqlite::LockWait lock_wait;
+  // Run PRAGMA quick_check even without a reason in the file itself (damage was seen).
+  bool check_integrity = false;
+};
+
 struct OpenedDatabase {
+  // Held while the connection lives (declared first: it goes last), so that no other process
+  // sets the file aside under it. Empty for shared access and where no lock file can exist.
+  std::optional<FileLease> lease;
   sqlite::Connection connection;
   int schema_version = 0;  // as found on disk, before any migration
+  // A newer ucudnn's file whose tables this build can read (read-only access only).
+  bool newer_schema = false;
 };
 
 struct OpenFailure {
   FileProblem problem;
   std::string message;  // what is wrong, without the path
+  bool busy = false;    // another process held a lock past the wait: try again later
 };
 
 struct OpenOutcome {
@@ -45,12 +64,19 @@ struct OpenOutcome {
   std::optional<OpenFailure> failure;  // set exactly when database is not
 };
 
-// Never throws.
-OpenOutcome open_database(const std::string& path, Access access);
+// Never throws. Takes a shared lease on the file first (waiting up to the lock wait; busy
+// when it is not granted), unless the caller holds one already (`held`, e.g. the exclusive
+// lease under which it sets a bad file aside; it stays the caller's). Read-only access after
+// a crash: a hot journal that the reader cannot roll back itself is rolled back through a
+// read-write connection when the file is writable, else in a private copy, so that every
+// reader works right after a writer was killed.
+OpenOutcome open_database(const std::string& path, Access access, const OpenOptions& options = {},
+                          FileLease* held = nullptr);
 
-// For the maintenance commands: the connection, or an error naming the file and what is
+// For the maintenance commands: the database, or an error naming the file and what is
 // wrong with it. Read-write access creates the file and its folder when missing.
-Expected<sqlite::Connection> open_or_error(const std::string& path, Access access);
+Expected<OpenedDatabase> open_or_error(const std::string& path, Access access,
+                                       const OpenOptions& options = {});
 
 // Moves `path` (and its rollback journal, if any) to "<path>.<tag>-<unix time>", with a
 // counter appended when that name is taken. Returns the new name.

@@ -48,9 +48,10 @@ DatabaseLocations database_locations(const Environment& environment) {
   return locations;
 }
 
-std::unique_ptr<BenchmarkStore> open_default_store(const WarningSink& warn,
+std::unique_ptr<BenchmarkStore> open_default_store(const SqliteStoreOptions& options,
                                                    const Environment& environment) {
   const auto locations = database_locations(environment);
+  const WarningSink& warn = options.warn;
   std::unique_ptr<BenchmarkStore> user;
   if (locations.user == kInMemoryDatabase) {
     user = std::make_unique<MemoryStore>();
@@ -59,10 +60,13 @@ std::unique_ptr<BenchmarkStore> open_default_store(const WarningSink& warn,
       warn("no home folder and no UCUDNN_DATABASE: benchmark results are kept in memory only");
     user = std::make_unique<MemoryStore>();
   } else {
-    user = std::make_unique<SqliteStore>(locations.user, SqliteStoreOptions{false, warn});
+    user = std::make_unique<SqliteStore>(locations.user, options);
   }
   if (locations.system.empty()) return user;
-  auto system = std::make_unique<SqliteStore>(locations.system, SqliteStoreOptions{true, warn});
+  SqliteStoreOptions shared = options;
+  shared.access = StoreAccess::kShared;
+  shared.role = "system benchmark database";
+  auto system = std::make_unique<SqliteStore>(locations.system, shared);
   return std::make_unique<LayeredStore>(std::move(user), std::move(system));
 }
 

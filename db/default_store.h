@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/benchmark_store.h"
+#include "db/sqlite_store.h"
 #include "db/warning.h"
 
 namespace ucudnn {
@@ -27,9 +28,10 @@ struct DatabaseLocations {
 };
 DatabaseLocations database_locations(const Environment& environment = process_environment);
 
-// A SqliteStore for the user database, under a LayeredStore when a system database is set.
-// Never fails: problems are warnings and a store that caches less.
+// A SqliteStore for the user database (with `user`'s warnings and lock waits), under a
+// LayeredStore when a system database is set (read shared, named as the system database in
+// messages). Never fails: problems are warnings and a store that caches less.
 std::unique_ptr<BenchmarkStore> open_default_store(
-    const WarningSink& warn = warn_on_stderr, const Environment& environment = process_environment);
+    const SqliteStoreOptions& user = {}, const Environment& environment = process_environment);
 
 }  // namespace ucudnn

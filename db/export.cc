@@ -25,7 +25,7 @@ Expected<ExportResult> export_database(const std::string& path, std::ostream& ou
   try {
     auto connection = open_or_error(path, Access::kReadOnly);
     if (!connection) return Error{connection.error()};
-    auto& c = connection.value();
+    auto& c = connection.value().connection;
     ExportResult result;
     const bool lines = layout == ExportLayout::kLines;
     // Lines are written as they are read; the document is built whole (a benchmark

@@ -49,6 +49,7 @@ nlohmann::json to_json(const PlanRow& row) {
           {"policy", row.key.policy},
           {"workspace_limit", row.key.workspace_limit},
           {"mode", row.key.mode},
+          {"valid_below", row.valid_below},
           {"configurations", configurations_to_json(row.configurations)},
           {"created_at", row.created_at}};
 }
@@ -114,8 +115,14 @@ Expected<PlanRow> plan_from_json(const nlohmann::json& value) {
   if (!value.contains("configurations")) return Error{"configurations: missing"};
   auto configurations = configurations_from_json(value["configurations"]);
   if (!configurations) return Error{"configurations" + configurations.error()};
+  // Files of schema version 1 have no valid_below: their plans answer their exact limit.
+  std::uint64_t below = LimitRange::exactly(*limit).below;
+  if (value.contains("valid_below")) {
+    UCUDNN_READ(valid_below, unsigned_field(value, "valid_below"));
+    below = *valid_below;
+  }
   PlanRow row{PlanKey{*fingerprint, *subject, *policy, *limit, *mode},
-              std::move(configurations).value(), *created_at};
+              std::move(configurations).value(), *created_at, below};
   if (auto error = row_error(row)) return Error{*error};
   return row;
 }

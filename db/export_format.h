@@ -9,8 +9,11 @@
 //               "micro_batch", "status": "supported" | "unsupported", "time_ms", "min_ms",
 //               "max_ms", "repeats", "workspace_bytes" (the last five when supported),
 //               "measured_at" (Unix seconds)}
-// plan:        {"fingerprint", "subject", "policy", "workspace_limit", "mode": "WR" | "WD",
-//               "configurations" (as in configuration_json.h), "created_at"}
+// plan:        {"fingerprint", "subject", "policy", "workspace_limit", "valid_below",
+//               "mode": "WR" | "WD", "configurations" (as in configuration_json.h),
+//               "created_at"}: the plan answers every limit in [workspace_limit,
+//               valid_below) (18446744073709551615: no upper end); files without
+//               valid_below (schema version 1) answer their exact limit only.
 // fingerprint: {"canonical", "fields": [[name, value], ...]} (informational: rows name their
 //               fingerprint by its canonical text)
 #include <nlohmann/json.hpp>

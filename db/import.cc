@@ -108,8 +108,8 @@ Expected<ImportResult> import_database(const std::string& path, std::istream& in
     ImportResult result;
     result.measurements_read = rows->measurements.size();
     result.plans_read = rows->plans.size();
-    sqlite::write_transaction(connection.value(), [&] {
-      RowWriter writer(connection.value());
+    sqlite::write_transaction(connection.value().connection, [&] {
+      RowWriter writer(connection.value().connection);
       result.measurements_written = result.plans_written = 0;  // a retry starts over
       for (const auto& row : rows->measurements)
         result.measurements_written += writer.put(row, Conflict::kNewer);

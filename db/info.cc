@@ -11,7 +11,7 @@ Expected<DatabaseInfo> database_info(const std::string& path) {
   try {
     auto connection = open_or_error(path, Access::kReadOnly);
     if (!connection) return Error{connection.error()};
-    auto& c = connection.value();
+    auto& c = connection.value().connection;
     DatabaseInfo info;
     std::error_code ignored;
     info.file_size = std::filesystem::file_size(path, ignored);

@@ -24,8 +24,14 @@ std::optional<std::vector<Configuration>> LayeredStore::find_plan(const PlanKey&
   return std::nullopt;
 }
 
-void LayeredStore::put_plan(const PlanKey& key, const std::vector<Configuration>& plan) {
-  if (user_) user_->put_plan(key, plan);
+void LayeredStore::put_plan(const PlanKey& key, const std::vector<Configuration>& plan,
+                            const LimitRange& valid) {
+  if (user_) user_->put_plan(key, plan, valid);
+}
+
+void LayeredStore::flush() {
+  if (user_) user_->flush();
+  if (system_) system_->flush();
 }
 
 }  // namespace ucudnn

@@ -20,7 +20,10 @@ class LayeredStore final : public BenchmarkStore {
                                                     const std::string& algorithm) override;
   void put_measurements(const std::vector<MeasurementRecord>& records) override;
   std::optional<std::vector<Configuration>> find_plan(const PlanKey& key) override;
-  void put_plan(const PlanKey& key, const std::vector<Configuration>& plan) override;
+  void put_plan(const PlanKey& key, const std::vector<Configuration>& plan,
+                const LimitRange& valid) override;
+  using BenchmarkStore::put_plan;
+  void flush() override;
 
   BenchmarkStore* user() const { return user_.get(); }
   BenchmarkStore* system() const { return system_.get(); }

@@ -20,13 +20,13 @@ Expected<MergeResult> merge_database(const std::string& source, const std::strin
     MergeResult result;
     std::vector<MeasurementRow> measurements;
     std::vector<PlanRow> plans;
-    for_each_measurement(from.value(), [&](std::int64_t, Expected<MeasurementRow> row) {
+    for_each_measurement(from.value().connection, [&](std::int64_t, Expected<MeasurementRow> row) {
       if (row)
         measurements.push_back(std::move(row).value());
       else
         ++result.invalid_rows_skipped;
     });
-    for_each_plan(from.value(), [&](std::int64_t, Expected<PlanRow> row) {
+    for_each_plan(from.value().connection, [&](std::int64_t, Expected<PlanRow> row) {
       if (row)
         plans.push_back(std::move(row).value());
       else
@@ -37,8 +37,8 @@ Expected<MergeResult> merge_database(const std::string& source, const std::strin
 
     auto into = open_or_error(target, Access::kReadWrite);
     if (!into) return Error{into.error()};
-    sqlite::write_transaction(into.value(), [&] {
-      RowWriter writer(into.value());
+    sqlite::write_transaction(into.value().connection, [&] {
+      RowWriter writer(into.value().connection);
       result.measurements_written = result.plans_written = 0;  // a retry starts over
       for (const auto& row : measurements)
         result.measurements_written += writer.put(row, Conflict::kNewer);

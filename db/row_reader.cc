@@ -15,14 +15,16 @@ constexpr const char* kMeasurementColumns =
     "FROM measurements m LEFT JOIN fingerprints f ON f.id = m.fingerprint_id";
 constexpr const char* kPlanColumns =
     "SELECT f.canonical, p.subject, p.policy, p.workspace_limit, p.mode, p.configurations, "
-    "p.created_at, p.id FROM plans p LEFT JOIN fingerprints f ON f.id = p.fingerprint_id";
+    "p.created_at, p.id, p.valid_below FROM plans p "
+    "LEFT JOIN fingerprints f ON f.id = p.fingerprint_id";
 
 constexpr const char* kMeasurementColumnNames[] = {
     "fingerprint", "kernel_key",      "kernel_hash", "backend", "algorithm",
     "micro_batch", "status",          "time_ms",     "min_ms",  "max_ms",
     "repeats",     "workspace_bytes", "measured_at"};
-constexpr const char* kPlanColumnNames[] = {
-    "fingerprint", "subject", "policy", "workspace_limit", "mode", "configurations", "created_at"};
+constexpr const char* kPlanColumnNames[] = {"fingerprint",     "subject", "policy",
+                                            "workspace_limit", "mode",    "configurations",
+                                            "created_at",      "(rowid)", "valid_below"};
 
 Error wrong_type(const char* column, const char* expected) {
   return Error{std::string(column) + ": not " + expected};
@@ -73,47 +75,19 @@ Expected<PlanRow> read_plan(const sqlite::Cursor& row) {
     if (!row.is_integer(column)) return wrong_type(kPlanColumnNames[column], "an integer");
   auto configurations = configurations_from_text(row.text(5));
   if (!configurations) return Error{"configurations" + configurations.error()};
-  PlanRow result{PlanKey{row.text(0), row.text(1), row.text(2),
-                         static_cast<std::uint64_t>(row.integer(3)), row.text(4)},
-                 std::move(configurations).value(), row.integer(6)};
+  const auto from = static_cast<std::uint64_t>(row.integer(3));
+  std::uint64_t below = LimitRange::exactly(from).below;  // a row of schema version 1
+  if (row.type(8) != SQLITE_NULL) {
+    if (!row.is_integer(8)) return wrong_type(kPlanColumnNames[8], "an integer");
+    below = static_cast<std::uint64_t>(row.integer(8));
+  }
+  PlanRow result{PlanKey{row.text(0), row.text(1), row.text(2), from, row.text(4)},
+                 std::move(configurations).value(), row.integer(6), below};
   if (auto error = row_error(result)) return Error{*error};
   return result;
 }
 
 }  // namespace
-
-RowFinder::RowFinder(sqlite::Connection& connection)
-    : measurement_(connection.prepare(
-          std::string(kMeasurementColumns) +
-          " WHERE m.fingerprint_id = (SELECT id FROM fingerprints WHERE canonical = ?1)"
-          " AND m.kernel_key = ?2 AND m.backend = ?3 AND m.algorithm = ?4")),
-      plan_(connection.prepare(
-          std::string(kPlanColumns) +
-          " WHERE p.fingerprint_id = (SELECT id FROM fingerprints WHERE canonical = ?1)"
-          " AND p.subject = ?2 AND p.policy = ?3 AND p.workspace_limit = ?4 AND p.mode = ?5")) {}
-
-std::optional<Expected<MeasurementRow>> RowFinder::find_measurement(const std::string& fingerprint,
-                                                                    const std::string& kernel_key,
-                                                                    const std::string& backend,
-                                                                    const std::string& algorithm,
-                                                                    std::int64_t* id) {
-  auto cursor = measurement_.start();
-  cursor.bind(1, fingerprint).bind(2, kernel_key).bind(3, backend).bind(4, algorithm);
-  if (!cursor.step()) return std::nullopt;
-  if (id) *id = cursor.integer(13);
-  return read_measurement(cursor);
-}
-
-std::optional<Expected<PlanRow>> RowFinder::find_plan(const PlanKey& key) {
-  auto cursor = plan_.start();
-  cursor.bind(1, key.fingerprint)
-      .bind(2, key.subject)
-      .bind(3, key.policy)
-      .bind(4, static_cast<std::int64_t>(key.workspace_limit))
-      .bind(5, key.mode);
-  if (!cursor.step()) return std::nullopt;
-  return read_plan(cursor);
-}
 
 void for_each_measurement(
     sqlite::Connection& connection,
@@ -128,6 +102,36 @@ void for_each_plan(sqlite::Connection& connection,
   auto statement = connection.prepare(std::string(kPlanColumns) + " ORDER BY p.id");
   auto cursor = statement.start();
   while (cursor.step()) visit(cursor.integer(7), read_plan(cursor));
+}
+
+void for_each_measurement_of(
+    sqlite::Connection& connection, const std::string& fingerprint,
+    const std::function<void(std::int64_t id, Expected<MeasurementRow>)>& visit) {
+  auto statement = connection.prepare(
+      std::string(kMeasurementColumns) +
+      " WHERE m.fingerprint_id = (SELECT id FROM fingerprints WHERE canonical = ?1)");
+  auto cursor = statement.start();
+  cursor.bind(1, fingerprint);
+  while (cursor.step()) visit(cursor.integer(13), read_measurement(cursor));
+}
+
+void for_each_plan_of(sqlite::Connection& connection, const std::string& fingerprint,
+                      const std::function<void(std::int64_t id, Expected<PlanRow>)>& visit) {
+  auto statement = connection.prepare(
+      std::string(kPlanColumns) +
+      " WHERE p.fingerprint_id = (SELECT id FROM fingerprints WHERE canonical = ?1)");
+  auto cursor = statement.start();
+  cursor.bind(1, fingerprint);
+  while (cursor.step()) visit(cursor.integer(7), read_plan(cursor));
+}
+
+std::optional<Expected<MeasurementRow>> measurement_by_id(sqlite::Connection& connection,
+                                                          std::int64_t id) {
+  auto statement = connection.prepare(std::string(kMeasurementColumns) + " WHERE m.id = ?1");
+  auto cursor = statement.start();
+  cursor.bind(1, id);
+  if (!cursor.step()) return std::nullopt;
+  return read_measurement(cursor);
 }
 
 }  // namespace ucudnn::db

@@ -12,29 +12,22 @@
 
 namespace ucudnn::db {
 
-// The prepared lookups of one connection (the connection outlives it).
-class RowFinder {
- public:
-  explicit RowFinder(sqlite::Connection& connection);
-
-  // nullopt: no such row. Otherwise the row, or why it is garbage; `id` gets its rowid.
-  std::optional<Expected<MeasurementRow>> find_measurement(const std::string& fingerprint,
-                                                           const std::string& kernel_key,
-                                                           const std::string& backend,
-                                                           const std::string& algorithm,
-                                                           std::int64_t* id = nullptr);
-  std::optional<Expected<PlanRow>> find_plan(const PlanKey& key);
-
- private:
-  sqlite::Statement measurement_;
-  sqlite::Statement plan_;
-};
-
 // Every row of a table in rowid order, garbage included (as an Error).
 void for_each_measurement(
     sqlite::Connection& connection,
     const std::function<void(std::int64_t id, Expected<MeasurementRow>)>& visit);
 void for_each_plan(sqlite::Connection& connection,
                    const std::function<void(std::int64_t id, Expected<PlanRow>)>& visit);
+
+// Every row of one device (its canonical fingerprint text), garbage included.
+void for_each_measurement_of(
+    sqlite::Connection& connection, const std::string& fingerprint,
+    const std::function<void(std::int64_t id, Expected<MeasurementRow>)>& visit);
+void for_each_plan_of(sqlite::Connection& connection, const std::string& fingerprint,
+                      const std::function<void(std::int64_t id, Expected<PlanRow>)>& visit);
+
+// One measurement row by its rowid: nullopt when there is none.
+std::optional<Expected<MeasurementRow>> measurement_by_id(sqlite::Connection& connection,
+                                                          std::int64_t id);
 
 }  // namespace ucudnn::db

@@ -25,10 +25,11 @@ WHERE ?14 = 0 OR typeof(measurements.measured_at) <> 'integer'
 
 constexpr const char* kUpsertPlan = R"sql(
 INSERT INTO plans (fingerprint_id, subject, policy, workspace_limit, mode, configurations,
-                   created_at)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                   created_at, valid_below)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?9)
 ON CONFLICT (fingerprint_id, subject, policy, workspace_limit, mode) DO UPDATE SET
-  configurations = excluded.configurations, created_at = excluded.created_at
+  configurations = excluded.configurations, created_at = excluded.created_at,
+  valid_below = excluded.valid_below
 WHERE ?8 = 0 OR typeof(plans.created_at) <> 'integer'
    OR excluded.created_at > plans.created_at
    OR (?8 = 1 AND excluded.created_at = plans.created_at)
@@ -108,6 +109,7 @@ bool RowWriter::put(const PlanRow& row, Conflict conflict) {
       .bind(6, configurations)
       .bind(7, row.created_at)
       .bind(8, rule_of(conflict))
+      .bind(9, static_cast<std::int64_t>(row.valid_below))
       .run();
   return connection_.changes() > 0;
 }

@@ -57,6 +57,9 @@ std::optional<std::string> row_error(const MeasurementRow& row) {
 
 std::optional<std::string> row_error(const PlanRow& row) {
   if (row.created_at < 0) return "created_at: " + std::to_string(row.created_at) + " < 0";
+  if (!row.limits().contains(row.key.workspace_limit))
+    return "valid_below: " + std::to_string(row.valid_below) + " is not above workspace_limit " +
+           std::to_string(row.key.workspace_limit);
   for (std::size_t i = 0; i < row.configurations.size(); ++i)
     for (std::size_t j = 0; j < row.configurations[i].micro.size(); ++j) {
       const auto& m = row.configurations[i].micro[j];

@@ -25,10 +25,14 @@ struct MeasurementRow {
   std::int64_t measured_at = 0;
 };
 
+// key.workspace_limit is where the plan's range of limits starts (LimitRange::from).
 struct PlanRow {
   PlanKey key;
   std::vector<Configuration> configurations;
   std::int64_t created_at = 0;
+  std::uint64_t valid_below = 0;  // LimitRange::below
+
+  LimitRange limits() const { return {key.workspace_limit, valid_below}; }
 };
 
 // Which row stays when a key is written again. A stored row whose timestamp is not an

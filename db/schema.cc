@@ -56,8 +56,17 @@ PRAGMA user_version = 1;
 )sql";
 static_assert(kApplicationId == 1969448046, "the application id in kVersion1 must match");
 
+// Version 2. A plan answers a range of limits, [workspace_limit, valid_below): the limit
+// column holds where the range starts. valid_below is a uint64 as its two's-complement int64
+// (-1: no upper end); NULL in rows of version 1, which answer their exact limit only.
+constexpr const char* kVersion2 = R"sql(
+ALTER TABLE plans ADD COLUMN valid_below INTEGER;
+PRAGMA user_version = 2;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kVersion1},
+    {2, kVersion2},
 };
 
 }  // namespace
@@ -92,7 +101,7 @@ bool schema_complete(sqlite::Connection& connection) {
       "SELECT id, fingerprint_id, kernel_key, kernel_hash, backend, algorithm, micro_batch, "
       "status, time_ms, min_ms, max_ms, repeats, workspace_bytes, measured_at FROM measurements",
       "SELECT id, fingerprint_id, subject, policy, workspace_limit, mode, configurations, "
-      "created_at FROM plans",
+      "created_at, valid_below FROM plans",
       // Upserts name their conflict target: these check that the unique constraints exist.
       "INSERT INTO fingerprints (canonical, fields) VALUES (NULL, NULL) "
       "ON CONFLICT (canonical) DO NOTHING",

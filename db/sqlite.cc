@@ -1,6 +1,7 @@
 #include "db/sqlite.h"
 
 #include <chrono>
+#include <cstdio>
 #include <thread>
 
 namespace ucudnn::sqlite {
@@ -89,13 +90,45 @@ Statement& Statement::operator=(Statement&& other) noexcept {
   return *this;
 }
 
-Connection Connection::open(const std::string& path, int flags) {
+namespace {
+
+// SQLite's own busy-timeout schedule, with a deadline of our choosing and a notice.
+int on_busy(void* context, int count) {
+  using namespace std::chrono;
+  auto& state = *static_cast<Connection::BusyState*>(context);
+  const auto now = steady_clock::now();
+  if (count == 0) {
+    state.started = now;
+    state.noticed = false;
+  }
+  const auto waited = duration_cast<milliseconds>(now - state.started);
+  if (waited >= state.wait.timeout) return 0;
+  if (!state.noticed && state.wait.notice && waited >= state.wait.notice_after) {
+    state.noticed = true;
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%.3g s", state.wait.timeout.count() / 1000.0);
+    state.wait.notice("waiting for " + state.label +
+                      ": another process holds its lock (waiting up to " + limit + ")");
+  }
+  static constexpr int kDelaysMs[] = {1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100};
+  constexpr int kSteps = sizeof kDelaysMs / sizeof kDelaysMs[0];
+  const milliseconds delay(kDelaysMs[count < kSteps ? count : kSteps - 1]);
+  std::this_thread::sleep_for(std::min(delay, state.wait.timeout - waited));
+  return 1;
+}
+
+}  // namespace
+
+Connection Connection::open(const std::string& path, int flags, const LockWait& wait,
+                            const std::string& label) {
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   Connection connection(db);  // owns the handle even when the open failed
   if (rc != SQLITE_OK) fail(db, rc, "open");
   sqlite3_extended_result_codes(db, 1);
-  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  connection.busy_ =
+      std::make_unique<BusyState>(BusyState{wait, label.empty() ? path : label, {}, false});
+  sqlite3_busy_handler(db, on_busy, connection.busy_.get());
   // A shared database may have been written by anyone: its schema must not be able to run
   // functions with side effects or let SQL corrupt the file on purpose.
   sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
@@ -112,6 +145,7 @@ Connection& Connection::operator=(Connection&& other) noexcept {
   if (this != &other) {
     sqlite3_close_v2(db_);
     db_ = other.db_;
+    busy_ = std::move(other.busy_);
     other.db_ = nullptr;
   }
   return *this;
@@ -154,8 +188,7 @@ void Transaction::commit() {
   open_ = false;
 }
 
-void write_transaction(Connection& connection, const std::function<void()>& body) {
-  constexpr int kAttempts = 3;
+void write_transaction(Connection& connection, const std::function<void()>& body, int attempts) {
   for (int attempt = 1;; ++attempt) {
     try {
       Transaction transaction(connection);
@@ -163,10 +196,21 @@ void write_transaction(Connection& connection, const std::function<void()>& body
       transaction.commit();
       return;
     } catch (const Error& error) {
-      if (!error.busy() || attempt == kAttempts) throw;
+      if (!error.busy() || attempt >= attempts) throw;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100 * attempt));
   }
+}
+
+void read_transaction(Connection& connection, const std::function<void()>& body) {
+  connection.execute("BEGIN DEFERRED");
+  try {
+    body();
+  } catch (...) {
+    sqlite3_exec(connection.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  connection.execute("COMMIT");
 }
 
 std::int64_t unix_now() {

@@ -4,8 +4,10 @@
 // internal error type and never leaves a BenchmarkStore or a maintenance function.
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -21,6 +23,14 @@ class Error : public std::runtime_error {
   bool busy() const { return code() == SQLITE_BUSY || code() == SQLITE_LOCKED; }
   // The file is damaged or is not a database at all.
   bool damaged() const { return code() == SQLITE_CORRUPT || code() == SQLITE_NOTADB; }
+  // The file was renamed or deleted while open (another process set it aside): SQLite
+  // refuses to write into it, and the path must be opened again.
+  bool moved() const { return extended_code() == SQLITE_READONLY_DBMOVED; }
+  // A read-only connection found a hot journal it cannot roll back.
+  bool needs_rollback() const {
+    return extended_code() == SQLITE_READONLY_ROLLBACK ||
+           extended_code() == SQLITE_READONLY_RECOVERY;
+  }
 
  private:
   int code_;
@@ -81,13 +91,27 @@ class Statement {
   sqlite3_stmt* statement_ = nullptr;
 };
 
+// How long a statement waits for another process's lock before SQLITE_BUSY, and whom to tell
+// when a wait lasts: a training step must not stall for long on a cache, and a person at a
+// terminal should know what the tool is waiting for.
+struct LockWait {
+  std::chrono::milliseconds timeout{60'000};
+  std::chrono::milliseconds notice_after{1'000};
+  // Called once per wait that outlasts notice_after, with a sentence naming the file.
+  std::function<void(const std::string& message)> notice;
+};
+
 class Connection {
  public:
   Connection() = default;
-  // sqlite3_open_v2 with `flags`; throws Error (the half-opened handle is closed).
-  static Connection open(const std::string& path, int flags);
+  // sqlite3_open_v2 with `flags`; throws Error (the half-opened handle is closed). `label`
+  // names the file in lock-wait notices (default: `path`).
+  static Connection open(const std::string& path, int flags, const LockWait& wait = {},
+                         const std::string& label = {});
   ~Connection();
-  Connection(Connection&& other) noexcept : db_(other.db_) { other.db_ = nullptr; }
+  Connection(Connection&& other) noexcept : db_(other.db_), busy_(std::move(other.busy_)) {
+    other.db_ = nullptr;
+  }
   Connection& operator=(Connection&& other) noexcept;
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -104,9 +128,18 @@ class Connection {
   int changes() const { return sqlite3_changes(db_); }
   bool read_only() const { return sqlite3_db_readonly(db_, "main") == 1; }
 
+  // The busy handler's context; its address must not move.
+  struct BusyState {
+    LockWait wait;
+    std::string label;
+    std::chrono::steady_clock::time_point started;
+    bool noticed = false;
+  };
+
  private:
   explicit Connection(sqlite3* db) : db_(db) {}
   sqlite3* db_ = nullptr;
+  std::unique_ptr<BusyState> busy_;
 };
 
 // BEGIN IMMEDIATE takes the write lock up front, so that a busy database is waited for (by
@@ -125,12 +158,14 @@ class Transaction {
   bool open_ = true;
 };
 
-// How long one statement waits for another process's lock before SQLITE_BUSY.
-inline constexpr int kBusyTimeoutMs = 60'000;
-
 // Runs `body` inside a write transaction and commits; when the database stays busy past the
-// busy timeout, rolls back and tries again a few times before giving up (throws Error).
-void write_transaction(Connection& connection, const std::function<void()>& body);
+// connection's lock wait, rolls back and tries again, `attempts` in all, before giving up
+// (throws Error).
+void write_transaction(Connection& connection, const std::function<void()>& body, int attempts = 3);
+
+// Runs `body` inside one read transaction: every statement in it sees the same state of the
+// file, even while other processes write.
+void read_transaction(Connection& connection, const std::function<void()>& body);
 
 std::int64_t unix_now();
 

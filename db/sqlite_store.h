@@ -1,15 +1,24 @@
 #pragma once
 // A BenchmarkStore in one SQLite file, with MemoryStore's semantics, shared safely by every
-// process and thread that opens the same file (rollback journal, busy timeout, write
-// transactions retried when busy; never WAL, which breaks on network file systems).
+// process and thread that opens the same file (rollback journal, never WAL, which breaks on
+// network file systems).
 //
-// It never stops the application. On open, a file that is not a database, damaged,
-// truncated, another application's or of a newer schema is renamed aside
-// ("<path>.<problem>-<unix time>", under a lock on "<path>.lock" so that concurrent
-// processes set it aside once) and replaced by a fresh database; a directory that cannot
-// be created or written, or a read-only file, leaves the store read-only (when the file is
-// usable) or without caching (lookups find nothing, writes are dropped). Each of these is
-// one warning. A garbage row reads as absent.
+// It never stops the application, and never stalls it for long:
+// - On open, a file that is not a database, or one of ours that is damaged, is renamed aside
+//   ("<path>.<problem>-<unix time>", under a lock on "<path>.lock", so that of many processes
+//   opening it at once exactly one sets it aside) and replaced by a fresh database. Another
+//   application's SQLite file, or a newer ucudnn's, is never changed or renamed: a newer
+//   one is read when its tables are readable; otherwise the store runs without caching. A
+//   folder or file that cannot be written leaves the store read-only or without caching.
+// - The rows of a device are read into memory at its first lookup (as MIOpen preloads its
+//   find-db): later lookups cost no query. Rows other processes write afterwards are not
+//   seen until the next process.
+// - Writes go to memory at once and to the file in a transaction. When the file is locked
+//   past `lock_timeout`, full, or failing, they are kept and retried at the next write,
+//   at flush() and when the store closes. A file renamed away by another process is opened
+//   again; damage found in use sets the file aside as on open.
+// Each problem is one warning. A garbage row reads as absent.
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -19,23 +28,36 @@
 
 namespace ucudnn {
 
+enum class StoreAccess {
+  kReadWrite,  // the user database: created, migrated, written
+  kReadOnly,   // read with locks, never written or created (`ucudnn plan`)
+  kShared,     // a system database: read without locks (SQLite's immutable), so that a
+               // read-only network file system works and another process's lock costs nothing
+};
+
 struct SqliteStoreOptions {
-  // Open read-only and never write, create, migrate or rename the file (a system database
-  // on a shared file system). Problems leave the store without content, with one warning.
-  bool read_only = false;
+  StoreAccess access = StoreAccess::kReadWrite;
   WarningSink warn = warn_on_stderr;
+  // How long one operation waits for another process's lock. The shim waits briefly (a
+  // training step must not stall): reads then proceed uncached and writes are kept.
+  std::chrono::milliseconds lock_timeout{60'000};
+  // A wait longer than notice_after is announced once through `notice` (empty: never).
+  std::chrono::milliseconds notice_after{1'000};
+  WarningSink notice;
+  // How messages name the file: "benchmark database", "system benchmark database".
+  std::string role = "benchmark database";
 };
 
 enum class StoreState {
   kReadWrite,
-  kReadOnly,  // lookups answered from the file; writes dropped
-  kDisabled,  // no usable file: lookups find nothing; writes dropped
+  kReadOnly,  // lookups answered from the file; writes kept in memory only
+  kDisabled,  // no usable file: lookups find only what this process wrote
 };
 
 class SqliteStore final : public BenchmarkStore {
  public:
   explicit SqliteStore(const std::string& path, SqliteStoreOptions options = {});
-  ~SqliteStore() override;
+  ~SqliteStore() override;  // saves what is still unsaved, waiting up to lock_timeout
   SqliteStore(const SqliteStore&) = delete;
   SqliteStore& operator=(const SqliteStore&) = delete;
 
@@ -46,14 +68,21 @@ class SqliteStore final : public BenchmarkStore {
   // Per key, the record with the later measured_at stays (on equal times, the new one).
   void put_measurements(const std::vector<MeasurementRecord>& records) override;
   std::optional<std::vector<Configuration>> find_plan(const PlanKey& key) override;
-  void put_plan(const PlanKey& key, const std::vector<Configuration>& plan) override;
+  void put_plan(const PlanKey& key, const std::vector<Configuration>& plan,
+                const LimitRange& valid) override;
+  using BenchmarkStore::put_plan;
+  // Opens the file again if it was locked at open, reads devices whose rows were locked,
+  // and saves what is still unsaved.
+  void flush() override;
 
   const std::string& path() const;
   StoreState state() const;
-  // Records and plans that a read-write store failed to save (I/O errors, a lock held past
-  // the busy timeout and retries). Invalid records (negative or non-finite times) are not
-  // counted: they are never saved.
+  // Rows not saved yet because writing failed (a lock held past lock_timeout, a full disk):
+  // they are retried at the next write, flush() and close. Rows that break the rules
+  // (negative or non-finite times) are never saved and not counted.
   std::size_t failed_writes() const;
+  // SQL statements run since the file was opened: lookups of a loaded device run none.
+  std::size_t statements_run() const;
 
  private:
   struct Impl;

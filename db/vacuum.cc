@@ -17,7 +17,7 @@ Expected<VacuumResult> vacuum_database(const std::string& path) {
       if (!connection) return Error{connection.error()};
       // VACUUM rewrites the file through a temporary copy; it waits for other writers like
       // any write (busy timeout) and leaves the file as it was when it fails.
-      connection.value().execute("VACUUM");
+      connection.value().connection.execute("VACUUM");
     }
     result.size_after = fs::file_size(path, error);
     return result;

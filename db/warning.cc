@@ -9,4 +9,8 @@ void warn_on_stderr(const std::string& message) {
   std::fprintf(stderr, "ucudnn: warning: %s\n", message.c_str());
 }
 
+void notice_on_stderr(const std::string& message) {
+  std::fprintf(stderr, "ucudnn: %s\n", message.c_str());
+}
+
 }  // namespace ucudnn

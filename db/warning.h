@@ -11,5 +11,8 @@ using WarningSink = std::function<void(const std::string& message)>;
 
 // Writes "ucudnn: warning: <message>" and a newline to stderr.
 void warn_on_stderr(const std::string& message);
+// Writes "ucudnn: <message>" and a newline to stderr: news, not a problem (what a command
+// is waiting for).
+void notice_on_stderr(const std::string& message);
 
 }  // namespace ucudnn

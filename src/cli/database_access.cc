@@ -25,30 +25,45 @@ std::vector<std::string> files_of(const DatabaseLocations& locations) {
   return files;
 }
 
+// The tool may wait for a lock, but says so within a second.
+SqliteStoreOptions tool_options(StoreAccess access, const std::string& role) {
+  SqliteStoreOptions options;
+  options.access = access;
+  options.warn = warn_on_stderr;
+  options.notice = notice_on_stderr;
+  options.role = role;
+  return options;
+}
+
 }  // namespace
 
 Expected<OpenedStore> open_store_for_writing(const std::string& database) {
   if (database.empty()) {
     const auto locations = database_locations();
-    return OpenedStore{open_default_store(warn_on_stderr), describe(locations),
-                       files_of(locations)};
+    return OpenedStore{
+        open_default_store(tool_options(StoreAccess::kReadWrite, "benchmark database")),
+        describe(locations), files_of(locations)};
   }
-  auto store = std::make_unique<SqliteStore>(database, SqliteStoreOptions{false, warn_on_stderr});
+  auto store = std::make_unique<SqliteStore>(
+      database, tool_options(StoreAccess::kReadWrite, "benchmark database"));
   if (store->state() != StoreState::kReadWrite)
     return Error{"--database: cannot write '" + database + "' (see the warning above)"};
   return OpenedStore{std::move(store), database, {database}};
 }
 
 OpenedStore open_store_for_reading(const std::string& database) {
-  auto open = [](const std::string& file) -> std::unique_ptr<BenchmarkStore> {
+  auto open = [](const std::string& file, StoreAccess access,
+                 const char* role) -> std::unique_ptr<BenchmarkStore> {
     if (file.empty()) return nullptr;
     if (file == kInMemoryDatabase) return std::make_unique<MemoryStore>();
-    return std::make_unique<SqliteStore>(file, SqliteStoreOptions{true, warn_on_stderr});
+    return std::make_unique<SqliteStore>(file, tool_options(access, role));
   };
-  if (!database.empty()) return OpenedStore{open(database), database, {database}};
+  if (!database.empty())
+    return OpenedStore{
+        open(database, StoreAccess::kReadOnly, "benchmark database"), database, {database}};
   const auto locations = database_locations();
-  auto user = open(locations.user);
-  auto system = open(locations.system);
+  auto user = open(locations.user, StoreAccess::kReadOnly, "benchmark database");
+  auto system = open(locations.system, StoreAccess::kShared, "system benchmark database");
   std::unique_ptr<BenchmarkStore> store;
   if (user && system)
     store = std::make_unique<LayeredStore>(std::move(user), std::move(system));

@@ -14,7 +14,7 @@ std::map<std::string, std::size_t> fingerprints_with_results(
     if (!connection) continue;
     try {
       db::for_each_measurement(
-          connection.value(), [&](std::int64_t, Expected<db::MeasurementRow> row) {
+          connection.value().connection, [&](std::int64_t, Expected<db::MeasurementRow> row) {
             if (row && row->backend == backend && kernel_keys.count(row->kernel_key))
               ++found[row->fingerprint];
           });

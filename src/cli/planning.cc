@@ -50,9 +50,10 @@ NetworkPlan plan_network(Benchmarker& measurements, const std::vector<NetworkKer
     kernel_plan.table = measure_micro_table(measurements, kernels[plan.distinct[d].first].key,
                                             request.policy, kNoWorkspaceLimit);
     const MicroTable limited = restrict_to_limit(kernel_plan.table, request.workspace_limit);
-    if (auto wr = plan_workspace_reuse(limited))
+    if (auto wr = plan_workspace_reuse(limited)) {
       kernel_plan.plan = *wr;
-    else
+      kernel_plan.plan_limits = limits_answered(limited, *wr);
+    } else
       kernel_plan.plan_error = wr.error();
     if (!limited.candidates.empty())
       if (const MicroConfiguration* best = fastest(limited.candidates.back()))
@@ -71,7 +72,7 @@ void store_plans(BenchmarkStore& store, const std::string& fingerprint,
     if (const auto& wr = plan.plans[d].plan)
       store.put_plan({fingerprint, kernels[plan.distinct[d].first].key.to_string(), policy,
                       request.workspace_limit, "WR"},
-                     {*wr});
+                     {*wr}, plan.plans[d].plan_limits);
   if (plan.division && *plan.division)
     store.put_plan({fingerprint, (*plan.division)->subject, policy, *request.total_workspace, "WD"},
                    (*plan.division)->chosen);

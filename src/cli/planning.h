@@ -17,6 +17,7 @@ namespace ucudnn::cli {
 struct KernelPlan {
   MicroTable table;                             // every measured micro-configuration
   std::optional<Configuration> plan;            // WR within the limit
+  LimitRange plan_limits;                       // every limit the WR plan answers
   std::string plan_error;                       // why there is none
   std::optional<MicroConfiguration> undivided;  // fastest undivided within the limit
 };

@@ -10,6 +10,7 @@
 
 #include "core/benchmarker.h"
 #include "core/configuration.h"
+#include "core/limit_range.h"
 
 namespace ucudnn {
 
@@ -48,9 +49,19 @@ class BenchmarkStore {
   virtual void put_measurements(const std::vector<MeasurementRecord>& records) = 0;
 
   // A WR plan is one configuration; a WD plan one configuration per kernel, in the order
-  // the network key lists them.
+  // the network key lists them. find_plan answers with a plan whose range contains
+  // key.workspace_limit.
   virtual std::optional<std::vector<Configuration>> find_plan(const PlanKey& key) = 0;
-  virtual void put_plan(const PlanKey& key, const std::vector<Configuration>& plan) = 0;
+  // `valid` holds key.workspace_limit; a stored plan starting at the same limit is replaced.
+  virtual void put_plan(const PlanKey& key, const std::vector<Configuration>& plan,
+                        const LimitRange& valid) = 0;
+  void put_plan(const PlanKey& key, const std::vector<Configuration>& plan) {
+    put_plan(key, plan, LimitRange::exactly(key.workspace_limit));
+  }
+
+  // Saves what could not be saved before (a lock held by another process, a full disk).
+  // Stores that write through have nothing to do.
+  virtual void flush() {}
 };
 
 }  // namespace ucudnn

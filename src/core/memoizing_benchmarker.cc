@@ -18,12 +18,8 @@ std::optional<Measurement> MemoizingBenchmarker::benchmark(const KernelKey& kern
   auto found = results_.find(key);
   if (found != results_.end()) return found->second;
   ++measurements_taken_;
-  std::optional<Measurement> result;
-  try {
-    result = inner_.benchmark(kernel, algorithm, micro_batch);
-  } catch (const MeasurementUnavailable&) {
-    return std::nullopt;  // not remembered: a later call measures again
-  }
+  // MeasurementUnavailable is not remembered: a later call measures again.
+  const std::optional<Measurement> result = inner_.benchmark(kernel, algorithm, micro_batch);
   results_.emplace(std::move(key), result);
   return result;
 }

@@ -21,16 +21,13 @@ void MemoryStore::put_measurements(const std::vector<MeasurementRecord>& records
 
 std::optional<std::vector<Configuration>> MemoryStore::find_plan(const PlanKey& key) {
   std::lock_guard lock(mutex_);
-  auto found =
-      plans_.find({key.fingerprint, key.subject, key.policy, key.workspace_limit, key.mode});
-  if (found == plans_.end()) return std::nullopt;
-  return found->second;
+  return plans_.find(key);
 }
 
-void MemoryStore::put_plan(const PlanKey& key, const std::vector<Configuration>& plan) {
+void MemoryStore::put_plan(const PlanKey& key, const std::vector<Configuration>& plan,
+                           const LimitRange& valid) {
   std::lock_guard lock(mutex_);
-  plans_.insert_or_assign({key.fingerprint, key.subject, key.policy, key.workspace_limit, key.mode},
-                          plan);
+  plans_.put(key, plan, valid);
 }
 
 }  // namespace ucudnn

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "core/benchmark_store.h"
+#include "core/plan_shelf.h"
 
 namespace ucudnn {
 
@@ -17,14 +18,15 @@ class MemoryStore final : public BenchmarkStore {
                                                     const std::string& algorithm) override;
   void put_measurements(const std::vector<MeasurementRecord>& records) override;
   std::optional<std::vector<Configuration>> find_plan(const PlanKey& key) override;
-  void put_plan(const PlanKey& key, const std::vector<Configuration>& plan) override;
+  void put_plan(const PlanKey& key, const std::vector<Configuration>& plan,
+                const LimitRange& valid) override;
+  using BenchmarkStore::put_plan;
 
  private:
   using MeasurementKey = std::tuple<std::string, std::string, std::string, std::string>;
-  using PlanIndex = std::tuple<std::string, std::string, std::string, std::uint64_t, std::string>;
   std::mutex mutex_;
   std::map<MeasurementKey, MeasurementRecord> measurements_;
-  std::map<PlanIndex, std::vector<Configuration>> plans_;
+  PlanShelf plans_;
 };
 
 }  // namespace ucudnn

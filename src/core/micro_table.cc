@@ -1,5 +1,6 @@
 #include "core/micro_table.h"
 
+#include <algorithm>
 #include <tuple>
 
 namespace ucudnn {
@@ -14,8 +15,18 @@ MicroTable measure_micro_table(Benchmarker& benchmarker, const KernelKey& kernel
   for (auto size : table.sizes) {
     std::vector<MicroConfiguration> fitting;
     for (const auto& algorithm : algorithms) {
-      auto measured = benchmarker.benchmark(kernel, algorithm, size);
-      if (!measured || measured->workspace_bytes > workspace_limit) continue;
+      std::optional<Measurement> measured;
+      try {
+        measured = benchmarker.benchmark(kernel, algorithm, size);
+      } catch (const MeasurementUnavailable&) {
+        table.complete = false;
+        continue;
+      }
+      if (!measured) continue;
+      if (measured->workspace_bytes > workspace_limit) {
+        table.smallest_over_limit = std::min(table.smallest_over_limit, measured->workspace_bytes);
+        continue;
+      }
       fitting.push_back({backend, algorithm, size, measured->time_ms, measured->workspace_bytes});
     }
     table.candidates.push_back(std::move(fitting));
@@ -26,7 +37,11 @@ MicroTable measure_micro_table(Benchmarker& benchmarker, const KernelKey& kernel
 MicroTable restrict_to_limit(const MicroTable& table, std::uint64_t limit) {
   MicroTable result = table;
   for (auto& row : result.candidates)
-    std::erase_if(row, [&](const MicroConfiguration& m) { return m.workspace_bytes > limit; });
+    std::erase_if(row, [&](const MicroConfiguration& m) {
+      if (m.workspace_bytes <= limit) return false;
+      result.smallest_over_limit = std::min(result.smallest_over_limit, m.workspace_bytes);
+      return true;
+    });
   return result;
 }
 

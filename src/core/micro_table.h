@@ -11,14 +11,20 @@
 
 namespace ucudnn {
 
+inline constexpr std::uint64_t kNoWorkspaceLimit = std::numeric_limits<std::uint64_t>::max();
+
 struct MicroTable {
   std::int64_t batch = 0;
   // sizes[i] is a micro-batch size; candidates[i] its micro-configurations that fit.
   std::vector<std::int64_t> sizes;
   std::vector<std::vector<MicroConfiguration>> candidates;
+  // The smallest workspace of a micro-configuration left out for being over the limit
+  // (kNoWorkspaceLimit: none was): up to it, a larger limit would change nothing.
+  std::uint64_t smallest_over_limit = kNoWorkspaceLimit;
+  // False when some measurement could not be taken now (MeasurementUnavailable): a plan
+  // made from this table may be worse than the optimum and must not outlive the process.
+  bool complete = true;
 };
-
-inline constexpr std::uint64_t kNoWorkspaceLimit = std::numeric_limits<std::uint64_t>::max();
 
 MicroTable measure_micro_table(Benchmarker& benchmarker, const KernelKey& kernel,
                                BatchSizePolicy policy, std::uint64_t workspace_limit);

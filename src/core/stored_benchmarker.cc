@@ -10,12 +10,8 @@ std::optional<Measurement> StoredBenchmarker::benchmark(const KernelKey& kernel,
   if (auto stored = store_.find_measurement(fingerprint_text_, micro, backend, algorithm))
     return stored->measurement;
   ++measurements_taken_;
-  std::optional<Measurement> measured;
-  try {
-    measured = inner_.benchmark(kernel, algorithm, micro_batch);
-  } catch (const MeasurementUnavailable&) {
-    return std::nullopt;  // not now; a later run measures it
-  }
+  // MeasurementUnavailable passes through unstored: a later run measures it.
+  const std::optional<Measurement> measured = inner_.benchmark(kernel, algorithm, micro_batch);
   store_.put_measurements(
       {MeasurementRecord{fingerprint_text_, micro, backend, algorithm, measured, 0}});
   return measured;

@@ -22,8 +22,8 @@ class StoredBenchmarker final : public Benchmarker {
   std::vector<std::string> algorithms(const KernelKey& kernel) override {
     return inner_.algorithms(kernel);
   }
-  // A measurement the device cannot take now counts as unsupported for this call and is not
-  // stored.
+  // A measurement the device cannot take now (MeasurementUnavailable) is not stored and
+  // reaches the caller.
   std::optional<Measurement> benchmark(const KernelKey& kernel, const std::string& algorithm,
                                        std::int64_t micro_batch) override;
 

@@ -38,4 +38,8 @@ Expected<Configuration> plan_workspace_reuse(const MicroTable& table) {
   return result;
 }
 
+LimitRange limits_answered(const MicroTable& table, const Configuration& plan) {
+  return {plan.workspace_bytes(), table.smallest_over_limit};
+}
+
 }  // namespace ucudnn

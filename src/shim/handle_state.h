@@ -4,12 +4,12 @@
 // handle are serialized by its mutex; different handles proceed in parallel.
 #include <cudnn.h>
 
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
 
+#include "core/lru_map.h"
 #include "cudnn/plan_executor.h"
 #include "shim/kernel_identity.h"
 #include "shim/settings.h"
@@ -23,11 +23,15 @@ struct HandleOptions {
   std::optional<std::uint64_t> total_workspace;  // 0: WR, whatever the environment says
 };
 
-// A kernel's WR plans, one per workspace limit it was planned under, and the one the
-// application was last told about (Get/Find, GetWorkspaceSize): a convolution call whose
-// workspace fits that one runs it, so what Find reported is what runs.
+// Bounds on what a handle remembers: applications vary shapes and Find*Ex sizes without end.
+inline constexpr std::size_t kKernelsPerHandle = 4096;
+inline constexpr std::size_t kLimitsPerKernel = 8;
+
+// A kernel's WR plans, one per workspace limit it was planned under (the most recent few),
+// and the one the application was last told about (Get/Find, GetWorkspaceSize): a
+// convolution call whose workspace fits that one runs it, so what Find reported is what runs.
 struct KernelPlans {
-  std::map<std::uint64_t, std::shared_ptr<cudnn::PlanExecutor>> by_limit;
+  LruMap<std::uint64_t, std::shared_ptr<cudnn::PlanExecutor>> by_limit{kLimitsPerKernel};
   std::shared_ptr<cudnn::PlanExecutor> reported;
 };
 
@@ -36,7 +40,7 @@ struct HandleState {
   int device = 0;
   std::mutex mutex;
   HandleOptions options;
-  std::unordered_map<KernelIdentity, KernelPlans, KernelIdentityHash> plans;
+  LruMap<KernelIdentity, KernelPlans, KernelIdentityHash> plans{kKernelsPerHandle};
   std::unique_ptr<WorkspaceDivisionSession> division;
 
   BatchSizePolicy policy(const Settings& settings) const {

@@ -169,6 +169,8 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
     auto request = read_request(operation, handle, d, layer, status, unsupported);
     if (!request) return pass();  // invalid descriptors: cuDNN's own status
 
+    // Results a locked database could not take earlier are saved now.
+    Registry::instance().store().flush();
     auto state = Registry::instance().state(handle);
     std::lock_guard lock(state->mutex);
     std::optional<AlgorithmPerf> plan;

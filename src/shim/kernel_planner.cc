@@ -63,8 +63,10 @@ Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKe
     else
       return stored->front();
   }
-  auto plan = plan_workspace_reuse(measure(context, kernel, limit));
-  if (plan) context.store.put_plan(key, {*plan});
+  const MicroTable table = measure(context, kernel, limit);
+  auto plan = plan_workspace_reuse(table);
+  // A plan made while some measurement was unavailable serves this process only.
+  if (plan && table.complete) context.store.put_plan(key, {*plan}, limits_answered(table, *plan));
   return plan;
 }
 

@@ -3,8 +3,8 @@
 #include <atomic>
 #include <cstdio>
 #include <mutex>
-#include <set>
 
+#include "core/lru_map.h"
 #include "core/text.h"
 
 namespace ucudnn::shim {
@@ -39,11 +39,13 @@ void log(LogLevel level, const std::string& message) {
 
 void warn_once(const std::string& key, const std::string& message) {
   // Never destroyed: the application may call cuDNN from its own static destructors.
+  // Bounded: keys name kernels and limits, which an application may vary without end. A
+  // warning forgotten that long ago may be said again.
   static auto& mutex = *new std::mutex;
-  static auto& seen = *new std::set<std::string>;
+  static auto& seen = *new LruMap<std::string, char>(4096);
   {
     std::lock_guard lock(mutex);
-    if (!seen.insert(key).second) return;
+    if (!seen.insert(key)) return;
   }
   log(LogLevel::kWarning, message);
 }

@@ -1,5 +1,7 @@
 #include "shim/registry.h"
 
+#include <cstdlib>
+
 #include "cudnn/cudnn_benchmarker.h"
 #include "shim/store_factory.h"
 
@@ -46,7 +48,15 @@ void Registry::forget(cudnnHandle_t handle) {
 
 BenchmarkStore& Registry::store() {
   std::lock_guard lock(mutex_);
-  if (!store_) store_ = open_store(process_settings());
+  if (!store_) {
+    store_ = open_store(process_settings());
+    // Results that a locked or full database could not take yet get a last chance.
+    std::atexit([] {
+      auto& registry = Registry::instance();
+      std::lock_guard lock(registry.mutex_);
+      if (registry.store_) registry.store_->flush();
+    });
+  }
   return *store_;
 }
 

@@ -25,7 +25,7 @@ class Registry {
   std::shared_ptr<HandleState> state(cudnnHandle_t handle);  // created on first use
   void forget(cudnnHandle_t handle);
 
-  BenchmarkStore& store();
+  BenchmarkStore& store();  // the first call also arranges a last save at exit
   // Replaces the store by the database at `path` (the options API); false if it cannot open.
   bool use_database(const std::string& path);
 

@@ -26,6 +26,22 @@ const char* lookup(const Environment& getenv, const char* name, const char* alia
   return nullptr;
 }
 
+// "100ms", "2s", "1.5s" or a number of milliseconds.
+std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
+  double scale = 1;
+  if (text.ends_with("ms")) {
+    text.remove_suffix(2);
+  } else if (text.ends_with("s")) {
+    text.remove_suffix(1);
+    scale = 1000;
+  }
+  const std::string number(text);
+  char* end = nullptr;
+  const double value = std::strtod(number.c_str(), &end);
+  if (number.empty() || *end != '\0' || !(value >= 0) || value * scale > 3.6e6) return std::nullopt;
+  return std::chrono::milliseconds(static_cast<std::int64_t>(value * scale + 0.5));
+}
+
 std::string rejected(const std::string& name, const char* value, const std::string& why,
                      const std::string& fallback) {
   return name + "='" + value + "' " + why + "; using " + fallback;
@@ -71,6 +87,13 @@ Settings read_settings(const Environment& getenv,
     settings.database = value;
   if (const char* value = lookup(getenv, "UCUDNN_SYSTEM_DATABASE", nullptr, used))
     settings.system_database = value;
+  if (const char* value = lookup(getenv, "UCUDNN_DATABASE_LOCK_TIMEOUT", nullptr, used)) {
+    if (auto timeout = parse_duration(value))
+      settings.database_lock_timeout = *timeout;
+    else
+      warn(rejected(used, value, "is not a duration such as 100ms or 2s (at most an hour)",
+                    "the default: 100ms"));
+  }
   if (const char* value = lookup(getenv, "UCUDNN_LOG_LEVEL", nullptr, used)) {
     if (!parse_log_level(value, settings.log_level))
       warn(rejected(used, value, "is not error, warning, info or debug", "the default: warning"));

@@ -9,10 +9,14 @@
 //   UCUDNN_TOTAL_WORKSPACE_SIZE   one workspace for all kernels of a handle: turns on WD
 //   UCUDNN_DATABASE               the user database (benchmarks and plans)
 //   UCUDNN_SYSTEM_DATABASE        a read-only database under it (e.g. on a shared file system)
+//   UCUDNN_DATABASE_LOCK_TIMEOUT  how long a call waits for another process's lock on the
+//                                 database: "100ms" (default), "2s", or milliseconds; then
+//                                 it proceeds uncached and saves its results later
 //   UCUDNN_LOG_LEVEL              error | warning (default) | info | debug
 //   UCUDNN_BENCHMARK_REPEATS      timed repeats per measurement, median taken (default 3)
 //   UCUDNN_DEVICES                GPUs for offline benchmarking (`ucudnn bench`): "all" or
 //                                 "0,1,..."; alias UCUDNN_BENCHMARK_DEVICES (µ-cuDNN's)
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -33,6 +37,7 @@ struct Settings {
   std::optional<std::uint64_t> total_workspace;  // set: WD
   std::string database;                          // empty: the store's default location
   std::string system_database;
+  std::chrono::milliseconds database_lock_timeout{100};
   int benchmark_repeats = 3;
   std::optional<std::vector<int>> devices;  // nullopt: all
   LogLevel log_level = LogLevel::kWarning;

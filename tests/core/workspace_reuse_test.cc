@@ -40,6 +40,39 @@ TEST(WorkspaceReuse, EqualsBruteForceOnRandomTables) {
   }
 }
 
+// The range a plan is stored with: WR gives a plan of the same time at every limit in it
+// (so one stored row may answer them all), and nothing faster fits anywhere in the range.
+TEST(WorkspaceReuse, APlanIsTheAnswerForEveryLimitOfItsRange) {
+  testing::SeededRandom random;
+  int ranges_checked = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    const auto [full, description] =
+        testing::random_case(random, 24, BatchSizePolicy::kUndivided, 5);
+    const std::uint64_t asked = static_cast<std::uint64_t>(random.uniform(0, 3 * full.batch + 4));
+    const auto table = restrict_to_limit(full, asked);
+    SCOPED_TRACE("trial " + std::to_string(trial) + " " + description + " limit " +
+                 std::to_string(asked));
+    auto plan = plan_workspace_reuse(table);
+    if (!plan) continue;
+    const auto range = limits_answered(table, *plan);
+    ASSERT_TRUE(range.contains(asked));
+    EXPECT_EQ(range.from, plan->workspace_bytes());
+    // Every limit from the start of the range to one past its end (capped for unbounded).
+    const std::uint64_t last =
+        range.below == LimitRange::kUnbounded ? asked + 3 * full.batch + 8 : range.below;
+    for (std::uint64_t limit = range.from; limit <= last; ++limit) {
+      auto again = plan_workspace_reuse(restrict_to_limit(full, limit));
+      ASSERT_TRUE(again) << limit;
+      if (range.contains(limit))
+        EXPECT_EQ(again->time_ms(), plan->time_ms()) << "limit " << limit;
+      else
+        EXPECT_LT(again->time_ms(), plan->time_ms() + 1e-9) << "limit " << limit;
+    }
+    ++ranges_checked;
+  }
+  EXPECT_GT(ranges_checked, 1000);
+}
+
 TEST(WorkspaceReuse, ReproducesFigureFive) {
   // FFT is the most efficient per image but needs 1 MiB per image; the limit is 60 MiB.
   // IMPLICIT_GEMM needs no workspace but is slower per image with a smaller setup.

@@ -13,12 +13,16 @@ namespace {
 using namespace ucudnn::testing;
 namespace fs = std::filesystem;
 
+// Without a usable file, what the process learns stays in its memory: it is not measured
+// again in this process, and nothing reaches a file.
 void expect_no_caching(SqliteStore& store) {
   EXPECT_EQ(store.state(), StoreState::kDisabled);
+  EXPECT_FALSE(store.find_measurement(gpu_fingerprint(), kernel(2), "cudnn", "FFT"));
   store.put_measurements({supported(gpu_fingerprint(), kernel(2), "FFT", 1.0, 10)});
   store.put_plan(plan_key(gpu_fingerprint()), sample_plan());
-  EXPECT_FALSE(store.find_measurement(gpu_fingerprint(), kernel(2), "cudnn", "FFT"));
-  EXPECT_FALSE(store.find_plan(plan_key(gpu_fingerprint())));
+  EXPECT_TRUE(store.find_measurement(gpu_fingerprint(), kernel(2), "cudnn", "FFT"));
+  EXPECT_EQ(store.find_plan(plan_key(gpu_fingerprint())), sample_plan());
+  EXPECT_EQ(store.failed_writes(), 0u) << "not saving is the plan, not a failure";
 }
 
 TEST(Access, AFolderThatCannotBeCreated) {
@@ -26,7 +30,7 @@ TEST(Access, AFolderThatCannotBeCreated) {
   write_file(folder.file("file"), "a file where a folder should be");
   const auto path = folder.file("file/cache/ucudnn.db");
   Warnings warnings;
-  SqliteStore store(path, {false, warnings.sink()});
+  SqliteStore store(path, store_options(StoreAccess::kReadWrite, warnings.sink()));
   expect_no_caching(store);
   ASSERT_EQ(warnings.count(), 1u) << warnings.all();
   EXPECT_NE(warnings.messages[0].find(folder.file("file/cache")), std::string::npos)
@@ -43,7 +47,7 @@ TEST(Access, AReadOnlyFolderWithoutADatabase) {
   const auto path = folder.file("locked/ucudnn.db");
   as_unprivileged_user([&] {
     Warnings warnings;
-    SqliteStore store(path, {false, warnings.sink()});
+    SqliteStore store(path, store_options(StoreAccess::kReadWrite, warnings.sink()));
     expect_no_caching(store);
     EXPECT_EQ(warnings.count(), 1u) << warnings.all();
     EXPECT_NE(warnings.all().find("not writable"), std::string::npos) << warnings.all();
@@ -56,15 +60,15 @@ TEST(Access, AReadOnlyFolderWithoutADatabase) {
 void expect_read_only_use(const std::string& path) {
   as_unprivileged_user([&] {
     Warnings warnings;
-    SqliteStore store(path, {false, warnings.sink()});
+    SqliteStore store(path, store_options(StoreAccess::kReadWrite, warnings.sink()));
     EXPECT_EQ(store.state(), StoreState::kReadOnly);
     EXPECT_TRUE(store.find_measurement(gpu_fingerprint(), kernel(2), "cudnn", "FFT"));
     EXPECT_EQ(store.find_plan(plan_key(gpu_fingerprint())), sample_plan());
     store.put_measurements({supported(gpu_fingerprint(), kernel(5), "FFT", 1.0, 10)});
     store.put_plan(plan_key(cpu_fingerprint()), sample_plan());
-    EXPECT_FALSE(store.find_measurement(gpu_fingerprint(), kernel(5), "cudnn", "FFT"));
-    EXPECT_FALSE(store.find_plan(plan_key(cpu_fingerprint())));
-    EXPECT_EQ(store.failed_writes(), 0u) << "dropping writes is the plan, not a failure";
+    // Kept in this process's memory, never written.
+    EXPECT_TRUE(store.find_measurement(gpu_fingerprint(), kernel(5), "cudnn", "FFT"));
+    EXPECT_EQ(store.failed_writes(), 0u) << "not saving is the plan, not a failure";
     ASSERT_EQ(warnings.count(), 1u) << warnings.all();
     EXPECT_NE(warnings.messages[0].find("read-only"), std::string::npos) << warnings.all();
   });
@@ -106,7 +110,7 @@ TEST(Access, AnUnreadableFile) {
   fs::permissions(path, fs::perms::owner_write);
   as_unprivileged_user([&] {
     Warnings warnings;
-    SqliteStore store(path, {false, warnings.sink()});
+    SqliteStore store(path, store_options(StoreAccess::kReadWrite, warnings.sink()));
     expect_no_caching(store);
     EXPECT_EQ(warnings.count(), 1u) << warnings.all();
   });

@@ -1,5 +1,6 @@
-// A bad database file never stops the application: it is set aside, with one warning, and
-// a fresh database takes its place.
+// A bad database file never stops the application. A file that is not a database, or one of
+// ours that is damaged, is set aside, with one warning, and a fresh database takes its
+// place; another application's file or a newer ucudnn's is never changed.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -30,7 +31,9 @@ void expect_replaced(TempFolder& folder, const std::string& path, const std::str
                      const std::string& problem) {
   Warnings warnings;
   {
-    SqliteStore store(path, {false, warnings.sink()});
+    SqliteStore store(path, store_options(StoreAccess::kReadWrite, warnings.sink()));
+    // Damage inside the rows shows at the first lookup, which reads the device's rows.
+    EXPECT_FALSE(store.find_measurement(gpu_fingerprint(), kernel(1, 1), "cudnn", "FFT"));
     ASSERT_EQ(store.state(), StoreState::kReadWrite) << warnings.all();
     ASSERT_EQ(warnings.count(), 1u) << warnings.all();
     EXPECT_NE(warnings.messages[0].find(path), std::string::npos) << warnings.messages[0];
@@ -40,30 +43,44 @@ void expect_replaced(TempFolder& folder, const std::string& path, const std::str
     std::erase_if(aside, [](const std::string& name) { return name.ends_with("-journal"); });
     EXPECT_EQ(aside.size(), 1u) << warnings.all();
 
-    EXPECT_FALSE(store.find_measurement(gpu_fingerprint(), kernel(1, 1), "cudnn", "FFT"));
     store.put_measurements({supported(gpu_fingerprint(), kernel(3), "FFT", 1.0, 10)});
     store.put_plan(plan_key(gpu_fingerprint()), sample_plan());
     EXPECT_EQ(store.failed_writes(), 0u);
   }
-  SqliteStore again(path, {false, warnings.sink()});
+  SqliteStore again(path, store_options(StoreAccess::kReadWrite, warnings.sink()));
   EXPECT_TRUE(again.find_measurement(gpu_fingerprint(), kernel(3), "cudnn", "FFT"));
   EXPECT_EQ(again.find_plan(plan_key(gpu_fingerprint())), sample_plan());
   EXPECT_EQ(warnings.count(), 1u) << "the fresh file is fine: " << warnings.all();
 }
 
-TEST(DamagedFile, RandomBytesInTheMiddle) {
+// The pages (1-based) of one table's b-tree.
+std::vector<std::int64_t> pages_of(const std::string& path, const std::string& table) {
+  auto raw = raw_connection(path);
+  auto statement = raw.prepare("SELECT pageno FROM dbstat WHERE name = ?1");
+  auto cursor = statement.start();
+  cursor.bind(1, table);
+  std::vector<std::int64_t> pages;
+  while (cursor.step()) pages.push_back(cursor.integer(0));
+  return pages;
+}
+
+// Damage is found when the store reads what it needs (the device's rows, at the first
+// lookup), not by a scan of the whole file at every open: then quick_check decides, and the
+// file goes aside.
+TEST(DamagedFile, RandomBytesInTheRowsOfTheDevice) {
   SeededRandom random;
   TempFolder folder;
   const auto path = folder.file("ucudnn.db");
   fill(path);
+  const auto pages = pages_of(path, "measurements");
+  ASSERT_GT(pages.size(), 3u);
+  const auto victim = pages[static_cast<std::size_t>(
+      random.uniform(0, static_cast<std::int64_t>(pages.size()) - 1))];
   auto bytes = read_file(path);
-  const std::size_t page = 4096, pages = bytes.size() / page;
-  ASSERT_GT(pages, 10u);
-  // A whole page of noise somewhere past the first page.
-  const auto victim =
-      static_cast<std::size_t>(random.uniform(1, static_cast<std::int64_t>(pages) - 1));
+  const std::size_t page = 4096;
   for (std::size_t i = 0; i < page; ++i)
-    bytes[victim * page + i] = static_cast<char>(random.uniform(0, 255));
+    bytes[static_cast<std::size_t>(victim - 1) * page + i] =
+        static_cast<char>(random.uniform(0, 255));
   write_file(path, bytes);
   expect_replaced(folder, path, "corrupt", "quick_check");
 }
@@ -96,35 +113,92 @@ TEST(DamagedFile, ATextFile) {
       << "the file set aside is kept as it was";
 }
 
-TEST(DamagedFile, AnotherApplicationsDatabase) {
+std::vector<std::string> set_aside_files(const TempFolder& folder) {
+  auto names = folder.names_starting_with("ucudnn.db.");
+  std::erase(names, "ucudnn.db.lock");
+  return names;
+}
+
+// Another application's file at our path (UCUDNN_DATABASE set by mistake): left exactly as
+// it is, the store caches in memory only, one warning names the file.
+void expect_left_alone(TempFolder& folder, const std::string& path, const std::string& problem) {
+  const auto before = read_file(path);
+  Warnings warnings;
+  {
+    SqliteStore store(path, store_options(StoreAccess::kReadWrite, warnings.sink()));
+    EXPECT_EQ(store.state(), StoreState::kDisabled);
+    store.put_measurements({supported(gpu_fingerprint(), kernel(3), "FFT", 1.0, 10)});
+    store.put_plan(plan_key(gpu_fingerprint()), sample_plan());
+    EXPECT_TRUE(store.find_measurement(gpu_fingerprint(), kernel(3), "cudnn", "FFT"));
+  }
+  ASSERT_EQ(warnings.count(), 1u) << warnings.all();
+  EXPECT_NE(warnings.messages[0].find(path), std::string::npos) << warnings.messages[0];
+  EXPECT_NE(warnings.messages[0].find(problem), std::string::npos) << warnings.messages[0];
+  EXPECT_EQ(read_file(path), before) << "not one byte changed";
+  EXPECT_EQ(set_aside_files(folder), std::vector<std::string>{}) << "nothing set aside";
+}
+
+TEST(DamagedFile, AnotherApplicationsDatabaseIsLeftAlone) {
   TempFolder folder;
   const auto path = folder.file("ucudnn.db");
   {
     auto raw = raw_connection(path);
     raw.execute("CREATE TABLE users (name TEXT); INSERT INTO users VALUES ('ada')");
   }
-  expect_replaced(folder, path, "foreign", "another application's SQLite database");
+  expect_left_alone(folder, path, "another application's SQLite database");
 }
 
-TEST(DamagedFile, AnotherApplicationId) {
+TEST(DamagedFile, AnotherApplicationIdIsLeftAlone) {
   TempFolder folder;
   const auto path = folder.file("ucudnn.db");
   {
     auto raw = raw_connection(path);
     raw.execute("PRAGMA application_id = 1234; CREATE TABLE t (x)");
   }
-  expect_replaced(folder, path, "foreign", "application_id 1234");
+  expect_left_alone(folder, path, "application_id 1234");
 }
 
-TEST(DamagedFile, ANewerSchema) {
+// Two ucudnn versions sharing ~/.cache: the older one reads the newer one's results and
+// changes nothing.
+TEST(DamagedFile, ANewerSchemaIsReadNotChanged) {
   TempFolder folder;
   const auto path = folder.file("ucudnn.db");
   fill(path);
   {
     auto raw = raw_connection(path);
-    raw.execute("PRAGMA user_version = 99");
+    raw.execute(
+        "ALTER TABLE measurements ADD COLUMN from_the_future TEXT; "
+        "PRAGMA user_version = 99");
   }
-  expect_replaced(folder, path, "newer-schema", "schema version 99 is newer");
+  const auto before = read_file(path);
+  Warnings warnings;
+  {
+    SqliteStore store(path, store_options(StoreAccess::kReadWrite, warnings.sink()));
+    EXPECT_EQ(store.state(), StoreState::kReadOnly);
+    EXPECT_TRUE(store.find_measurement(gpu_fingerprint(), kernel(7, 0), "cudnn", "FFT"));
+    EXPECT_EQ(store.find_plan(plan_key(gpu_fingerprint())), sample_plan());
+    store.put_measurements({supported(gpu_fingerprint(), kernel(401), "FFT", 1.0, 10)});
+  }
+  ASSERT_EQ(warnings.count(), 1u) << warnings.all();
+  EXPECT_NE(warnings.messages[0].find(path), std::string::npos) << warnings.messages[0];
+  EXPECT_NE(warnings.messages[0].find("schema version 99"), std::string::npos)
+      << warnings.messages[0];
+  EXPECT_NE(warnings.messages[0].find("this ucudnn knows " + std::to_string(db::schema_version())),
+            std::string::npos)
+      << warnings.messages[0];
+  EXPECT_EQ(read_file(path), before) << "not one byte changed";
+  EXPECT_EQ(set_aside_files(folder), std::vector<std::string>{});
+}
+
+TEST(DamagedFile, ANewerSchemaThatCannotBeReadIsLeftAlone) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  fill(path);
+  {
+    auto raw = raw_connection(path);
+    raw.execute("ALTER TABLE plans RENAME TO plans_v99; PRAGMA user_version = 99");
+  }
+  expect_left_alone(folder, path, "schema version 99");
 }
 
 TEST(DamagedFile, MissingTables) {
@@ -143,10 +217,10 @@ TEST(DamagedFile, AnEmptyFileIsAFreshDatabase) {
   const auto path = folder.file("ucudnn.db");
   write_file(path, "");
   Warnings warnings;
-  SqliteStore store(path, {false, warnings.sink()});
+  SqliteStore store(path, store_options(StoreAccess::kReadWrite, warnings.sink()));
   EXPECT_EQ(store.state(), StoreState::kReadWrite);
   EXPECT_EQ(warnings.count(), 0u) << warnings.all();
-  EXPECT_TRUE(folder.names_starting_with("ucudnn.db.").empty());
+  EXPECT_EQ(set_aside_files(folder), std::vector<std::string>{});
 }
 
 TEST(DamagedFile, AStaleJournalGoesAsideWithItsFile) {

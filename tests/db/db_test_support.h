@@ -19,6 +19,7 @@
 #include "core/benchmark_store.h"
 #include "core/device_fingerprint.h"
 #include "db/sqlite.h"
+#include "db/sqlite_store.h"
 #include "db/warning.h"
 
 namespace ucudnn::testing {
@@ -64,6 +65,15 @@ class TempFolder {
   }
   std::filesystem::path path_;
 };
+
+// A store's options with everything else at its defaults.
+inline SqliteStoreOptions store_options(StoreAccess access, WarningSink warn) {
+  SqliteStoreOptions options;
+  options.access = access;
+  options.warn = std::move(warn);
+  if (access == StoreAccess::kShared) options.role = "system benchmark database";
+  return options;
+}
 
 // Collects warnings instead of printing them.
 struct Warnings {
@@ -160,6 +170,64 @@ inline std::string read_file(const std::string& path) {
 inline void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
+
+// Runs `body` in a child process whose test failures fail this test: for process-wide
+// changes (a default SQLite VFS, resource limits) and for faults that end the process.
+inline void in_child_process(const std::function<void()>& body) {
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    body();
+    std::fflush(nullptr);
+    ::_exit(::testing::Test::HasFailure() ? 1 : 0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child failed (its output is above)";
+}
+
+// Another process holding the database's exclusive lock (as `ucudnn db vacuum` or a merge
+// does) for `milliseconds`; the constructor returns once the lock is held.
+class LockHolder {
+ public:
+  LockHolder(const std::string& path, int milliseconds) {
+    int ready[2];
+    if (::pipe(ready) != 0) throw std::runtime_error("pipe failed");
+    std::fflush(nullptr);
+    child_ = ::fork();
+    if (child_ == 0) {
+      ::close(ready[0]);
+      int code = 0;
+      try {
+        auto connection = raw_connection(path);
+        connection.execute("BEGIN EXCLUSIVE");
+        (void)!::write(ready[1], "x", 1);
+        ::usleep(static_cast<useconds_t>(milliseconds) * 1000);
+        connection.execute("COMMIT");
+      } catch (...) {
+        code = 1;
+      }
+      ::_exit(code);
+    }
+    ::close(ready[1]);
+    char byte = 0;
+    const bool held = ::read(ready[0], &byte, 1) == 1;
+    ::close(ready[0]);
+    if (!held) throw std::runtime_error("the lock holder failed");
+  }
+  ~LockHolder() { wait(); }
+  LockHolder(const LockHolder&) = delete;
+  LockHolder& operator=(const LockHolder&) = delete;
+  void wait() {
+    if (child_ > 0) ::waitpid(child_, nullptr, 0);
+    child_ = -1;
+  }
+
+ private:
+  pid_t child_ = -1;
+};
 
 // Runs `body` as user nobody when this process is root, in a child process whose test
 // failures fail this test; as is otherwise.

@@ -28,9 +28,10 @@ struct Layers {
   }
 
   LayeredStore open(Warnings& warnings) {
-    return LayeredStore(
-        std::make_unique<SqliteStore>(user, SqliteStoreOptions{false, warnings.sink()}),
-        std::make_unique<SqliteStore>(system, SqliteStoreOptions{true, warnings.sink()}));
+    return LayeredStore(std::make_unique<SqliteStore>(
+                            user, store_options(StoreAccess::kReadWrite, warnings.sink())),
+                        std::make_unique<SqliteStore>(
+                            system, store_options(StoreAccess::kShared, warnings.sink())));
   }
 };
 
@@ -86,16 +87,19 @@ TEST(LayeredStore, ABadSystemDatabaseIsIgnoredNotReplaced) {
       << warnings.all();
   EXPECT_EQ(read_file(layers.system), "not a database at all, and not ours to fix");
   for (const auto& entry : std::filesystem::directory_iterator(layers.folder.file("site")))
-    EXPECT_EQ(entry.path().filename(), "ucudnn.db") << "nothing is set aside";
+    if (entry.path().filename() != "ucudnn.db.lock") {
+      EXPECT_EQ(entry.path().filename(), "ucudnn.db") << "nothing is set aside";
+    }
 }
 
 TEST(LayeredStore, AMissingSystemDatabaseIsOneWarning) {
   TempFolder folder;
   Warnings warnings;
-  LayeredStore store(std::make_unique<SqliteStore>(folder.file("user.db"),
-                                                   SqliteStoreOptions{false, warnings.sink()}),
-                     std::make_unique<SqliteStore>(folder.file("nowhere/site.db"),
-                                                   SqliteStoreOptions{true, warnings.sink()}));
+  LayeredStore store(
+      std::make_unique<SqliteStore>(folder.file("user.db"),
+                                    store_options(StoreAccess::kReadWrite, warnings.sink())),
+      std::make_unique<SqliteStore>(folder.file("nowhere/site.db"),
+                                    store_options(StoreAccess::kShared, warnings.sink())));
   store.put_plan(plan_key(gpu_fingerprint()), sample_plan());
   EXPECT_EQ(store.find_plan(plan_key(gpu_fingerprint())), sample_plan());
   EXPECT_EQ(warnings.count(), 1u) << warnings.all();
@@ -141,7 +145,8 @@ TEST(DefaultStore, OpensTheUserDatabaseOverTheSystemDatabase) {
   auto environment = fake_environment(
       {{"UCUDNN_DATABASE", layers.user}, {"UCUDNN_SYSTEM_DATABASE", layers.system}});
   {
-    auto store = open_default_store(warnings.sink(), environment);
+    auto store =
+        open_default_store(store_options(StoreAccess::kReadWrite, warnings.sink()), environment);
     ASSERT_TRUE(dynamic_cast<LayeredStore*>(store.get()));
     EXPECT_TRUE(store->find_measurement(gpu_fingerprint(), kernel(4), "cudnn", "FFT"));
     store->put_plan(plan_key(cpu_fingerprint()), sample_plan());
@@ -151,14 +156,15 @@ TEST(DefaultStore, OpensTheUserDatabaseOverTheSystemDatabase) {
   EXPECT_EQ(warnings.count(), 0u) << warnings.all();
 
   auto xdg = fake_environment({{"XDG_CACHE_HOME", layers.folder.file("xdg")}});
-  auto store = open_default_store(warnings.sink(), xdg);
+  auto store = open_default_store(store_options(StoreAccess::kReadWrite, warnings.sink()), xdg);
   ASSERT_TRUE(dynamic_cast<SqliteStore*>(store.get()));
   EXPECT_EQ(static_cast<SqliteStore*>(store.get())->path(),
             layers.folder.file("xdg/ucudnn/ucudnn.db"));
   EXPECT_TRUE(std::filesystem::exists(layers.folder.file("xdg/ucudnn/ucudnn.db")));
 
   auto memory = fake_environment({{"UCUDNN_DATABASE", kInMemoryDatabase}});
-  auto in_memory = open_default_store(warnings.sink(), memory);
+  auto in_memory =
+      open_default_store(store_options(StoreAccess::kReadWrite, warnings.sink()), memory);
   in_memory->put_plan(plan_key(cpu_fingerprint()), sample_plan());
   EXPECT_EQ(in_memory->find_plan(plan_key(cpu_fingerprint())), sample_plan());
   EXPECT_EQ(warnings.count(), 0u) << warnings.all();

@@ -71,7 +71,7 @@ TEST_F(PoisonedRows, GarbagePlansReadAsAbsent) {
     SCOPED_TRACE(value.substr(0, 80));
     poison("UPDATE plans SET configurations = ?1", value);
     Warnings warnings;
-    SqliteStore store(path, {false, warnings.sink()});
+    SqliteStore store(path, store_options(StoreAccess::kReadWrite, warnings.sink()));
     EXPECT_FALSE(store.find_plan(plan_key(gpu_fingerprint())));
     EXPECT_LE(warnings.count(), 1u) << warnings.all();
   }
@@ -91,7 +91,7 @@ TEST_F(PoisonedRows, GarbagePlanColumnsReadAsAbsent) {
     SCOPED_TRACE(sql);
     SetUp();
     poison(sql);
-    SqliteStore store(path, {false, nullptr});
+    SqliteStore store(path, store_options(StoreAccess::kReadWrite, nullptr));
     EXPECT_FALSE(store.find_plan(plan_key(gpu_fingerprint())));
   }
 }
@@ -121,7 +121,7 @@ TEST_F(PoisonedRows, GarbageMeasurementsReadAsAbsentAndAreReplaced) {
     SetUp();
     poison(sql);
     Warnings warnings;
-    SqliteStore store(path, {false, warnings.sink()});
+    SqliteStore store(path, store_options(StoreAccess::kReadWrite, warnings.sink()));
     EXPECT_FALSE(store.find_measurement(gpu_fingerprint(), kernel(4), "cudnn", "FFT"));
     EXPECT_LE(warnings.count(), 1u) << warnings.all();
     store.put_measurements({supported(gpu_fingerprint(), kernel(4), "FFT", 2.0, 20)});
@@ -144,7 +144,7 @@ TEST_F(PoisonedRows, ATableWithoutTypesOrConstraintsIsNotACrash) {
       "INSERT INTO measurements VALUES (x'01', 1, ?1, 3.5, x'00', NULL, 'x', 7, 'a', 'b', 'c', "
       "'d', 'e', 'f')",
       kernel(4).to_string());
-  SqliteStore store(path, {false, nullptr});
+  SqliteStore store(path, store_options(StoreAccess::kReadWrite, nullptr));
   EXPECT_FALSE(store.find_measurement(gpu_fingerprint(), kernel(4), "cudnn", "FFT"));
   store.put_measurements({supported(gpu_fingerprint(), kernel(4), "FFT", 2.0, 20)});
   EXPECT_TRUE(store.find_measurement(gpu_fingerprint(), kernel(4), "cudnn", "FFT"));

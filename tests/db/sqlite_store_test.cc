@@ -23,13 +23,13 @@ TEST(SqliteStore, RoundTripsMeasurementsAcrossReopening) {
   const auto gpu = gpu_fingerprint();
   Warnings warnings;
   {
-    SqliteStore store(path, {false, warnings.sink()});
+    SqliteStore store(path, store_options(StoreAccess::kReadWrite, warnings.sink()));
     ASSERT_EQ(store.state(), StoreState::kReadWrite);
     store.put_measurements({supported(gpu, kernel(16), "FFT", 1.5, 123456789, 1700000000),
                             unsupported(gpu, kernel(16), "WINOGRAD", 1700000001),
                             supported(gpu, kernel(8), "FFT", 0.75, 1000)});
   }
-  SqliteStore store(path, {false, warnings.sink()});
+  SqliteStore store(path, store_options(StoreAccess::kReadWrite, warnings.sink()));
   auto fft = store.find_measurement(gpu, kernel(16), "cudnn", "FFT");
   ASSERT_TRUE(fft);
   expect_same(fft->measurement,

@@ -49,10 +49,20 @@ class RandomKeys {
     return r;
   }
   PlanKey plan_key() {
-    const std::uint64_t limits[] = {0, 64 << 20, kNoWorkspaceLimit, std::uint64_t{1} << 63};
     return PlanKey{fingerprint(), micro_kernel().to_string(),
-                   random_.chance(0.5) ? "all" : "powerOfTwo", limits[random_.uniform(0, 3)],
+                   random_.chance(0.5) ? "all" : "powerOfTwo", limit(),
                    random_.chance(0.5) ? "WR" : "WD"};
+  }
+  std::uint64_t limit() { return kLimits[random_.uniform(0, std::size(kLimits) - 1)]; }
+  // A range holding `limit`: exactly it, or from a smaller limit to a larger one (or none),
+  // so that ranges of one subject overlap and replace each other often.
+  LimitRange range(std::uint64_t limit) {
+    if (random_.chance(0.3)) return LimitRange::exactly(limit);
+    std::vector<std::uint64_t> lower, upper;
+    for (auto l : kLimits) (l <= limit ? lower : upper).push_back(l);
+    upper.push_back(LimitRange::kUnbounded);
+    return {lower[random_.uniform(0, static_cast<std::int64_t>(lower.size()) - 1)],
+            upper[random_.uniform(0, static_cast<std::int64_t>(upper.size()) - 1)]};
   }
   std::vector<Configuration> plan() {
     std::vector<Configuration> plan(static_cast<std::size_t>(random_.uniform(0, 3)));
@@ -68,6 +78,8 @@ class RandomKeys {
   }
 
  private:
+  static constexpr std::uint64_t kLimits[] = {
+      0, 1000, 4096, 64 << 20, std::uint64_t{1} << 63, kNoWorkspaceLimit};
   SeededRandom& random_;
 };
 
@@ -79,7 +91,7 @@ TEST(StoreEquivalence, SqliteStoreAnswersAsMemoryStore) {
   MemoryStore reference;
   auto store = std::make_unique<SqliteStore>(path);
 
-  for (int step = 0; step < 400; ++step) {
+  for (int step = 0; step < 600; ++step) {
     SCOPED_TRACE("step " + std::to_string(step));
     const auto what = random.uniform(0, 99);
     if (what < 30) {
@@ -104,11 +116,12 @@ TEST(StoreEquivalence, SqliteStoreAnswersAsMemoryStore) {
     } else if (what < 75) {
       const auto key = keys.plan_key();
       const auto plan = keys.plan();
-      reference.put_plan(key, plan);
-      store->put_plan(key, plan);
+      const auto valid = keys.range(key.workspace_limit);
+      reference.put_plan(key, plan, valid);
+      store->put_plan(key, plan, valid);
     } else if (what < 97) {
       const auto key = keys.plan_key();
-      EXPECT_EQ(store->find_plan(key), reference.find_plan(key));
+      EXPECT_EQ(store->find_plan(key), reference.find_plan(key)) << key.workspace_limit;
     } else {
       store = std::make_unique<SqliteStore>(path);  // what is stored outlives the process
     }

@@ -50,11 +50,6 @@ cudnnStatus_t guarded(const char* function, Body body) {
   }
 }
 
-bool compute_enabled() {
-  const char* value = std::getenv("FAKECUDA_COMPUTE");
-  return !(value && std::strcmp(value, "0") == 0);
-}
-
 const char* operation_name(Operation operation) {
   return name_of(operation).data();
 }
@@ -199,7 +194,7 @@ cudnnStatus_t convolve(const char* function, cudnnHandle_t handle, Operation ope
       return fail(CUDNN_STATUS_EXECUTION_FAILED_CUDART, function,
                   "the handle's stream is not a live stream");
     const cpu::Scaling scaling{scalar(alpha, x->data_type), scalar(beta, x->data_type)};
-    if (compute_enabled())
+    if (fakecuda_compute_enabled())
       cpu::reference_convolution(
           k.kernel,
           {const_cast<void*>(x_data), const_cast<void*>(w_data), const_cast<void*>(y_data)},

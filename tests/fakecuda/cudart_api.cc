@@ -37,7 +37,7 @@ std::size_t capacity_from_environment() {
 }
 
 struct Runtime {
-  DeviceMemory memory{capacity_from_environment()};
+  DeviceMemory memory{capacity_from_environment(), fakecuda_compute_enabled()};
   VirtualClocks clocks;
 };
 

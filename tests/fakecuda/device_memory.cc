@@ -22,7 +22,7 @@ void* DeviceMemory::allocate(std::size_t bytes) {
     used_ -= bytes;
     return nullptr;
   }
-  std::memset(p, 0xFF, bytes);
+  if (poison_) std::memset(p, 0xFF, bytes);
   std::lock_guard lock(mutex_);
   allocations_.emplace(reinterpret_cast<std::uintptr_t>(p), bytes);
   return p;

@@ -12,12 +12,15 @@ namespace ucudnn::fakecuda {
 
 class DeviceMemory {
  public:
-  explicit DeviceMemory(std::size_t capacity) : capacity_(capacity) {}
+  // `poison`: fill new allocations (below). Without arithmetic (FAKECUDA_COMPUTE=0) nothing
+  // reads them, and filling gigabytes of benchmark buffers would dominate a run.
+  explicit DeviceMemory(std::size_t capacity, bool poison = true)
+      : capacity_(capacity), poison_(poison) {}
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
 
-  // 256-byte aligned like cudaMalloc, filled with 0xFF bytes (NaN as float and double) so
-  // that reading memory nobody wrote shows up in results. nullptr when the capacity or
+  // 256-byte aligned like cudaMalloc, filled with 0xFF bytes when poisoning (NaN as float and
+  // double) so that reading memory nobody wrote shows up in results. nullptr when the capacity or
   // the host cannot provide it; never for 0 bytes either (callers handle 0 themselves).
   void* allocate(std::size_t bytes);
   // False when p is not the base of a live allocation.
@@ -30,6 +33,7 @@ class DeviceMemory {
 
  private:
   const std::size_t capacity_;
+  const bool poison_;
   mutable std::mutex mutex_;
   std::map<std::uintptr_t, std::size_t> allocations_;  // base -> bytes
   std::size_t used_ = 0;

@@ -6,6 +6,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdlib>
+#include <cstring>
 
 extern "C" {
 
@@ -21,3 +23,9 @@ cudaError_t fakecuda_stream_time(cudaStream_t stream, double* ms);
 int fakecuda_find_allocation(const void* p, size_t bytes);
 
 }  // extern "C"
+
+// FAKECUDA_COMPUTE=0: the doubles validate calls and advance clocks, but compute nothing.
+inline bool fakecuda_compute_enabled() {
+  const char* value = std::getenv("FAKECUDA_COMPUTE");
+  return !(value && std::strcmp(value, "0") == 0);
+}

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/micro_table.h"
@@ -377,6 +378,72 @@ TEST_F(EndToEnd, SecondRunWithTheDatabaseBenchmarksNothing) {
       << "no benchmarking calls";
   EXPECT_GT(count_of(first.trace, "conv op="), 3 * prediction.reuse_calls);
   EXPECT_EQ(second.iteration_ms, first.iteration_ms);
+}
+
+int plan_rows(const std::string& database) {
+  sqlite3* db = nullptr;
+  int rows = -1;
+  if (sqlite3_open_v2(database.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK)
+    sqlite3_exec(
+        db, "SELECT count(*) FROM plans",
+        [](void* out, int, char** values, char**) {
+          *static_cast<int*>(out) = std::atoi(values[0]);
+          return 0;
+        },
+        &rows, nullptr);
+  sqlite3_close(db);
+  return rows;
+}
+
+// Find*Ex limits are whatever buffer the application passes (PyTorch: the free memory), so
+// every run may bring new ones. A stored plan answers every limit from its workspace up to
+// the next measured workspace, so however many runs, the rows stay within the number of
+// those intervals the runs' limits fall in, and a limit seen before benchmarks nothing.
+TEST_F(EndToEnd, FindExLimitsThatChangeEveryRunShareStoredPlans) {
+  const std::string database = ::testing::TempDir() + "ucudnn-e2e-limits-" + seed_ + ".db";
+  ModelBenchmarker model;
+  std::vector<std::vector<std::uint64_t>> workspaces;  // per kernel, every measured one
+  for (const auto& kernel : example_kernels(kBatch)) {
+    const auto table =
+        measure_micro_table(model, kernel, BatchSizePolicy::kPowerOfTwo, kNoWorkspaceLimit);
+    workspaces.emplace_back();
+    for (const auto& size : table.candidates)
+      for (const auto& c : size) workspaces.back().push_back(c.workspace_bytes);
+  }
+  std::set<std::pair<std::size_t, std::uint64_t>> intervals;  // (kernel, end of interval)
+  std::vector<std::uint64_t> limits;
+  const int runs = 6;
+  for (int r = 0; r < runs; ++r) {
+    const auto limit =
+        static_cast<std::uint64_t>(random_.uniform(kTightLimit / 4, 2 * kTightLimit));
+    limits.push_back(limit);
+    for (std::size_t k = 0; k < workspaces.size(); ++k) {
+      std::uint64_t end = kNoWorkspaceLimit;
+      for (auto w : workspaces[k])
+        if (w > limit) end = std::min(end, w);
+      intervals.insert({k, end});
+    }
+    const ProgramRun run =
+        preloaded({"--select", "findex", "--workspace-limit", std::to_string(limit)},
+                  {{"UCUDNN_DATABASE", database}});
+    expect_ran_on_doubles(run);
+  }
+  const int rows = plan_rows(database);
+  EXPECT_GE(rows, static_cast<int>(workspaces.size()));
+  EXPECT_LE(rows, static_cast<int>(intervals.size()))
+      << "limits " << ::testing::PrintToString(limits);
+  const ProgramRun again =
+      preloaded({"--select", "findex", "--workspace-limit", std::to_string(limits.front())},
+                {{"UCUDNN_DATABASE", database}, {"UCUDNN_LOG_LEVEL", "info"}});
+  expect_ran_on_doubles(again);
+  EXPECT_EQ(count_of(again.process.err, "benchmarked"), 0) << again.process.err;
+  EXPECT_EQ(plan_rows(database), rows);
+  std::printf(
+      "%d runs with Find*Ex limits from %llu to %llu bytes: %d plan rows for %zu kernels "
+      "(bound %zu)\n",
+      runs + 1, static_cast<unsigned long long>(kTightLimit / 4),
+      static_cast<unsigned long long>(2 * kTightLimit), rows, workspaces.size(), intervals.size());
+  for (const char* suffix : {"", ".lock", "-journal"}) std::remove((database + suffix).c_str());
 }
 
 // A shared database may be poisoned: a stored plan whose micro-batches cover twice the batch

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@ TEST(Settings, DefaultsWhenNothingIsSet) {
   EXPECT_EQ(r.settings.benchmark_repeats, 3);
   EXPECT_EQ(r.settings.log_level, LogLevel::kWarning);
   EXPECT_FALSE(r.settings.devices);
+  EXPECT_EQ(r.settings.database_lock_timeout, std::chrono::milliseconds(100));
 }
 
 TEST(Settings, ReadsEveryVariable) {
@@ -49,7 +51,8 @@ TEST(Settings, ReadsEveryVariable) {
                        {"UCUDNN_SYSTEM_DATABASE", "/shared/u.db"},
                        {"UCUDNN_LOG_LEVEL", "debug"},
                        {"UCUDNN_BENCHMARK_REPEATS", "7"},
-                       {"UCUDNN_DEVICES", "0,2"}});
+                       {"UCUDNN_DEVICES", "0,2"},
+                       {"UCUDNN_DATABASE_LOCK_TIMEOUT", "2s"}});
   EXPECT_TRUE(r.warnings.empty());
   EXPECT_TRUE(r.settings.disabled);
   EXPECT_EQ(r.settings.policy, BatchSizePolicy::kAll);
@@ -60,6 +63,16 @@ TEST(Settings, ReadsEveryVariable) {
   EXPECT_EQ(r.settings.log_level, LogLevel::kDebug);
   EXPECT_EQ(r.settings.benchmark_repeats, 7);
   EXPECT_EQ(r.settings.devices, (std::vector<int>{0, 2}));
+  EXPECT_EQ(r.settings.database_lock_timeout, std::chrono::seconds(2));
+}
+
+TEST(Settings, LockTimeoutTakesMillisecondsOrSeconds) {
+  EXPECT_EQ(read({{"UCUDNN_DATABASE_LOCK_TIMEOUT", "250ms"}}).settings.database_lock_timeout,
+            std::chrono::milliseconds(250));
+  EXPECT_EQ(read({{"UCUDNN_DATABASE_LOCK_TIMEOUT", "0"}}).settings.database_lock_timeout,
+            std::chrono::milliseconds(0));
+  EXPECT_EQ(read({{"UCUDNN_DATABASE_LOCK_TIMEOUT", "1500"}}).settings.database_lock_timeout,
+            std::chrono::milliseconds(1500));
 }
 
 TEST(Settings, AcceptsTheOriginalNamesAsAliases) {
@@ -89,6 +102,8 @@ TEST(Settings, BadValuesWarnNamingVariableValueAndDefault) {
       {"UCUDNN_LOG_LEVEL", "loud", "warning"},
       {"UCUDNN_BENCHMARK_REPEATS", "0", "3"},
       {"UCUDNN_DEVICES", "0,x", "all"},
+      {"UCUDNN_DATABASE_LOCK_TIMEOUT", "soon", "100ms"},
+      {"UCUDNN_DATABASE_LOCK_TIMEOUT", "2h", "100ms"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.variable);
@@ -105,6 +120,7 @@ TEST(Settings, BadValuesWarnNamingVariableValueAndDefault) {
     EXPECT_EQ(r.settings.workspace_limit, defaults.workspace_limit);
     EXPECT_EQ(r.settings.total_workspace, defaults.total_workspace);
     EXPECT_EQ(r.settings.benchmark_repeats, defaults.benchmark_repeats);
+    EXPECT_EQ(r.settings.database_lock_timeout, defaults.database_lock_timeout);
   }
 }
 

@@ -1,0 +1,28 @@
+#include "core/plan_shelf.h"
+
+namespace ucudnn {
+
+void PlanShelf::put(const PlanKey& key, std::vector<Configuration> plan, const LimitRange& valid) {
+  shelves_[{key.fingerprint, key.subject, key.policy, key.mode}].insert_or_assign(
+      valid.from, Entry{valid.below, std::move(plan)});
+}
+
+void PlanShelf::put_if_absent(const PlanKey& key, std::vector<Configuration> plan,
+                              const LimitRange& valid) {
+  shelves_[{key.fingerprint, key.subject, key.policy, key.mode}].try_emplace(
+      valid.from, Entry{valid.below, std::move(plan)});
+}
+
+std::optional<std::vector<Configuration>> PlanShelf::find(const PlanKey& key) const {
+  const auto shelf = shelves_.find({key.fingerprint, key.subject, key.policy, key.mode});
+  if (shelf == shelves_.end()) return std::nullopt;
+  const auto& ranges = shelf->second;
+  for (auto at = ranges.upper_bound(key.workspace_limit); at != ranges.begin();) {
+    --at;
+    if (LimitRange{at->first, at->second.below}.contains(key.workspace_limit))
+      return at->second.plan;
+  }
+  return std::nullopt;
+}
+
+}  // namespace ucudnn
