@@ -1,9 +1,7 @@
 #include "cudnn/configuration_timer.h"
 
-#include <algorithm>
-#include <vector>
-
 #include "cudnn/device_memory.h"
+#include "cudnn/event_timer.h"
 #include "cudnn/plan_executor.h"
 #include "cudnn/scaling.h"
 
@@ -33,23 +31,9 @@ std::optional<double> time_configuration(const CudnnApi& api, const CudaRuntime&
                  .status == CUDNN_STATUS_SUCCESS;
     };
     if (!run()) return std::nullopt;  // warm-up
-    CudaEvent start(runtime), stop(runtime);
-    if (!start.valid() || !stop.valid()) return std::nullopt;
-    std::vector<double> times;
-    for (int i = 0; i < std::max(1, repeats); ++i) {
-      runtime.cudaEventRecord(start.get(), stream);
-      if (!run()) return std::nullopt;
-      runtime.cudaEventRecord(stop.get(), stream);
-      float ms = 0;
-      if (runtime.cudaEventSynchronize(stop.get()) != cudaSuccess ||
-          runtime.cudaEventElapsedTime(&ms, start.get(), stop.get()) != cudaSuccess) {
-        runtime.cudaGetLastError();
-        return std::nullopt;
-      }
-      times.push_back(ms);
-    }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    const auto timed = time_with_events(runtime, stream, repeats, run);
+    if (timed.failure != EventTimes::Failure::kNone) return std::nullopt;
+    return timed.median();
   } catch (const std::exception&) {
     return std::nullopt;  // a descriptor or algorithm cuDNN refuses
   }

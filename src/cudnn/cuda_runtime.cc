@@ -10,17 +10,8 @@ namespace {
 
 CudaRuntime resolve() {
   void* library = open_runtime_library("cudaMalloc", "libcudart.so.13", "libcudart.so.13");
-  CudaRuntime runtime;
-#define UCUDNN_RESOLVE(name)                                                               \
-  runtime.name =                                                                           \
-      reinterpret_cast<decltype(runtime.name)>(library ? dlsym(library, #name) : nullptr); \
-  if (!runtime.name) {                                                                     \
-    if (!runtime.missing.empty()) runtime.missing += ' ';                                  \
-    runtime.missing += #name;                                                              \
-  }
-  UCUDNN_CUDA_FUNCTIONS(UCUDNN_RESOLVE)
-#undef UCUDNN_RESOLVE
-  return runtime;
+  return CudaRuntime::resolve(
+      [library](const char* name) { return library ? dlsym(library, name) : nullptr; });
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "cudnn/function_table.h"
+
 namespace ucudnn::cudnn {
 
 #define UCUDNN_CUDA_FUNCTIONS(X) \
@@ -29,16 +31,7 @@ namespace ucudnn::cudnn {
   X(cudaStreamDestroy)           \
   X(cudaStreamSynchronize)
 
-struct CudaRuntime {
-#define UCUDNN_DECLARE_POINTER(name) decltype(&::name) name = nullptr;
-  UCUDNN_CUDA_FUNCTIONS(UCUDNN_DECLARE_POINTER)
-#undef UCUDNN_DECLARE_POINTER
-
-  std::string missing;  // names that could not be resolved, space-separated
-  bool complete() const {
-    return missing.empty();
-  }
-};
+UCUDNN_FUNCTION_TABLE(CudaRuntime, UCUDNN_CUDA_FUNCTIONS)
 
 // Resolved once, on first use, thread-safely: libcudart.so.13 (anchor cudaMalloc).
 const CudaRuntime& cuda_runtime();

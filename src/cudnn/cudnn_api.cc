@@ -14,19 +14,8 @@ void* find_symbol(const char* name) {
   return library ? dlsym(library, name) : nullptr;
 }
 
-void note_missing(std::string& missing, const char* name) {
-  if (!missing.empty()) missing.push_back(' ');
-  missing.append(name);
-}
-
 CudnnApi resolve() {
-  CudnnApi api;
-#define UCUDNN_RESOLVE(name)                                           \
-  api.name = reinterpret_cast<decltype(api.name)>(find_symbol(#name)); \
-  if (!api.name) note_missing(api.missing, #name);
-  UCUDNN_CUDNN_FUNCTIONS(UCUDNN_RESOLVE)
-#undef UCUDNN_RESOLVE
-  return api;
+  return CudnnApi::resolve(find_symbol);
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 
 #include <string>
 
+#include "cudnn/function_table.h"
+
 namespace ucudnn::cudnn {
 
 #define UCUDNN_CUDNN_FUNCTIONS(X)                       \
@@ -55,16 +57,7 @@ namespace ucudnn::cudnn {
   X(cudnnFindConvolutionBackwardDataAlgorithmEx)        \
   X(cudnnFindConvolutionBackwardFilterAlgorithmEx)
 
-struct CudnnApi {
-#define UCUDNN_DECLARE_POINTER(name) decltype(&::name) name = nullptr;
-  UCUDNN_CUDNN_FUNCTIONS(UCUDNN_DECLARE_POINTER)
-#undef UCUDNN_DECLARE_POINTER
-
-  std::string missing;  // names that could not be resolved, space-separated
-  bool complete() const {
-    return missing.empty();
-  }
-};
+UCUDNN_FUNCTION_TABLE(CudnnApi, UCUDNN_CUDNN_FUNCTIONS)
 
 // Resolved once, on first use, thread-safely. Functions not found are null and named in
 // `missing`; callers fall back or report CUDNN_STATUS_NOT_INITIALIZED.

@@ -7,6 +7,7 @@
 
 #include "cudnn/algorithms.h"
 #include "cudnn/convolution_calls.h"
+#include "cudnn/event_timer.h"
 #include "cudnn/micro_batch_descriptors.h"
 #include "cudnn/scaling.h"
 
@@ -105,23 +106,20 @@ std::optional<Measurement> CudnnBenchmarker::benchmark(const KernelKey& kernel,
       if (run() != CUDNN_STATUS_SUCCESS) return std::nullopt;
     cudaStream_t stream = nullptr;
     api_.cudnnGetStream(handle_, &stream);
-    CudaEvent start(runtime_), stop(runtime_);
-    if (!start.valid() || !stop.valid()) throw MeasurementUnavailable("cannot create CUDA events");
-    std::vector<double> times;
-    for (int i = 0; i < std::max(1, options_.repeats); ++i) {
-      runtime_.cudaEventRecord(start.get(), stream);
-      if (run() != CUDNN_STATUS_SUCCESS) return std::nullopt;
-      runtime_.cudaEventRecord(stop.get(), stream);
-      float ms = 0;
-      if (runtime_.cudaEventSynchronize(stop.get()) != cudaSuccess ||
-          runtime_.cudaEventElapsedTime(&ms, start.get(), stop.get()) != cudaSuccess) {
-        runtime_.cudaGetLastError();
+    const auto timed = time_with_events(runtime_, stream, options_.repeats,
+                                        [&] { return run() == CUDNN_STATUS_SUCCESS; });
+    switch (timed.failure) {
+      case EventTimes::Failure::kNone:
+        break;
+      case EventTimes::Failure::kRunFailed:
+        return std::nullopt;
+      case EventTimes::Failure::kNoEvents:
+        throw MeasurementUnavailable("cannot create CUDA events");
+      case EventTimes::Failure::kTimingFailed:
         throw MeasurementUnavailable("cannot time " + algorithm + " with CUDA events");
-      }
-      times.push_back(ms);
     }
-    std::sort(times.begin(), times.end());
-    return Measurement{times[times.size() / 2], bytes, times.front(), times.back(),
+    const auto& times = timed.sorted_ms;
+    return Measurement{timed.median(), bytes, times.front(), times.back(),
                        static_cast<int>(times.size())};
   } catch (const MeasurementUnavailable&) {
     throw;

@@ -6,6 +6,7 @@
 
 #include "core/byte_size.h"
 #include "cudnn/algorithms.h"
+#include "cudnn/convolution_calls.h"
 #include "cudnn/cudnn_types.h"
 #include "cudnn/problem_from_descriptors.h"
 #include "cudnn/scaling.h"

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "cudnn/convolution_calls.h"
+#include "cudnn/convolution_arguments.h"
 #include "shim/kernel_identity.h"
 #include "shim/options.h"
 

@@ -1,97 +1,43 @@
 #pragma once
-// cuDNN's legacy convolution functions, each with its exact signature plus a layer id,
-// implemented on the interposer. Both front ends forward to these: the LD_PRELOAD exports
-// (layer kNoLayer) and UcudnnHandle_t's overloads.
+// What the entries of legacy_api_table.h need beyond the interposer: Get/Find results
+// converted to the operation's own struct, and the caller's buffers as one struct.
 #include <cudnn.h>
 
+#include <algorithm>
 #include <cstdint>
+
+#include "cudnn/convolution_arguments.h"
+#include "shim/interposer.h"
 
 namespace ucudnn::shim::legacy {
 
-cudnnStatus_t forward_max_count(cudnnHandle_t handle, int* count);
-cudnnStatus_t backward_data_max_count(cudnnHandle_t handle, int* count);
-cudnnStatus_t backward_filter_max_count(cudnnHandle_t handle, int* count);
+inline constexpr int kMaxResults = 64;
 
-cudnnStatus_t forward_algorithm_v7(cudnnHandle_t handle, cudnnTensorDescriptor_t x,
-                                   cudnnFilterDescriptor_t w, cudnnConvolutionDescriptor_t conv,
-                                   cudnnTensorDescriptor_t y, int requested, int* returned,
-                                   cudnnConvolutionFwdAlgoPerf_t* results, std::int64_t layer);
-cudnnStatus_t find_forward(cudnnHandle_t handle, cudnnTensorDescriptor_t x,
-                           cudnnFilterDescriptor_t w, cudnnConvolutionDescriptor_t conv,
-                           cudnnTensorDescriptor_t y, int requested, int* returned,
-                           cudnnConvolutionFwdAlgoPerf_t* results, std::int64_t layer);
-cudnnStatus_t find_forward_ex(cudnnHandle_t handle, cudnnTensorDescriptor_t xd, const void* x,
-                              cudnnFilterDescriptor_t wd, const void* w,
-                              cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t yd,
-                              void* y, int requested, int* returned,
-                              cudnnConvolutionFwdAlgoPerf_t* results, void* workspace,
-                              std::size_t bytes, std::int64_t layer);
-cudnnStatus_t forward_workspace_size(cudnnHandle_t handle, cudnnTensorDescriptor_t x,
-                                     cudnnFilterDescriptor_t w, cudnnConvolutionDescriptor_t conv,
-                                     cudnnTensorDescriptor_t y, cudnnConvolutionFwdAlgo_t algo,
-                                     std::size_t* bytes, std::int64_t layer);
-cudnnStatus_t forward(cudnnHandle_t handle, const void* alpha, cudnnTensorDescriptor_t xd,
-                      const void* x, cudnnFilterDescriptor_t wd, const void* w,
-                      cudnnConvolutionDescriptor_t conv, cudnnConvolutionFwdAlgo_t algo,
-                      void* workspace, std::size_t bytes, const void* beta,
-                      cudnnTensorDescriptor_t yd, void* y, std::int64_t layer);
+// Runs the interposer's Get/Find on generic results and converts them to `Perf`. Hidden: its
+// instantiations are not cuDNN functions, whatever the exports' name patterns match.
+template <typename Perf>
+__attribute__((visibility("hidden"))) cudnnStatus_t find(
+    Operation operation, cudnn::Selection selection, cudnnHandle_t handle,
+    const cudnn::ConvolutionDescriptors& d, int requested, int* returned, Perf* results,
+    const cudnn::ConvolutionBuffers& buffers, void* workspace, std::size_t bytes,
+    std::int64_t layer) {
+  const int capacity = std::clamp(requested, 0, kMaxResults);
+  cudnn::AlgorithmPerf generic[kMaxResults];
+  int count = 0;
+  const cudnnStatus_t status = find_algorithms(
+      operation, selection, handle, d, requested > 0 ? capacity : requested,
+      returned ? &count : nullptr, results ? generic : nullptr, buffers, workspace, bytes, layer);
+  if (status == CUDNN_STATUS_SUCCESS && returned && results) {
+    count = std::min(count, capacity);
+    for (int i = 0; i < count; ++i) results[i] = cudnn::to_cudnn_perf<Perf>(generic[i]);
+    *returned = count;
+  }
+  return status;
+}
 
-cudnnStatus_t backward_data_algorithm_v7(cudnnHandle_t handle, cudnnFilterDescriptor_t w,
-                                         cudnnTensorDescriptor_t dy,
-                                         cudnnConvolutionDescriptor_t conv,
-                                         cudnnTensorDescriptor_t dx, int requested, int* returned,
-                                         cudnnConvolutionBwdDataAlgoPerf_t* results,
-                                         std::int64_t layer);
-cudnnStatus_t find_backward_data(cudnnHandle_t handle, cudnnFilterDescriptor_t w,
-                                 cudnnTensorDescriptor_t dy, cudnnConvolutionDescriptor_t conv,
-                                 cudnnTensorDescriptor_t dx, int requested, int* returned,
-                                 cudnnConvolutionBwdDataAlgoPerf_t* results, std::int64_t layer);
-cudnnStatus_t find_backward_data_ex(cudnnHandle_t handle, cudnnFilterDescriptor_t wd, const void* w,
-                                    cudnnTensorDescriptor_t dyd, const void* dy,
-                                    cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t dxd,
-                                    void* dx, int requested, int* returned,
-                                    cudnnConvolutionBwdDataAlgoPerf_t* results, void* workspace,
-                                    std::size_t bytes, std::int64_t layer);
-cudnnStatus_t backward_data_workspace_size(cudnnHandle_t handle, cudnnFilterDescriptor_t w,
-                                           cudnnTensorDescriptor_t dy,
-                                           cudnnConvolutionDescriptor_t conv,
-                                           cudnnTensorDescriptor_t dx,
-                                           cudnnConvolutionBwdDataAlgo_t algo, std::size_t* bytes,
-                                           std::int64_t layer);
-cudnnStatus_t backward_data(cudnnHandle_t handle, const void* alpha, cudnnFilterDescriptor_t wd,
-                            const void* w, cudnnTensorDescriptor_t dyd, const void* dy,
-                            cudnnConvolutionDescriptor_t conv, cudnnConvolutionBwdDataAlgo_t algo,
-                            void* workspace, std::size_t bytes, const void* beta,
-                            cudnnTensorDescriptor_t dxd, void* dx, std::int64_t layer);
-
-cudnnStatus_t backward_filter_algorithm_v7(cudnnHandle_t handle, cudnnTensorDescriptor_t x,
-                                           cudnnTensorDescriptor_t dy,
-                                           cudnnConvolutionDescriptor_t conv,
-                                           cudnnFilterDescriptor_t dw, int requested, int* returned,
-                                           cudnnConvolutionBwdFilterAlgoPerf_t* results,
-                                           std::int64_t layer);
-cudnnStatus_t find_backward_filter(cudnnHandle_t handle, cudnnTensorDescriptor_t x,
-                                   cudnnTensorDescriptor_t dy, cudnnConvolutionDescriptor_t conv,
-                                   cudnnFilterDescriptor_t dw, int requested, int* returned,
-                                   cudnnConvolutionBwdFilterAlgoPerf_t* results,
-                                   std::int64_t layer);
-cudnnStatus_t find_backward_filter_ex(cudnnHandle_t handle, cudnnTensorDescriptor_t xd,
-                                      const void* x, cudnnTensorDescriptor_t dyd, const void* dy,
-                                      cudnnConvolutionDescriptor_t conv,
-                                      cudnnFilterDescriptor_t dwd, void* dw, int requested,
-                                      int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* results,
-                                      void* workspace, std::size_t bytes, std::int64_t layer);
-cudnnStatus_t backward_filter_workspace_size(cudnnHandle_t handle, cudnnTensorDescriptor_t x,
-                                             cudnnTensorDescriptor_t dy,
-                                             cudnnConvolutionDescriptor_t conv,
-                                             cudnnFilterDescriptor_t dw,
-                                             cudnnConvolutionBwdFilterAlgo_t algo,
-                                             std::size_t* bytes, std::int64_t layer);
-cudnnStatus_t backward_filter(cudnnHandle_t handle, const void* alpha, cudnnTensorDescriptor_t xd,
-                              const void* x, cudnnTensorDescriptor_t dyd, const void* dy,
-                              cudnnConvolutionDescriptor_t conv,
-                              cudnnConvolutionBwdFilterAlgo_t algo, void* workspace,
-                              std::size_t bytes, const void* beta, cudnnFilterDescriptor_t dwd,
-                              void* dw, std::int64_t layer);
+// cuDNN passes the buffers a call only reads as const; the shim passes them on as they came.
+inline cudnn::ConvolutionBuffers buffers(const void* x, const void* w, const void* y) {
+  return {const_cast<void*>(x), const_cast<void*>(w), const_cast<void*>(y)};
+}
 
 }  // namespace ucudnn::shim::legacy
