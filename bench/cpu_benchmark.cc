@@ -13,18 +13,18 @@
 #include <random>
 
 #include "aligned_buffer.h"
-#include "core/byte_size.h"
 #include "core/memoizing_benchmarker.h"
-#include "core/network.h"
 #include "core/workspace_reuse.h"
 #include "cpu_benchmarker.h"
 #include "gemm.h"
 #include "geometry.h"
 #include "host_tensors.h"
+#include "networks/network.h"
 #include "openmp_environment.h"
 #include "plan_executor.h"
 #include "solver_registry.h"
 #include "thread_pool.h"
+#include "user_input/byte_size.h"
 
 using namespace ucudnn;
 using namespace ucudnn::cpu;

@@ -13,15 +13,15 @@
 #include <cstdio>
 #include <map>
 
-#include "core/byte_size.h"
 #include "core/memoizing_benchmarker.h"
-#include "core/network.h"
 #include "core/pareto_front.h"
 #include "core/workspace_division.h"
 #include "core/workspace_reuse.h"
 #include "cudnn/algorithms.h"
 #include "cudnn/configuration_timer.h"
 #include "cudnn/cudnn_benchmarker.h"
+#include "networks/network.h"
+#include "user_input/byte_size.h"
 
 using namespace ucudnn;
 

@@ -9,10 +9,10 @@
 #include <map>
 
 #include "core/memoizing_benchmarker.h"
-#include "core/network.h"
 #include "core/pareto_front.h"
 #include "core/workspace_division.h"
 #include "core/workspace_reuse.h"
+#include "networks/network.h"
 #include "synthetic_cost_model.h"
 
 using namespace ucudnn;

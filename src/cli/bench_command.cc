@@ -11,7 +11,6 @@
 
 #include "benchmark_work.h"
 #include "cluster.h"
-#include "core/byte_size.h"
 #include "core/memory_store.h"
 #include "cpu_worker.h"
 #include "database_access.h"
@@ -19,6 +18,7 @@
 #include "plan_report.h"
 #include "planning.h"
 #include "store_reader.h"
+#include "user_input/byte_size.h"
 #ifdef UCUDNN_CLI_HAVE_CUDNN
 #include "cudnn_workers.h"
 #endif

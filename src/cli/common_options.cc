@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/byte_size.h"
-#include "core/network_file.h"
+#include "networks/network_file.h"
+#include "user_input/byte_size.h"
 
 namespace ucudnn::cli {
 

@@ -9,7 +9,7 @@
 
 #include "core/batch_size_policy.h"
 #include "core/expected.h"
-#include "core/network.h"
+#include "networks/network.h"
 
 namespace ucudnn::cli {
 

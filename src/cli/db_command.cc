@@ -5,9 +5,9 @@
 #include <fstream>
 #include <iostream>
 
-#include "core/byte_size.h"
 #include "database_access.h"
 #include "db/maintenance.h"
+#include "user_input/byte_size.h"
 
 namespace ucudnn::cli {
 

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "core/device_list.h"
+#include "user_input/device_list.h"
 
 namespace ucudnn::cli {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/kernel_key.h"
-#include "core/network.h"
+#include "networks/network.h"
 
 namespace ucudnn::cli {
 

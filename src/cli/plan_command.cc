@@ -4,7 +4,6 @@
 #include <map>
 #include <set>
 
-#include "core/byte_size.h"
 #include "cpu_benchmarker.h"
 #include "database_access.h"
 #include "fingerprint_search.h"
@@ -12,6 +11,7 @@
 #include "planning.h"
 #include "store_reader.h"
 #include "thread_pool.h"
+#include "user_input/byte_size.h"
 #ifdef UCUDNN_CLI_HAVE_CUDNN
 #include "cudnn/algorithms.h"
 #include "cudnn/cuda_runtime.h"

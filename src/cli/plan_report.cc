@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/byte_size.h"
 #include "db/configuration_json.h"
+#include "user_input/byte_size.h"
 
 namespace ucudnn::cli {
 

@@ -4,7 +4,6 @@
 #include <exception>
 #include <vector>
 
-#include "core/byte_size.h"
 #include "cudnn/algorithms.h"
 #include "cudnn/convolution_calls.h"
 #include "cudnn/cudnn_types.h"
@@ -13,6 +12,7 @@
 #include "shim/kernel_planner.h"
 #include "shim/log.h"
 #include "shim/registry.h"
+#include "user_input/byte_size.h"
 
 namespace ucudnn::shim {
 

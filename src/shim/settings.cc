@@ -2,10 +2,10 @@
 
 #include <cstdlib>
 
-#include "core/byte_size.h"
-#include "core/device_list.h"
 #include "core/text.h"
 #include "shim/log.h"
+#include "user_input/byte_size.h"
+#include "user_input/device_list.h"
 
 namespace ucudnn::shim {
 

@@ -1,8 +1,8 @@
 #include "shim/workspace_division_session.h"
 
-#include "core/byte_size.h"
 #include "core/workspace_division.h"
 #include "shim/log.h"
+#include "user_input/byte_size.h"
 
 namespace ucudnn::shim {
 

@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "core/kernel_key.h"
-#include "core/network.h"
-#include "core/network_file.h"
+#include "networks/network.h"
+#include "networks/network_file.h"
 #include "support/random_seed.h"
 
 namespace ucudnn {

@@ -1,4 +1,4 @@
-#include "core/byte_size.h"
+#include "user_input/byte_size.h"
 
 #include <gtest/gtest.h>
 

@@ -2,9 +2,9 @@
 #include <cctype>
 #include <stdexcept>
 
-#include "core/embedded_networks.h"
-#include "core/network.h"
-#include "core/network_file.h"
+#include "networks/embedded_networks.h"
+#include "networks/network.h"
+#include "networks/network_file.h"
 
 namespace ucudnn {
 

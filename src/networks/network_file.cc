@@ -1,4 +1,4 @@
-#include "core/network_file.h"
+#include "networks/network_file.h"
 
 #include <array>
 #include <cerrno>

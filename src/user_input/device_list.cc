@@ -1,4 +1,4 @@
-#include "core/device_list.h"
+#include "user_input/device_list.h"
 
 #include <cstdlib>
 

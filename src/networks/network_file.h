@@ -37,7 +37,7 @@
 #include <vector>
 
 #include "core/expected.h"
-#include "core/network.h"
+#include "networks/network.h"
 
 namespace ucudnn {
 
