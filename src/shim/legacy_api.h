@@ -1,5 +1,5 @@
 #pragma once
-// What the entries of legacy_api_table.h need beyond the interposer: Get/Find results
+// What the entries of legacy_api_table.h need beyond the dispatch (dispatch.h): Get/Find results
 // converted to the operation's own struct, and the caller's buffers as one struct.
 #include <cudnn.h>
 
@@ -7,13 +7,13 @@
 #include <cstdint>
 
 #include "cudnn/convolution_arguments.h"
-#include "shim/interposer.h"
+#include "shim/dispatch.h"
 
 namespace ucudnn::shim::legacy {
 
 inline constexpr int kMaxResults = 64;
 
-// Runs the interposer's Get/Find on generic results and converts them to `Perf`. Hidden: its
+// Runs the dispatch's Get/Find on generic results and converts them to `Perf`. Hidden: its
 // instantiations are not cuDNN functions, whatever the exports' name patterns match.
 template <typename Perf>
 __attribute__((visibility("hidden"))) cudnnStatus_t find(

@@ -6,7 +6,6 @@
 #include <cudnn.h>
 
 #include "shim/legacy_api_table.h"
-#include "shim/options.h"
 
 using namespace ucudnn::shim;
 using ucudnn::Operation;

@@ -5,7 +5,6 @@
 #include "ucudnn/ucudnn.h"
 
 #include "shim/legacy_api_table.h"
-#include "shim/options.h"
 
 using namespace ucudnn::shim;
 using ucudnn::Operation;

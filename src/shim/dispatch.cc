@@ -1,4 +1,4 @@
-#include "shim/interposer.h"
+#include "shim/dispatch.h"
 
 #include <algorithm>
 #include <exception>

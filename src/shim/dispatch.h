@@ -1,17 +1,18 @@
 #pragma once
 // The shim's behaviour behind both front ends (the LD_PRELOAD exports and UcudnnHandle_t's
-// overloads), with the operation as a value. It implements DESIGN's contract: Get/Find put
+// overloads), with the operation as a value: what each legacy call does, handle lifetime and
+// the options API. It implements DESIGN's contract: Get/Find put
 // ucudnn's plan first as the virtual algorithm and cuDNN's own results after it; a call with
 // the virtual algorithm runs the plan (planning on first use); a concrete algorithm passes
 // through unchanged; every internal failure falls back to the undivided call with one
 // warning. Nothing here throws.
 #include <cudnn.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "cudnn/convolution_arguments.h"
 #include "shim/kernel_identity.h"
-#include "shim/options.h"
 
 namespace ucudnn::shim {
 
@@ -33,5 +34,18 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
                           const cudnn::ConvolutionBuffers& buffers, int algorithm, void* workspace,
                           std::size_t workspace_bytes, const void* beta,
                           std::int64_t layer = kNoLayer);
+
+// cudnnCreate through the table (UcudnnHandle_t's overload cannot call it by name).
+cudnnStatus_t create_handle(cudnnHandle_t* handle);
+// cudnnDestroy: forgets the handle's plans and frees its WD arena, then destroys it.
+cudnnStatus_t destroy_handle(cudnnHandle_t handle);
+
+// The options API (UcudnnHandle_t and ucudnnSet*). Statuses: BAD_PARAM for a null handle or
+// an unknown policy name.
+cudnnStatus_t set_batch_size_policy(cudnnHandle_t handle, const char* policy);
+cudnnStatus_t set_workspace_limit(cudnnHandle_t handle, std::size_t bytes);
+cudnnStatus_t set_total_workspace_size(cudnnHandle_t handle, std::size_t bytes);
+cudnnStatus_t set_database(const char* path);
+cudnnStatus_t optimize(cudnnHandle_t handle);
 
 }  // namespace ucudnn::shim
