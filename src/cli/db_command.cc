@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "database_access.h"
-#include "db/maintenance.h"
+#include "db/maintenance/commands.h"
 #include "user_input/byte_size.h"
 
 namespace ucudnn::cli {

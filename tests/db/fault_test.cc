@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "db/maintenance.h"
+#include "db/maintenance/commands.h"
 #include "db/sqlite_store.h"
 #include "db_test_support.h"
 #include "fault_vfs.h"

@@ -1,5 +1,5 @@
 // `ucudnn db info|merge|export|import|check|vacuum` as functions.
-#include "db/maintenance.h"
+#include "db/maintenance/commands.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // whole file (PRAGMA quick_check runs only when the file gives a reason).
 #include <gtest/gtest.h>
 
-#include "db/maintenance.h"
+#include "db/maintenance/commands.h"
 #include "db/schema.h"
 #include "db/sqlite_store.h"
 #include "db_test_support.h"

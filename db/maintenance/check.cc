@@ -4,7 +4,7 @@
 #include "core/batch_size_policy.h"
 #include "core/saturating.h"
 #include "db/database_file.h"
-#include "db/maintenance.h"
+#include "db/maintenance/commands.h"
 #include "db/row_reader.h"
 
 namespace ucudnn::db {

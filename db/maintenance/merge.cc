@@ -1,7 +1,7 @@
 #include <filesystem>
 
 #include "db/database_file.h"
-#include "db/maintenance.h"
+#include "db/maintenance/commands.h"
 #include "db/row_reader.h"
 #include "db/row_writer.h"
 

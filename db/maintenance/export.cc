@@ -1,8 +1,8 @@
 #include <ostream>
 
 #include "db/database_file.h"
-#include "db/export_format.h"
-#include "db/maintenance.h"
+#include "db/maintenance/commands.h"
+#include "db/maintenance/export_format.h"
 #include "db/row_reader.h"
 
 namespace ucudnn::db {

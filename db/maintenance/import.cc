@@ -2,9 +2,9 @@
 #include <iterator>
 
 #include "db/database_file.h"
-#include "db/export_format.h"
 #include "db/json_fields.h"
-#include "db/maintenance.h"
+#include "db/maintenance/commands.h"
+#include "db/maintenance/export_format.h"
 #include "db/row_writer.h"
 
 namespace ucudnn::db {

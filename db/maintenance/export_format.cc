@@ -1,4 +1,4 @@
-#include "db/export_format.h"
+#include "db/maintenance/export_format.h"
 
 #include <limits>
 

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "db/database_file.h"
-#include "db/maintenance.h"
+#include "db/maintenance/commands.h"
 
 namespace ucudnn::db {
 
