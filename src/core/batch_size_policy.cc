@@ -1,5 +1,6 @@
 #include "core/batch_size_policy.h"
 
+#include "core/enum_names.h"
 #include "core/text.h"
 
 #include <algorithm>
@@ -8,22 +9,18 @@
 
 namespace ucudnn {
 
+constexpr EnumName<BatchSizePolicy> kBatchSizePolicyNames[] = {
+    {BatchSizePolicy::kAll, "all"},
+    {BatchSizePolicy::kPowerOfTwo, "powerOfTwo"},
+    {BatchSizePolicy::kUndivided, "undivided"},
+};
+
 std::string_view name_of(BatchSizePolicy policy) {
-  switch (policy) {
-    case BatchSizePolicy::kAll:
-      return "all";
-    case BatchSizePolicy::kPowerOfTwo:
-      return "powerOfTwo";
-    case BatchSizePolicy::kUndivided:
-      return "undivided";
-  }
-  return "unknown";
+  return name_in(kBatchSizePolicyNames, policy, "unknown");
 }
 
 Expected<BatchSizePolicy> parse_batch_size_policy(std::string_view text) {
-  for (auto policy :
-       {BatchSizePolicy::kAll, BatchSizePolicy::kPowerOfTwo, BatchSizePolicy::kUndivided})
-    if (equals_ignoring_case(text, name_of(policy))) return policy;
+  if (auto policy = value_in(kBatchSizePolicyNames, text)) return *policy;
   return Error{"unknown batch size policy '" + std::string(text) +
                "'; valid values are all, powerOfTwo, undivided"};
 }

@@ -1,49 +1,36 @@
 #include "core/convolution_problem.h"
 
+#include "core/enum_names.h"
+
 #include <sstream>
 
 namespace ucudnn {
 
+constexpr EnumName<DataType> kDataTypeNames[] = {
+    {DataType::kFloat, "FLOAT"},      {DataType::kDouble, "DOUBLE"},
+    {DataType::kHalf, "HALF"},        {DataType::kBFloat16, "BFLOAT16"},
+    {DataType::kInt8, "INT8"},        {DataType::kInt32, "INT32"},
+    {DataType::kUInt8, "UINT8"},      {DataType::kFp8E4M3, "FP8_E4M3"},
+    {DataType::kFp8E5M2, "FP8_E5M2"},
+};
+
 std::string_view name_of(DataType value) {
-  switch (value) {
-    case DataType::kFloat:
-      return "FLOAT";
-    case DataType::kDouble:
-      return "DOUBLE";
-    case DataType::kHalf:
-      return "HALF";
-    case DataType::kBFloat16:
-      return "BFLOAT16";
-    case DataType::kInt8:
-      return "INT8";
-    case DataType::kInt32:
-      return "INT32";
-    case DataType::kUInt8:
-      return "UINT8";
-    case DataType::kFp8E4M3:
-      return "FP8_E4M3";
-    case DataType::kFp8E5M2:
-      return "FP8_E5M2";
-  }
-  return "UNKNOWN";
+  return name_in(kDataTypeNames, value);
 }
 
 std::string_view name_of(ConvolutionMode value) {
   return value == ConvolutionMode::kConvolution ? "CONVOLUTION" : "CROSS_CORRELATION";
 }
 
+constexpr EnumName<MathType> kMathTypeNames[] = {
+    {MathType::kDefault, "DEFAULT"},
+    {MathType::kTensorOp, "TENSOR_OP"},
+    {MathType::kTensorOpAllowConversion, "TENSOR_OP_ALLOW_CONVERSION"},
+    {MathType::kFma, "FMA"},
+};
+
 std::string_view name_of(MathType value) {
-  switch (value) {
-    case MathType::kDefault:
-      return "DEFAULT";
-    case MathType::kTensorOp:
-      return "TENSOR_OP";
-    case MathType::kTensorOpAllowConversion:
-      return "TENSOR_OP_ALLOW_CONVERSION";
-    case MathType::kFma:
-      return "FMA";
-  }
-  return "UNKNOWN";
+  return name_in(kMathTypeNames, value);
 }
 
 std::string_view name_of(ReorderType value) {

@@ -1,20 +1,20 @@
 #include "core/kernel_key.h"
 
+#include "core/enum_names.h"
+
 #include <cstdio>
 #include <sstream>
 
 namespace ucudnn {
 
+constexpr EnumName<Operation> kOperationNames[] = {
+    {Operation::kForward, "Forward"},
+    {Operation::kBackwardData, "BackwardData"},
+    {Operation::kBackwardFilter, "BackwardFilter"},
+};
+
 std::string_view name_of(Operation operation) {
-  switch (operation) {
-    case Operation::kForward:
-      return "Forward";
-    case Operation::kBackwardData:
-      return "BackwardData";
-    case Operation::kBackwardFilter:
-      return "BackwardFilter";
-  }
-  return "Unknown";
+  return name_in(kOperationNames, operation, "Unknown");
 }
 
 namespace {
