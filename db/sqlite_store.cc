@@ -1,3 +1,8 @@
+// The SQLite store's behaviour over time: opening (with leases and retries), the in-memory
+// rows of the current device, the queue of unsaved writes and when it is retried, and the
+// recovery from a damaged or moved file. Long because these states interlock (a write that
+// fails may move the store from read-write to disabled and back); the pieces without state
+// live beside it (database_file, file_lease, row_reader, row_writer, schema).
 #include "db/sqlite_store.h"
 
 #include <unistd.h>

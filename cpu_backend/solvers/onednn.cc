@@ -1,3 +1,7 @@
+// oneDNN's convolutions as solvers beside our own. Longer than one concept per file would
+// suggest because oneDNN's primitive descriptors, memory descriptors and engine/stream
+// plumbing are shared by the three operations and by both the direct and the Winograd
+// algorithm; split, each part would need the same set of private helpers.
 #include "solvers/onednn.h"
 
 #include <oneapi/dnnl/dnnl.hpp>

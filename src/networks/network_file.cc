@@ -1,3 +1,6 @@
+// The network-file reader: every field of the schema in network_file.h, each checked with an
+// error naming the field, the layer and the value. Long because it is one flat list of
+// fields, each a few lines.
 #include "networks/network_file.h"
 
 #include <array>

@@ -1,3 +1,6 @@
+// What each legacy call does on the shim (dispatch.h): Get/Find, workspace sizes, the
+// convolution calls, handle lifetime and options. Long because each call has its fallback
+// path beside it, so that no failure is ever more than one screen from its undivided call.
 #include "shim/dispatch.h"
 
 #include <algorithm>
@@ -181,7 +184,7 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
         [&] {
           const auto& kernel = request->kernel;
           const auto math = cudnn::to_cudnn(kernel.key.problem.math_type);
-          auto* division = state->division_session(request->settings);
+          auto* division = state->sync_division_session(request->settings);
           if (division && !division->given_up()) {
             division->note(kernel);
             const auto configuration =
@@ -243,7 +246,7 @@ cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
     auto state = Registry::instance().state(handle);
     std::lock_guard lock(state->mutex);
     *bytes = 0;
-    if (auto* division = state->division_session(request->settings);
+    if (auto* division = state->sync_division_session(request->settings);
         division && !division->given_up()) {
       division->note(request->kernel);
       return CUDNN_STATUS_SUCCESS;
@@ -305,7 +308,7 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
           std::shared_ptr<cudnn::PlanExecutor> keep;
           void* plan_workspace = workspace;
           std::size_t plan_bytes = workspace_bytes;
-          if (auto* division = state->division_session(request->settings);
+          if (auto* division = state->sync_division_session(request->settings);
               division && !division->given_up())
             if (auto placement = division->place(kernel, context_for(*state, request->settings))) {
               plan = placement->plan;
@@ -397,7 +400,7 @@ cudnnStatus_t set_workspace_limit(cudnnHandle_t handle, std::size_t bytes) {
 cudnnStatus_t set_total_workspace_size(cudnnHandle_t handle, std::size_t bytes) {
   return change_options(handle, [&](HandleState& state) {
     state.options.total_workspace = bytes;
-    state.division_session(process_settings());  // renews or frees it now
+    state.sync_division_session(process_settings());  // renews or frees it now
     return CUDNN_STATUS_SUCCESS;
   });
 }
@@ -413,7 +416,7 @@ cudnnStatus_t optimize(cudnnHandle_t handle) {
   return change_options(handle, [&](HandleState& state) {
     const Settings& settings = process_settings();
     if (!planning_possible()) return CUDNN_STATUS_NOT_INITIALIZED;
-    auto* division = state.division_session(settings);
+    auto* division = state.sync_division_session(settings);
     if (!division) return CUDNN_STATUS_SUCCESS;  // WR plans are made per kernel already
     return division->solve(context_for(state, settings)) ? CUDNN_STATUS_SUCCESS
                                                          : CUDNN_STATUS_NOT_SUPPORTED;

@@ -54,8 +54,9 @@ struct HandleState {
     if (total && *total == 0) return std::nullopt;
     return total;
   }
-  // The WD session when WD is on (created on first use, renewed when the total changes).
-  WorkspaceDivisionSession* division_session(const Settings& settings) {
+  // Brings the WD session in line with the options and returns it: creates it on first use,
+  // renews it when the total changed, frees it and its arena when WD is off (then null).
+  WorkspaceDivisionSession* sync_division_session(const Settings& settings) {
     const auto total = total_workspace(settings);
     if (!total) {
       division.reset();  // frees its arena
