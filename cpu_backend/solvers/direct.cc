@@ -21,6 +21,25 @@ void store_row(const T* sum, std::int64_t count, T* out, std::int64_t stride, Sc
   }
 }
 
+// A filter tap (r, s) as output row p reaches it inside the image: the input row ih, the input
+// column of output column 0 (offset) and the output columns [qb, qe) that need no padding test.
+struct Tap {
+  std::int64_t r, s, ih, offset, qb, qe;
+};
+
+template <typename Visit>
+void for_each_tap(const Geometry& g, std::int64_t p, Visit visit) {
+  for (std::int64_t r = 0; r < g.r; ++r) {
+    const std::int64_t ih = p * g.stride_h - g.pad_h + r * g.dilation_h;
+    if (ih < 0 || ih >= g.h) continue;
+    for (std::int64_t s = 0; s < g.s; ++s) {
+      const std::int64_t offset = s * g.dilation_w - g.pad_w;
+      const auto [qb, qe] = valid_columns(offset, g.stride_w, g.w, g.q);
+      visit(Tap{r, s, ih, offset, qb, qe});
+    }
+  }
+}
+
 template <typename T>
 void forward(const Geometry& g, const T* x, const T* w, T* y, Scaling scaling, ThreadPool& pool) {
   pool.parallel_for(static_cast<std::size_t>(g.n * g.k), [&](std::size_t begin, std::size_t end,
@@ -31,23 +50,17 @@ void forward(const Geometry& g, const T* x, const T* w, T* y, Scaling scaling, T
       for (std::int64_t p = 0; p < g.p; ++p) {
         std::fill(row.begin(), row.end(), T(0));
         for (std::int64_t c = 0; c < g.cg; ++c)
-          for (std::int64_t r = 0; r < g.r; ++r) {
-            const std::int64_t ih = p * g.stride_h - g.pad_h + r * g.dilation_h;
-            if (ih < 0 || ih >= g.h) continue;
-            const T* in_row = x + g.x_at(n, group * g.cg + c, ih, 0);
-            for (std::int64_t s = 0; s < g.s; ++s) {
-              const T weight = w[g.w_at(k, c, r, s)];
-              const std::int64_t offset = s * g.dilation_w - g.pad_w;
-              const auto [qb, qe] = valid_columns(offset, g.stride_w, g.w, g.q);
-              const T* in = in_row + offset * g.xs[3];
-              const std::int64_t step = g.stride_w * g.xs[3];
-              if (step == 1) {
-                for (std::int64_t q = qb; q < qe; ++q) row[q] += weight * in[q];
-              } else {
-                for (std::int64_t q = qb; q < qe; ++q) row[q] += weight * in[q * step];
-              }
+          for_each_tap(g, p, [&](const Tap& tap) {
+            const auto& [r, s, ih, offset, qb, qe] = tap;
+            const T weight = w[g.w_at(k, c, r, s)];
+            const T* in = x + g.x_at(n, group * g.cg + c, ih, 0) + offset * g.xs[3];
+            const std::int64_t step = g.stride_w * g.xs[3];
+            if (step == 1) {
+              for (std::int64_t q = qb; q < qe; ++q) row[q] += weight * in[q];
+            } else {
+              for (std::int64_t q = qb; q < qe; ++q) row[q] += weight * in[q * step];
             }
-          }
+          });
         store_row(row.data(), g.q, y + g.y_at(n, k, p, 0), g.ys[3], scaling);
       }
     }
@@ -67,23 +80,17 @@ void backward_data(const Geometry& g, const T* dy, const T* w, T* dx, Scaling sc
       for (std::int64_t k = group * g.kg; k < (group + 1) * g.kg; ++k)
         for (std::int64_t p = 0; p < g.p; ++p) {
           const T* grad = dy + g.y_at(n, k, p, 0);
-          for (std::int64_t r = 0; r < g.r; ++r) {
-            const std::int64_t ih = p * g.stride_h - g.pad_h + r * g.dilation_h;
-            if (ih < 0 || ih >= g.h) continue;
-            T* out = plane.data() + ih * g.w;
-            for (std::int64_t s = 0; s < g.s; ++s) {
-              const T weight = w[g.w_at(k, c, r, s)];
-              const std::int64_t offset = s * g.dilation_w - g.pad_w;
-              const auto [qb, qe] = valid_columns(offset, g.stride_w, g.w, g.q);
-              T* target = out + offset;
-              if (g.ys[3] == 1 && g.stride_w == 1) {
-                for (std::int64_t q = qb; q < qe; ++q) target[q] += weight * grad[q];
-              } else {
-                for (std::int64_t q = qb; q < qe; ++q)
-                  target[q * g.stride_w] += weight * grad[q * g.ys[3]];
-              }
+          for_each_tap(g, p, [&](const Tap& tap) {
+            const auto& [r, s, ih, offset, qb, qe] = tap;
+            const T weight = w[g.w_at(k, c, r, s)];
+            T* target = plane.data() + ih * g.w + offset;
+            if (g.ys[3] == 1 && g.stride_w == 1) {
+              for (std::int64_t q = qb; q < qe; ++q) target[q] += weight * grad[q];
+            } else {
+              for (std::int64_t q = qb; q < qe; ++q)
+                target[q * g.stride_w] += weight * grad[q * g.ys[3]];
             }
-          }
+          });
         }
       for (std::int64_t ih = 0; ih < g.h; ++ih)
         store_row(plane.data() + ih * g.w, g.w, dx + g.x_at(n, ic, ih, 0), g.xs[3], scaling);
@@ -103,24 +110,18 @@ void backward_filter(const Geometry& g, const T* x, const T* dy, T* dw, Scaling 
       for (std::int64_t n = 0; n < g.n; ++n)
         for (std::int64_t p = 0; p < g.p; ++p) {
           const T* grad = dy + g.y_at(n, k, p, 0);
-          for (std::int64_t r = 0; r < g.r; ++r) {
-            const std::int64_t ih = p * g.stride_h - g.pad_h + r * g.dilation_h;
-            if (ih < 0 || ih >= g.h) continue;
-            const T* in_row = x + g.x_at(n, ic, ih, 0);
-            for (std::int64_t s = 0; s < g.s; ++s) {
-              const std::int64_t offset = s * g.dilation_w - g.pad_w;
-              const auto [qb, qe] = valid_columns(offset, g.stride_w, g.w, g.q);
-              const T* in = in_row + offset * g.xs[3];
-              const std::int64_t step = g.stride_w * g.xs[3];
-              T sum = 0;
-              if (step == 1 && g.ys[3] == 1) {
-                for (std::int64_t q = qb; q < qe; ++q) sum += grad[q] * in[q];
-              } else {
-                for (std::int64_t q = qb; q < qe; ++q) sum += grad[q * g.ys[3]] * in[q * step];
-              }
-              taps[static_cast<std::size_t>(r * g.s + s)] += sum;
+          for_each_tap(g, p, [&](const Tap& tap) {
+            const auto& [r, s, ih, offset, qb, qe] = tap;
+            const T* in = x + g.x_at(n, ic, ih, 0) + offset * g.xs[3];
+            const std::int64_t step = g.stride_w * g.xs[3];
+            T sum = 0;
+            if (step == 1 && g.ys[3] == 1) {
+              for (std::int64_t q = qb; q < qe; ++q) sum += grad[q] * in[q];
+            } else {
+              for (std::int64_t q = qb; q < qe; ++q) sum += grad[q * g.ys[3]] * in[q * step];
             }
-          }
+            taps[static_cast<std::size_t>(r * g.s + s)] += sum;
+          });
         }
       for (std::int64_t r = 0; r < g.r; ++r)
         for (std::int64_t s = 0; s < g.s; ++s) {

@@ -1,7 +1,7 @@
-// oneDNN's convolutions as solvers beside our own. Longer than one concept per file would
-// suggest because oneDNN's primitive descriptors, memory descriptors and engine/stream
-// plumbing are shared by the three operations and by both the direct and the Winograd
-// algorithm; split, each part would need the same set of private helpers.
+// oneDNN's convolutions as solvers beside our own: per kernel, the implementation
+// onednn_primitives picked, the reorders between the problem's layouts and oneDNN's, their
+// places in our workspace, and the scaling and flips oneDNN does not do
+// (scaling_and_flip.h).
 #include "solvers/onednn.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -15,6 +15,8 @@
 #include <unordered_map>
 
 #include "geometry.h"
+#include "solvers/onednn_primitives.h"
+#include "solvers/scaling_and_flip.h"
 #include "thread_pool.h"
 
 namespace ucudnn::cpu {
@@ -33,104 +35,6 @@ std::size_t align_up(std::size_t bytes) {
   return (bytes + kAlignment - 1) / kAlignment * kAlignment;
 }
 
-const dnnl::engine& cpu_engine() {
-  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
-memory::desc user_desc(const TensorShape& shape) {
-  return memory::desc(memory::dims(shape.dims.begin(), shape.dims.end()), memory::data_type::f32,
-                      memory::dims(shape.strides.begin(), shape.strides.end()));
-}
-
-// oneDNN wants grouped weights as 5-d {G, K/G, C/G, R, S}; the group stride follows from the
-// output-channel stride because the groups' output channels are consecutive.
-memory::desc user_filter_desc(const Geometry& g) {
-  if (g.groups == 1)
-    return memory::desc({g.k, g.cg, g.r, g.s}, memory::data_type::f32,
-                        {g.ws[0], g.ws[1], g.ws[2], g.ws[3]});
-  return memory::desc({g.groups, g.kg, g.cg, g.r, g.s}, memory::data_type::f32,
-                      {g.kg * g.ws[0], g.ws[0], g.ws[1], g.ws[2], g.ws[3]});
-}
-
-struct Descs {
-  memory::desc x, w, y;
-};
-
-struct Params {
-  memory::dims strides, dilates, padding;
-};
-
-dnnl::convolution_forward::desc forward_desc(dnnl::prop_kind prop, dnnl::algorithm algorithm,
-                                             const Descs& d, const Params& p) {
-  return dnnl::convolution_forward::desc(prop, algorithm, d.x, d.w, d.y, p.strides, p.dilates,
-                                         p.padding, p.padding);
-}
-
-// A forward pd detached from its implementation iterator (which points at the operation
-// descriptor, a local here).
-dnnl::convolution_forward::primitive_desc forward_hint(dnnl::algorithm algorithm, const Descs& d,
-                                                       const Params& p) {
-  const auto desc = forward_desc(dnnl::prop_kind::forward_training, algorithm, d, p);
-  const dnnl::convolution_forward::primitive_desc pd(desc, cpu_engine());
-  return dnnl::convolution_forward::primitive_desc(pd.get());
-}
-
-// Walks oneDNN's implementations in its order of preference and returns a standalone copy
-// of the first that accept(pd) takes (empty if none; throws dnnl::error when oneDNN has no
-// implementation at all). The iterator keeps pointers to the operation descriptor and the
-// forward hint, so both must outlive the walk; the copy needs neither, except that a
-// backward copy may still point at its hint, which the caller keeps in *hint.
-template <typename Accept>
-dnnl::primitive_desc select_pd(Operation operation, dnnl::algorithm algorithm, const Descs& d,
-                               const Params& p, const dnnl::primitive_attr& attr,
-                               const Accept& accept, dnnl::primitive_desc* hint) {
-  const auto walk = [&](auto pd) -> dnnl::primitive_desc {
-    do {
-      if (accept(pd)) return decltype(pd)(pd.get());
-    } while (pd.next_impl());
-    return {};
-  };
-  if (operation == Operation::kForward) {
-    // Inference first, the prop kind of the call; training offers other implementations
-    // (Winograd 4x3 next to inference's 2x3, whose filter format few layouts reorder into).
-    dnnl::primitive_desc found;
-    try {
-      const auto desc = forward_desc(dnnl::prop_kind::forward_inference, algorithm, d, p);
-      found = walk(dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine()));
-    } catch (const dnnl::error&) {
-    }
-    if (found) return found;
-    const auto desc = forward_desc(dnnl::prop_kind::forward_training, algorithm, d, p);
-    return walk(dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine()));
-  }
-  // The hint only steers layouts; a backward algorithm without a forward twin (possible for
-  // Winograd) still gets one from the direct forward.
-  dnnl::convolution_forward::primitive_desc forward;
-  try {
-    forward = forward_hint(algorithm, d, p);
-  } catch (const dnnl::error&) {
-    forward = forward_hint(dnnl::algorithm::convolution_direct, d, p);
-  }
-  *hint = forward;
-  if (operation == Operation::kBackwardData) {
-    const dnnl::convolution_backward_data::desc desc(algorithm, d.x, d.w, d.y, p.strides, p.dilates,
-                                                     p.padding, p.padding);
-    return walk(dnnl::convolution_backward_data::primitive_desc(desc, attr, cpu_engine(), forward));
-  }
-  const dnnl::convolution_backward_weights::desc desc(algorithm, d.x, d.w, d.y, p.strides,
-                                                      p.dilates, p.padding, p.padding);
-  return walk(
-      dnnl::convolution_backward_weights::primitive_desc(desc, attr, cpu_engine(), forward));
-}
-
-bool is_gemm(const std::string& impl) {
-  return impl.find("gemm") != std::string::npos;
-}
-bool is_ref(const std::string& impl) {
-  return impl.rfind("ref", 0) == 0;
-}
-
 // A problem tensor's part in one operation: its oneDNN argument and the layouts on both
 // sides of the (possible) reorder.
 struct Port {
@@ -142,8 +46,6 @@ struct Port {
   std::size_t reorder_scratch = 0;
   std::size_t buffer = 0;  // offset of the prim-layout copy (reordered inputs only)
 };
-
-enum Role { kX, kW, kY };
 
 // Everything run() needs for one kernel, built once. Workspace layout (offsets from the
 // aligned base), where S is the conv scratchpad (shared with the input reorders'), the
@@ -176,12 +78,6 @@ struct Entry {
 
 std::size_t size_of(const memory::desc& md) {
   return md.get_size();
-}
-
-dnnl::primitive_attr user_scratchpad() {
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return attr;
 }
 
 std::unique_ptr<Entry> build_entry(Choice choice, const KernelKey& kernel) {
@@ -324,56 +220,6 @@ std::unique_ptr<Entry> build_entry(Choice choice, const KernelKey& kernel) {
 
 void* tensor_of(const Tensors& tensors, Role role) {
   return role == kX ? tensors.x : role == kW ? tensors.w : tensors.y;
-}
-
-// Logical 4-d dims of a problem tensor, and its strides.
-void shape_of(const Geometry& g, Role role, std::int64_t dims[4], const std::int64_t** strides) {
-  switch (role) {
-    case kX:
-      dims[0] = g.n, dims[1] = g.c, dims[2] = g.h, dims[3] = g.w, *strides = g.xs;
-      break;
-    case kW:
-      dims[0] = g.k, dims[1] = g.cg, dims[2] = g.r, dims[3] = g.s, *strides = g.ws;
-      break;
-    case kY:
-      dims[0] = g.n, dims[1] = g.k, dims[2] = g.p, dims[3] = g.q, *strides = g.ys;
-      break;
-  }
-}
-
-// out = alpha * result + beta * out, both in the problem's layout; with flip, result holds
-// the cross-correlation filter gradient, stored back at the flipped positions.
-void combine(const Geometry& g, Role role, const float* result, float* out, Scaling scaling,
-             bool flip, ThreadPool& pool) {
-  std::int64_t dims[4];
-  const std::int64_t* st;
-  shape_of(g, role, dims, &st);
-  const float alpha = static_cast<float>(scaling.alpha), beta = static_cast<float>(scaling.beta);
-  const bool accumulate = scaling.beta != 0;
-  pool.parallel_for(static_cast<std::size_t>(dims[0] * dims[1]), [&](std::size_t begin,
-                                                                     std::size_t end, unsigned) {
-    for (auto ab = static_cast<std::int64_t>(begin); ab < static_cast<std::int64_t>(end); ++ab) {
-      const std::int64_t a = ab / dims[1], b = ab % dims[1];
-      for (std::int64_t c = 0; c < dims[2]; ++c)
-        for (std::int64_t d = 0; d < dims[3]; ++d) {
-          const std::int64_t at = a * st[0] + b * st[1] + c * st[2] + d * st[3];
-          const std::int64_t from =
-              flip ? a * st[0] + b * st[1] + (dims[2] - 1 - c) * st[2] + (dims[3] - 1 - d) * st[3]
-                   : at;
-          const float value = alpha * result[from];
-          out[at] = accumulate ? value + beta * out[at] : value;
-        }
-    }
-  });
-}
-
-void flip_filter(const Geometry& g, const float* w, float* flipped) {
-  for (std::int64_t k = 0; k < g.k; ++k)
-    for (std::int64_t c = 0; c < g.cg; ++c)
-      for (std::int64_t r = 0; r < g.r; ++r)
-        for (std::int64_t s = 0; s < g.s; ++s)
-          flipped[k * g.ws[0] + c * g.ws[1] + r * g.ws[2] + s * g.ws[3]] =
-              w[k * g.ws[0] + c * g.ws[1] + (g.r - 1 - r) * g.ws[2] + (g.s - 1 - s) * g.ws[3]];
 }
 
 class OnednnSolver final : public Solver {

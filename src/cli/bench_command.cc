@@ -14,6 +14,7 @@
 #include "core/memory_store.h"
 #include "cpu_worker.h"
 #include "database_access.h"
+#include "exit_status.h"
 #include "db/default_store.h"
 #include "plan_report.h"
 #include "planning.h"
@@ -43,11 +44,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kFailure = 1;
-constexpr int kUsageError = 2;
-
 void report(const std::string& message) {
-  std::fprintf(stderr, "ucudnn bench: %s\n", message.c_str());
+  report_error("bench", message);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {

@@ -7,16 +7,15 @@
 
 #include "database_access.h"
 #include "db/maintenance/commands.h"
+#include "exit_status.h"
 #include "user_input/byte_size.h"
 
 namespace ucudnn::cli {
 
 namespace {
 
-constexpr int kFailure = 1;
-
 int fail(const std::string& command, const std::string& message) {
-  std::fprintf(stderr, "ucudnn db %s: %s\n", command.c_str(), message.c_str());
+  report_error("db " + command, message);
   return kFailure;
 }
 

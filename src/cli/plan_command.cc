@@ -6,6 +6,7 @@
 
 #include "cpu_benchmarker.h"
 #include "database_access.h"
+#include "exit_status.h"
 #include "fingerprint_search.h"
 #include "plan_report.h"
 #include "planning.h"
@@ -33,11 +34,8 @@ void add_plan_command(CLI::App& app, PlanOptions& options) {
 
 namespace {
 
-constexpr int kFailure = 1;
-constexpr int kUsageError = 2;
-
 void report(const std::string& message) {
-  std::fprintf(stderr, "ucudnn plan: %s\n", message.c_str());
+  report_error("plan", message);
 }
 
 // The algorithms of a kernel on the backend, known without a device.

@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "cudnn/cudnn_benchmarker.h"
-#include "shim/store_factory.h"
+#include "shim/store_source.h"
 
 namespace ucudnn::shim {
 

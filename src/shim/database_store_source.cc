@@ -1,4 +1,6 @@
-#include "shim/store_factory.h"
+// The SQLite databases as the shim's store; problems with the files are warnings, never
+// failures.
+#include "shim/store_source.h"
 
 #include "db/default_store.h"
 #include "db/sqlite_store.h"
