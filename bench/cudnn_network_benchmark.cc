@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
   }
   const auto fingerprint = cudnn::gpu_fingerprint(api, runtime);
   std::printf("device: %s\n", fingerprint.to_string().c_str());
-  cudnn::CudnnBenchmarker device(api, runtime, handle, fingerprint, {1, options.repeats});
+  cudnn::CudnnBenchmarker device(api, runtime, handle, fingerprint,
+                                 cudnn::GpuBenchmarkOptions::with_repeats(options.repeats));
   MemoizingBenchmarker memo(device);
 
   std::printf("%-9s %5s %8s | %12s %12s %12s %12s | %7s %7s %7s\n", "network", "batch", "limit",

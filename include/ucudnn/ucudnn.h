@@ -71,6 +71,16 @@ cudnnStatus_t cudnnConvolutionForward(
     const cudnnFilterDescriptor_t wDesc, const void* w, const cudnnConvolutionDescriptor_t convDesc,
     cudnnConvolutionFwdAlgo_t algo, void* workSpace, size_t workSpaceSizeInBytes, const void* beta,
     const cudnnTensorDescriptor_t yDesc, void* y, std::int64_t layerId = -1);
+// y = act(alpha1 * conv(x, w) + alpha2 * z + bias); with the virtual algorithm the
+// convolution runs micro-batched, then cuDNN adds the bias and applies the activation.
+cudnnStatus_t cudnnConvolutionBiasActivationForward(
+    UcudnnHandle_t handle, const void* alpha1, const cudnnTensorDescriptor_t xDesc, const void* x,
+    const cudnnFilterDescriptor_t wDesc, const void* w, const cudnnConvolutionDescriptor_t convDesc,
+    cudnnConvolutionFwdAlgo_t algo, void* workSpace, size_t workSpaceSizeInBytes,
+    const void* alpha2, const cudnnTensorDescriptor_t zDesc, const void* z,
+    const cudnnTensorDescriptor_t biasDesc, const void* bias,
+    const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void* y,
+    std::int64_t layerId = -1);
 cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(
     UcudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc,
     const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc,

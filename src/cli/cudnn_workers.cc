@@ -42,7 +42,7 @@ class GpuWorker final : public Worker {
     api.cudnnSetStream(worker->handle_, worker->stream_);
     worker->benchmarker_ = std::make_unique<cudnn::CudnnBenchmarker>(
         api, runtime, worker->handle_, cudnn::gpu_fingerprint(api, runtime),
-        cudnn::GpuBenchmarkOptions{1, repeats});
+        cudnn::GpuBenchmarkOptions::with_repeats(repeats));
     return worker;
   }
 

@@ -28,6 +28,16 @@ struct MeasurementUnavailable : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown by a benchmarker that measures within a workspace limit when the algorithm needs
+// more: it was not run (nothing was allocated for it). Like MeasurementUnavailable it is never
+// stored, but the table it was asked for is complete: the algorithm is out of the limit.
+struct WorkspaceOverLimit : std::runtime_error {
+  explicit WorkspaceOverLimit(std::uint64_t bytes)
+      : std::runtime_error("needs " + std::to_string(bytes) + " workspace bytes"),
+        workspace_bytes(bytes) {}
+  std::uint64_t workspace_bytes;
+};
+
 class Benchmarker {
  public:
   virtual ~Benchmarker() = default;

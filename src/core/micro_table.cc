@@ -21,6 +21,9 @@ MicroTable measure_micro_table(Benchmarker& benchmarker, const KernelKey& kernel
       } catch (const MeasurementUnavailable&) {
         table.complete = false;
         continue;
+      } catch (const WorkspaceOverLimit& over) {
+        table.smallest_over_limit = std::min(table.smallest_over_limit, over.workspace_bytes);
+        continue;
       }
       if (!measured) continue;
       if (measured->workspace_bytes > workspace_limit) {

@@ -29,7 +29,8 @@ namespace ucudnn::cudnn {
   X(cudaEventElapsedTime)        \
   X(cudaStreamCreate)            \
   X(cudaStreamDestroy)           \
-  X(cudaStreamSynchronize)
+  X(cudaStreamSynchronize)       \
+  X(cudaStreamIsCapturing)
 
 UCUDNN_FUNCTION_TABLE(CudaRuntime, UCUDNN_CUDA_FUNCTIONS)
 

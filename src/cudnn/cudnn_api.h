@@ -55,7 +55,12 @@ namespace ucudnn::cudnn {
   X(cudnnFindConvolutionBackwardFilterAlgorithm)        \
   X(cudnnFindConvolutionForwardAlgorithmEx)             \
   X(cudnnFindConvolutionBackwardDataAlgorithmEx)        \
-  X(cudnnFindConvolutionBackwardFilterAlgorithmEx)
+  X(cudnnFindConvolutionBackwardFilterAlgorithmEx)      \
+  X(cudnnConvolutionBiasActivationForward)              \
+  X(cudnnAddTensor)                                     \
+  X(cudnnTransformTensor)                               \
+  X(cudnnActivationForward)                             \
+  X(cudnnGetActivationDescriptor)
 
 UCUDNN_FUNCTION_TABLE(CudnnApi, UCUDNN_CUDNN_FUNCTIONS)
 

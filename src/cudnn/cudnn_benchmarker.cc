@@ -56,6 +56,42 @@ std::vector<std::string> CudnnBenchmarker::algorithms(const KernelKey& kernel) {
   return algorithm_names(kernel.operation);
 }
 
+namespace {
+
+// cuDNN's answer that the algorithm does not apply; any other failure may be transient.
+bool refusal(cudnnStatus_t status) {
+  return status == CUDNN_STATUS_NOT_SUPPORTED || status == CUDNN_STATUS_BAD_PARAM;
+}
+
+}  // namespace
+
+void* CudnnBenchmarker::workspace_for(const KernelKey& kernel, std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  if (options_.caller && bytes <= options_.caller->workspace_bytes)
+    return options_.caller->workspace;
+  if (workspace_ && workspace_->size() >= bytes) return workspace_->data();
+  // The first allocation takes the most any algorithm needs at the full batch within the
+  // limit (host-side queries), so that one workspace serves the kernel.
+  std::size_t want = bytes;
+  try {
+    const MicroBatchDescriptors d(api_, kernel.problem, kernel.problem.batch());
+    for (const auto& name : algorithm_names(kernel.operation)) {
+      std::size_t need = 0;
+      const auto value = algorithm_value(kernel.operation, name);
+      if (value &&
+          workspace_size(api_, handle_, kernel.operation,
+                         {d.x.get(), d.w.get(), d.convolution.get(), d.y.get()}, *value,
+                         &need) == CUDNN_STATUS_SUCCESS &&
+          need <= options_.workspace_limit)
+        want = std::max(want, need);
+    }
+  } catch (const std::exception&) {
+  }
+  workspace_.reset();  // the old one goes first: never two at once
+  workspace_ = DeviceBuffer::allocate(runtime_, want);
+  return workspace_ ? workspace_->data() : nullptr;
+}
+
 CudnnBenchmarker::Scratch* CudnnBenchmarker::scratch_for(const KernelKey& kernel) {
   // The full-batch problem covers every micro-batch (same strides, smaller N).
   const std::string key = kernel.to_string();
@@ -86,33 +122,48 @@ std::optional<Measurement> CudnnBenchmarker::benchmark(const KernelKey& kernel,
     const MicroBatchDescriptors d(api_, kernel.problem, micro_batch);
     const ConvolutionDescriptors descriptors{d.x.get(), d.w.get(), d.convolution.get(), d.y.get()};
     std::size_t bytes = 0;
-    if (workspace_size(api_, handle_, kernel.operation, descriptors, *value, &bytes) !=
-        CUDNN_STATUS_SUCCESS)
-      return std::nullopt;
-    Scratch* scratch = scratch_for(kernel);
-    auto workspace = DeviceBuffer::allocate(runtime_, bytes);
-    // The application may hold the memory now; another run will have it.
-    if (!scratch || !workspace)
+    if (const auto status =
+            workspace_size(api_, handle_, kernel.operation, descriptors, *value, &bytes);
+        status != CUDNN_STATUS_SUCCESS) {
+      if (refusal(status)) return std::nullopt;
+      throw MeasurementUnavailable("cuDNN cannot size the workspace of " + algorithm + " now");
+    }
+    if (bytes > options_.workspace_limit) throw WorkspaceOverLimit(bytes);
+    ConvolutionBuffers buffers;
+    if (options_.caller) {
+      buffers = {options_.caller->x, options_.caller->w, options_.caller->y};
+    } else if (Scratch* scratch = scratch_for(kernel)) {
+      buffers = {scratch->x.data(), scratch->w.data(), scratch->y.data()};
+    } else {
+      // The application may hold the memory now; another run will have it.
+      throw MeasurementUnavailable("no device memory for the tensors of " + kernel.to_string());
+    }
+    void* workspace = workspace_for(kernel, bytes);
+    if (bytes > 0 && !workspace)
       throw MeasurementUnavailable("no device memory to benchmark " + algorithm + " at " +
                                    std::to_string(micro_batch) + " images");
-    const ConvolutionBuffers buffers{scratch->x.data(), scratch->w.data(), scratch->y.data()};
     const void* alpha = scaling_one(kernel.problem.data_type);
     const void* beta = scaling_zero(kernel.problem.data_type);
+    cudnnStatus_t last = CUDNN_STATUS_SUCCESS;
     auto run = [&] {
-      return convolve(api_, handle_, kernel.operation, *value, alpha, descriptors, buffers,
-                      workspace->data(), bytes, beta);
+      last = convolve(api_, handle_, kernel.operation, *value, alpha, descriptors, buffers,
+                      workspace, bytes, beta);
+      return last == CUDNN_STATUS_SUCCESS;
+    };
+    auto failed_run = [&]() -> std::optional<Measurement> {
+      if (refusal(last)) return std::nullopt;
+      throw MeasurementUnavailable(algorithm + " failed to run now");
     };
     for (int i = 0; i < options_.warmup; ++i)
-      if (run() != CUDNN_STATUS_SUCCESS) return std::nullopt;
+      if (!run()) return failed_run();
     cudaStream_t stream = nullptr;
     api_.cudnnGetStream(handle_, &stream);
-    const auto timed = time_with_events(runtime_, stream, options_.repeats,
-                                        [&] { return run() == CUDNN_STATUS_SUCCESS; });
+    const auto timed = time_with_events(runtime_, stream, options_.repeats, run);
     switch (timed.failure) {
       case EventTimes::Failure::kNone:
         break;
       case EventTimes::Failure::kRunFailed:
-        return std::nullopt;
+        return failed_run();
       case EventTimes::Failure::kNoEvents:
         throw MeasurementUnavailable("cannot create CUDA events");
       case EventTimes::Failure::kTimingFailed:
@@ -122,6 +173,8 @@ std::optional<Measurement> CudnnBenchmarker::benchmark(const KernelKey& kernel,
     return Measurement{timed.median(), bytes, times.front(), times.back(),
                        static_cast<int>(times.size())};
   } catch (const MeasurementUnavailable&) {
+    throw;
+  } catch (const WorkspaceOverLimit&) {
     throw;
   } catch (const std::exception&) {
     // A descriptor cuDNN refuses at this micro-batch: the algorithm does not apply.

@@ -1,11 +1,17 @@
 #pragma once
 // The GPU as a planner device: measures cuDNN's algorithms at a micro-batch with CUDA events
 // on the handle's stream (warm-up, then the median of repeats), on scratch buffers of its
-// own so that the caller's tensors are never touched. An algorithm cuDNN refuses is "not
-// supported"; memory that cannot be allocated now, or events that fail, throw
-// MeasurementUnavailable (nothing to remember).
+// own so that the caller's tensors are never touched, or in the caller's buffers when it
+// gives them (Find*Ex, which cuDNN documents may overwrite its output). It never holds more
+// workspace than its limit: an algorithm that needs more is not run (WorkspaceOverLimit), and
+// one workspace serves every measurement of a kernel. An algorithm cuDNN refuses
+// (NOT_SUPPORTED, BAD_PARAM) is "not supported"; anything else (memory that cannot be
+// allocated now, execution failures, events that fail) throws MeasurementUnavailable:
+// nothing to remember.
+#include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "core/benchmarker.h"
 #include "cudnn/cuda_runtime.h"
@@ -14,9 +20,26 @@
 
 namespace ucudnn::cudnn {
 
+// The caller's tensors at the full batch and its workspace (Find*Ex).
+struct CallerBuffers {
+  void* x = nullptr;
+  void* w = nullptr;
+  void* y = nullptr;
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+};
+
 struct GpuBenchmarkOptions {
   int warmup = 1;
   int repeats = 3;  // median of these
+  std::uint64_t workspace_limit = std::numeric_limits<std::uint64_t>::max();
+  std::optional<CallerBuffers> caller;
+
+  static GpuBenchmarkOptions with_repeats(int repeats) {
+    GpuBenchmarkOptions options;
+    options.repeats = repeats;
+    return options;
+  }
 };
 
 class CudnnBenchmarker final : public Benchmarker {
@@ -39,6 +62,9 @@ class CudnnBenchmarker final : public Benchmarker {
     DeviceBuffer x, w, y;
   };
   Scratch* scratch_for(const KernelKey& kernel);
+  // A workspace of at least `bytes` (within the limit): the caller's, or one of ours that
+  // grows to the largest any algorithm of the kernel needs within the limit.
+  void* workspace_for(const KernelKey& kernel, std::size_t bytes);
 
   const CudnnApi& api_;
   const CudaRuntime& runtime_;
@@ -47,6 +73,7 @@ class CudnnBenchmarker final : public Benchmarker {
   DeviceFingerprint fingerprint_;
   std::string scratch_key_;
   std::unique_ptr<Scratch> scratch_;
+  std::optional<DeviceBuffer> workspace_;
 };
 
 // The fingerprint of the current device and the loaded cuDNN.

@@ -72,9 +72,16 @@ cudnnStatus_t or_else(const std::string& what, Planned planned, Fallback fallbac
 PlannerContext context_for(HandleState& state, const Settings& settings) {
   auto& registry = Registry::instance();
   auto& device = registry.device(state.device);
-  return {cudnn::cudnn_api(),     cudnn::cuda_runtime(),     state.handle,
-          registry.store(),       device.fingerprint,        device.benchmark_mutex,
-          state.policy(settings), settings.benchmark_repeats};
+  return {cudnn::cudnn_api(),
+          cudnn::cuda_runtime(),
+          state.handle,
+          registry.store(),
+          device.fingerprint,
+          device.benchmark_mutex,
+          state.policy(settings),
+          settings.benchmark_repeats,
+          true,
+          std::nullopt};
 }
 
 bool deterministic(const Configuration& configuration, Operation operation) {
@@ -85,18 +92,64 @@ bool deterministic(const Configuration& configuration, Operation operation) {
                      });
 }
 
-// The kernel's WR plan within `limit` (planned once per limit); nullptr when nothing fits.
+// True when the handle's stream is capturing a CUDA graph, or when that cannot be told: then
+// ucudnn must not benchmark, allocate, free, synchronize or re-divide either.
+bool capturing(cudnnHandle_t handle) {
+  const auto& api = cudnn::cudnn_api();
+  const auto& runtime = cudnn::cuda_runtime();
+  cudaStream_t stream = nullptr;
+  if (api.cudnnGetStream(handle, &stream) != CUDNN_STATUS_SUCCESS) return true;
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (runtime.cudaStreamIsCapturing(stream, &status) != cudaSuccess) {
+    runtime.cudaGetLastError();  // ours, not the application's
+    return true;
+  }
+  return status != cudaStreamCaptureStatusNone;
+}
+
+// How a call may plan a kernel it has no plan for.
+struct Planning {
+  bool may_measure = true;    // benchmark what the store lacks
+  bool retry_failed = false;  // plan again under a limit that found nothing before (Find)
+  std::optional<cudnn::CallerBuffers> caller;  // Find*Ex: measure in the caller's buffers
+};
+
+Planning planning_for(cudnn::Selection selection, const Settings& settings) {
+  const bool find = selection != cudnn::Selection::kHeuristic;
+  return {find || !settings.benchmark_in_find_only, find, std::nullopt};
+}
+
+// A call that is not a Find: it plans only where UCUDNN_BENCHMARK_IN allows, and never again
+// under a limit that found nothing.
+Planning planning_outside_find(const Settings& settings) {
+  return {!settings.benchmark_in_find_only, false, std::nullopt};
+}
+
+// The kernel's WR plan within `limit`, planned at most once per limit until a Find retries a
+// failure; nullptr when nothing fits (the call passes through).
 std::shared_ptr<cudnn::PlanExecutor> plan_within(HandleState& state, const KernelIdentity& kernel,
-                                                 std::uint64_t limit, const Settings& settings) {
-  auto& slot = state.plans[kernel].by_limit[limit];
-  if (slot) return slot;
-  auto plan = plan_reuse(context_for(state, settings), kernel.key, limit);
+                                                 std::uint64_t limit, const Settings& settings,
+                                                 const Planning& how) {
+  auto& plans = state.plans[kernel];
+  if (auto* planned = plans.by_limit.find(limit); planned && *planned) return *planned;
+  auto& failed = plans.failed_limits;
+  if (auto at = std::find(failed.begin(), failed.end(), limit); at != failed.end()) {
+    if (!how.retry_failed) return nullptr;
+    failed.erase(at);
+  }
+  PlannerContext context = context_for(state, settings);
+  context.may_measure = how.may_measure;
+  context.caller = how.caller;
+  auto plan = plan_reuse(context, kernel.key, limit);
   if (!plan) {
+    if (failed.size() >= kLimitsPerKernel) failed.erase(failed.begin());
+    failed.push_back(limit);
     warn_once("no-plan:" + kernel.key.to_string() + std::to_string(limit),
               "no plan for " + kernel.key.to_string() + " within " + format_byte_size(limit) +
                   ": " + plan.error() + "; passing the call through");
     return nullptr;
   }
+  auto& slot = plans.by_limit[limit];
   slot = std::make_shared<cudnn::PlanExecutor>(cudnn::cudnn_api(), state.handle, kernel.key, *plan);
   log(LogLevel::kInfo, std::string(name_of(kernel.key.operation)) + " plan within " +
                            format_byte_size(limit) + ": " + plan->to_string() + " (" +
@@ -179,13 +232,15 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
     std::lock_guard lock(state->mutex);
     std::optional<AlgorithmPerf> plan;
     const std::string what = std::string(name_of(operation)) + " planning";
+    const bool captured = capturing(handle);
     or_else(
         what,
         [&] {
           const auto& kernel = request->kernel;
           const auto math = cudnn::to_cudnn(kernel.key.problem.math_type);
-          auto* division = state->sync_division_session(request->settings);
-          if (division && !division->given_up()) {
+          auto* division =
+              captured ? state->division.get() : state->sync_division_session(request->settings);
+          if (division && !division->given_up() && !captured) {
             division->note(kernel);
             const auto configuration =
                 division->reported_configuration(kernel, context_for(*state, request->settings));
@@ -204,7 +259,17 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
               state->workspace_limit(request->settings)
                   .value_or(selection == cudnn::Selection::kFindEx ? workspace_bytes
                                                                    : kDefaultWorkspaceLimit);
-          auto executor = plan_within(*state, kernel, limit, request->settings);
+          std::shared_ptr<cudnn::PlanExecutor> executor;
+          if (captured) {
+            // Nothing is planned during capture: what is known already, else cuDNN's answer.
+            if (auto* known = state->plans.find(kernel)) executor = known->reported;
+          } else {
+            Planning how = planning_for(selection, request->settings);
+            if (selection == cudnn::Selection::kFindEx)
+              how.caller =
+                  cudnn::CallerBuffers{buffers.x, buffers.w, buffers.y, workspace, workspace_bytes};
+            executor = plan_within(*state, kernel, limit, request->settings, how);
+          }
           if (!executor) return CUDNN_STATUS_NOT_SUPPORTED;
           state->plans[kernel].reported = executor;
           plan = AlgorithmPerf{cudnn::virtual_algorithm(operation),
@@ -246,19 +311,22 @@ cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
     auto state = Registry::instance().state(handle);
     std::lock_guard lock(state->mutex);
     *bytes = 0;
-    if (auto* division = state->sync_division_session(request->settings);
+    const bool captured = capturing(handle);
+    if (auto* division =
+            captured ? state->division.get() : state->sync_division_session(request->settings);
         division && !division->given_up()) {
-      division->note(request->kernel);
+      if (!captured) division->note(request->kernel);
       return CUDNN_STATUS_SUCCESS;
     }
     return or_else(
         std::string(name_of(operation)) + " planning",
         [&] {
           auto& plans = state->plans[request->kernel];
-          if (!plans.reported) {
+          if (!plans.reported && !captured) {
             const std::uint64_t limit =
                 state->workspace_limit(request->settings).value_or(kDefaultWorkspaceLimit);
-            plans.reported = plan_within(*state, request->kernel, limit, request->settings);
+            plans.reported = plan_within(*state, request->kernel, limit, request->settings,
+                                         planning_outside_find(request->settings));
           }
           if (plans.reported) *bytes = plans.reported->workspace_bytes();
           return CUDNN_STATUS_SUCCESS;
@@ -299,6 +367,7 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
     std::lock_guard lock(state->mutex);
     const auto& kernel = request->kernel;
     const std::string what = std::string(name_of(operation)) + " with the virtual algorithm";
+    const bool captured = capturing(handle);
     cudnn::PlanExecutor::Result result;
     bool ran = false;
     const cudnnStatus_t planned = or_else(
@@ -308,23 +377,30 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
           std::shared_ptr<cudnn::PlanExecutor> keep;
           void* plan_workspace = workspace;
           std::size_t plan_bytes = workspace_bytes;
-          if (auto* division = state->sync_division_session(request->settings);
+          if (auto* division = captured ? state->division.get()
+                                        : state->sync_division_session(request->settings);
               division && !division->given_up())
-            if (auto placement = division->place(kernel, context_for(*state, request->settings))) {
+            if (auto placement =
+                    captured ? division->captured_placement(kernel)
+                             : division->place(kernel, context_for(*state, request->settings))) {
               plan = placement->plan;
               plan_workspace = placement->workspace;
               plan_bytes = placement->bytes;
             }
           if (!plan) {
             auto& plans = state->plans[kernel];
+            const auto configured = state->workspace_limit(request->settings);
+            const std::uint64_t limit = configured
+                                            ? std::min<std::uint64_t>(*configured, workspace_bytes)
+                                            : workspace_bytes;
             if (plans.reported && plans.reported->workspace_bytes() <= workspace_bytes) {
               keep = plans.reported;
+            } else if (captured) {
+              // During capture only a plan made before runs; else the call passes through.
+              if (auto* planned = plans.by_limit.find(limit)) keep = *planned;
             } else {
-              const auto configured = state->workspace_limit(request->settings);
-              keep = plan_within(*state, kernel,
-                                 configured ? std::min<std::uint64_t>(*configured, workspace_bytes)
-                                            : workspace_bytes,
-                                 request->settings);
+              keep = plan_within(*state, kernel, limit, request->settings,
+                                 planning_outside_find(request->settings));
             }
             if (!keep) return CUDNN_STATUS_NOT_SUPPORTED;
             plan = keep.get();
@@ -345,6 +421,84 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
                     std::string(cudnn::cudnn_api().cudnnGetErrorString(result.status)) +
                     "); running " + kernel.key.to_string() + " undivided");
     return fallback();
+  });
+}
+
+namespace {
+
+struct TensorFacts {
+  cudnnDataType_t type = CUDNN_DATA_FLOAT;
+  std::vector<int> dims;
+};
+
+std::optional<TensorFacts> tensor_facts(cudnnTensorDescriptor_t desc) {
+  TensorFacts facts;
+  int rank = 0;
+  int dims[CUDNN_DIM_MAX], strides[CUDNN_DIM_MAX];
+  if (!desc || cudnn::cudnn_api().cudnnGetTensorNdDescriptor(desc, CUDNN_DIM_MAX, &facts.type,
+                                                             &rank, dims, strides) !=
+                   CUDNN_STATUS_SUCCESS)
+    return std::nullopt;
+  facts.dims.assign(dims, dims + rank);
+  return facts;
+}
+
+}  // namespace
+
+cudnnStatus_t convolution_bias_activation(cudnnHandle_t handle, const void* alpha1,
+                                          const ConvolutionDescriptors& d,
+                                          const ConvolutionBuffers& buffers, int algorithm,
+                                          void* workspace, std::size_t workspace_bytes,
+                                          const FusedEpilogue& e, std::int64_t layer) {
+  return guarded("cudnnConvolutionBiasActivationForward", [&]() -> cudnnStatus_t {
+    const auto& api = cudnn::cudnn_api();
+    if (algorithm != cudnn::virtual_algorithm(Operation::kForward))
+      return api.cudnnConvolutionBiasActivationForward
+                 ? api.cudnnConvolutionBiasActivationForward(
+                       handle, alpha1, d.x, buffers.x, d.w, buffers.w, d.convolution,
+                       static_cast<cudnnConvolutionFwdAlgo_t>(algorithm), workspace,
+                       workspace_bytes, e.alpha2, e.z_desc, e.z, e.bias_desc, e.bias,
+                       e.activation, d.y, buffers.y)
+                 : CUDNN_STATUS_NOT_INITIALIZED;
+    // Everything cuDNN checks before writing y, checked before the first step writes it.
+    if (!handle || !alpha1 || !e.alpha2 || !e.z || !e.bias || !buffers.y)
+      return CUDNN_STATUS_BAD_PARAM;
+    cudnnActivationMode_t mode;
+    cudnnNanPropagation_t nan;
+    double coefficient = 0;
+    if (!e.activation ||
+        api.cudnnGetActivationDescriptor(e.activation, &mode, &nan, &coefficient) !=
+            CUDNN_STATUS_SUCCESS)
+      return CUDNN_STATUS_BAD_PARAM;
+    if (mode != CUDNN_ACTIVATION_RELU && mode != CUDNN_ACTIVATION_IDENTITY)
+      return CUDNN_STATUS_NOT_SUPPORTED;
+    const auto y = tensor_facts(d.y), z = tensor_facts(e.z_desc), bias = tensor_facts(e.bias_desc);
+    if (!y || !z || !bias || z->dims != y->dims || z->type != y->type || bias->type != y->type ||
+        bias->dims.size() != y->dims.size() || y->dims.size() < 2)
+      return CUDNN_STATUS_BAD_PARAM;
+    for (std::size_t i = 0; i < y->dims.size(); ++i)
+      if (bias->dims[i] != (i == 1 ? y->dims[1] : 1)) return CUDNN_STATUS_BAD_PARAM;
+
+    const DataType scaling_type = y->type == CUDNN_DATA_DOUBLE ? DataType::kDouble : DataType::kFloat;
+    const void* one = cudnn::scaling_one(scaling_type);
+    const void* zero = cudnn::scaling_zero(scaling_type);
+    const bool with_z = !cudnn::scaling_is_zero(e.alpha2, scaling_type);
+    // alpha2 * z enters as the convolution's beta over y: z is copied into y first unless it
+    // is y (cuDNN allows z == y for in-place residual additions).
+    if (with_z && e.z != buffers.y)
+      if (auto status = api.cudnnTransformTensor(handle, one, e.z_desc, e.z, zero, d.y, buffers.y);
+          status != CUDNN_STATUS_SUCCESS)
+        return status;
+    if (auto status = convolution(Operation::kForward, handle, alpha1, d, buffers, algorithm,
+                                  workspace, workspace_bytes, with_z ? e.alpha2 : zero, layer);
+        status != CUDNN_STATUS_SUCCESS)
+      return status;
+    if (auto status = api.cudnnAddTensor(handle, one, e.bias_desc, e.bias, one, d.y, buffers.y);
+        status != CUDNN_STATUS_SUCCESS)
+      return status;
+    if (mode == CUDNN_ACTIVATION_IDENTITY) return CUDNN_STATUS_SUCCESS;
+    return api.cudnnActivationForward(handle, e.activation, one, d.y, buffers.y, zero, d.y,
+                                      buffers.y);
   });
 }
 

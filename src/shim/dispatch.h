@@ -35,6 +35,24 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
                           std::size_t workspace_bytes, const void* beta,
                           std::int64_t layer = kNoLayer);
 
+// cudnnConvolutionBiasActivationForward: y = act(alpha1 * conv(x, w) + alpha2 * z + bias). With
+// the virtual algorithm, the planned convolution (alpha1, and alpha2 as beta over z copied into
+// y), then cuDNN's bias addition and activation; a concrete algorithm passes through.
+struct FusedEpilogue {
+  const void* alpha2;
+  cudnnTensorDescriptor_t z_desc;
+  const void* z;
+  cudnnTensorDescriptor_t bias_desc;
+  const void* bias;
+  cudnnActivationDescriptor_t activation;
+};
+cudnnStatus_t convolution_bias_activation(cudnnHandle_t handle, const void* alpha1,
+                                          const cudnn::ConvolutionDescriptors& d,
+                                          const cudnn::ConvolutionBuffers& buffers, int algorithm,
+                                          void* workspace, std::size_t workspace_bytes,
+                                          const FusedEpilogue& epilogue,
+                                          std::int64_t layer = kNoLayer);
+
 // cudnnCreate through the table (UcudnnHandle_t's overload cannot call it by name).
 cudnnStatus_t create_handle(cudnnHandle_t* handle);
 // cudnnDestroy: forgets the handle's plans and frees its WD arena, then destroys it.

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include "core/lru_map.h"
 #include "cudnn/plan_executor.h"
@@ -30,9 +31,12 @@ inline constexpr std::size_t kLimitsPerKernel = 8;
 // A kernel's WR plans, one per workspace limit it was planned under (the most recent few),
 // and the one the application was last told about (Get/Find, GetWorkspaceSize): a
 // convolution call whose workspace fits that one runs it, so what Find reported is what runs.
+// Limits under which planning found nothing are remembered too: the kernel passes through
+// there until the next Find, instead of being planned again at every call.
 struct KernelPlans {
   LruMap<std::uint64_t, std::shared_ptr<cudnn::PlanExecutor>> by_limit{kLimitsPerKernel};
   std::shared_ptr<cudnn::PlanExecutor> reported;
+  std::vector<std::uint64_t> failed_limits;
 };
 
 struct HandleState {

@@ -13,13 +13,34 @@ namespace ucudnn::shim {
 
 namespace {
 
+// Stands in for the device when measuring is not allowed: whatever the store lacks is
+// unavailable now.
+class NothingMeasured final : public Benchmarker {
+ public:
+  explicit NothingMeasured(Benchmarker& device) : device_(device) {}
+  std::string backend_name() const override { return device_.backend_name(); }
+  DeviceFingerprint fingerprint() const override { return device_.fingerprint(); }
+  std::vector<std::string> algorithms(const KernelKey& kernel) override {
+    return device_.algorithms(kernel);
+  }
+  std::optional<Measurement> benchmark(const KernelKey&, const std::string&,
+                                       std::int64_t) override {
+    throw MeasurementUnavailable("not measured: this call does not benchmark");
+  }
+
+ private:
+  Benchmarker& device_;
+};
+
 MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::uint64_t limit) {
   std::lock_guard lock(context.device_mutex);
   cudnn::CudnnBenchmarker device(context.api, context.runtime, context.handle, context.fingerprint,
-                                 {1, context.benchmark_repeats});
-  StoredBenchmarker stored(device, context.store);
+                                 {1, context.benchmark_repeats, limit, context.caller});
+  NothingMeasured nothing(device);
+  StoredBenchmarker stored(context.may_measure ? static_cast<Benchmarker&>(device) : nothing,
+                           context.store);
   MicroTable table = measure_micro_table(stored, kernel, context.policy, limit);
-  if (stored.measurements_taken() > 0)
+  if (context.may_measure && stored.measurements_taken() > 0)
     log(LogLevel::kInfo, "benchmarked " + std::to_string(stored.measurements_taken()) +
                              " (algorithm, micro-batch) pairs of " + kernel.to_string());
   return table;
@@ -64,6 +85,8 @@ Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKe
       return stored->front();
   }
   const MicroTable table = measure(context, kernel, limit);
+  if (!table.complete && !context.may_measure)
+    return Error{"not every measurement of " + kernel.to_string() + " is stored yet"};
   auto plan = plan_workspace_reuse(table);
   // A plan made while some measurement was unavailable serves this process only.
   if (plan && table.complete) context.store.put_plan(key, {*plan}, limits_answered(table, *plan));

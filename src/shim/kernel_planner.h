@@ -10,6 +10,7 @@
 #include "core/pareto_front.h"
 #include "cudnn/cuda_runtime.h"
 #include "cudnn/cudnn_api.h"
+#include "cudnn/cudnn_benchmarker.h"
 #include "shim/settings.h"
 
 namespace ucudnn::shim {
@@ -23,6 +24,11 @@ struct PlannerContext {
   std::mutex& device_mutex;  // one benchmark at a time per GPU, or timings disturb each other
   BatchSizePolicy policy;
   int benchmark_repeats;
+  // False: plan only from what the store knows, measuring nothing (a call that must not
+  // benchmark); a kernel whose table is incomplete then gets no plan.
+  bool may_measure = true;
+  // Find*Ex: measure in the caller's buffers and workspace.
+  std::optional<cudnn::CallerBuffers> caller;
 };
 
 // WR: the fastest configuration whose every micro-batch fits `limit`.

@@ -106,6 +106,12 @@ Settings read_settings(const Environment& getenv,
     else
       warn(rejected(used, value, "is not a count from 1 to 1000", "the default: 3"));
   }
+  if (const char* value = lookup(getenv, "UCUDNN_BENCHMARK_IN", nullptr, used)) {
+    if (equals_ignoring_case(value, "find"))
+      settings.benchmark_in_find_only = true;
+    else if (!equals_ignoring_case(value, "get"))
+      warn(rejected(used, value, "is not get or find", "the default: get"));
+  }
   if (const char* value = lookup(getenv, "UCUDNN_DEVICES", "UCUDNN_BENCHMARK_DEVICES", used)) {
     if (auto devices = parse_device_list(value))
       settings.devices = *devices;

@@ -14,6 +14,10 @@
 //                                 it proceeds uncached and saves its results later
 //   UCUDNN_LOG_LEVEL              error | warning (default) | info | debug
 //   UCUDNN_BENCHMARK_REPEATS      timed repeats per measurement, median taken (default 3)
+//   UCUDNN_BENCHMARK_IN           get (default): kernels are benchmarked where µ-cuDNN did,
+//                                 at the first Get*_v7, Find*, Get*WorkspaceSize or
+//                                 convolution that needs a plan; find: only in Find*/Find*Ex
+//                                 (other calls plan from the database or pass through)
 //   UCUDNN_DEVICES                GPUs for offline benchmarking (`ucudnn bench`): "all" or
 //                                 "0,1,..."; alias UCUDNN_BENCHMARK_DEVICES (µ-cuDNN's)
 #include <chrono>
@@ -39,6 +43,7 @@ struct Settings {
   std::string system_database;
   std::chrono::milliseconds database_lock_timeout{100};
   int benchmark_repeats = 3;
+  bool benchmark_in_find_only = false;
   std::optional<std::vector<int>> devices;  // nullopt: all
   LogLevel log_level = LogLevel::kWarning;
 };

@@ -25,6 +25,7 @@ void WorkspaceDivisionSession::note(const KernelIdentity& kernel) {
 void WorkspaceDivisionSession::give_up(const std::string& why) {
   given_up_ = true;
   for (auto& [identity, e] : entries_) e.divided.reset();
+  keep_if_captured();
   arena_.reset();
   warn_once("wd-given-up", "workspace division (UCUDNN_TOTAL_WORKSPACE_SIZE=" +
                                format_byte_size(total_) + ") is off for this handle: " + why +
@@ -71,6 +72,7 @@ bool WorkspaceDivisionSession::solve(const PlannerContext& context) {
   }
   // The old arena goes first: cudaFree waits for the work still using its segments.
   for (auto& [identity, e] : entries_) e.divided.reset();
+  keep_if_captured();
   arena_.reset();
   arena_ = cudnn::DeviceBuffer::allocate(context.runtime, division->workspace_bytes);
   if (!arena_) {
@@ -100,6 +102,27 @@ bool WorkspaceDivisionSession::solve(const PlannerContext& context) {
                            format_byte_size(division->workspace_bytes) + " of " +
                            format_byte_size(total_));
   return true;
+}
+
+void WorkspaceDivisionSession::keep_if_captured() {
+  // Deliberately never freed: a graph may be replayed at any time for the rest of the process.
+  if (arena_captured_ && arena_) new cudnn::DeviceBuffer(std::move(*arena_));
+  arena_captured_ = false;
+}
+
+WorkspaceDivisionSession::~WorkspaceDivisionSession() {
+  keep_if_captured();
+}
+
+std::optional<WorkspaceDivisionSession::Placement> WorkspaceDivisionSession::captured_placement(
+    const KernelIdentity& kernel) {
+  if (given_up_ || learning_) return std::nullopt;
+  auto found = entries_.find(kernel);
+  if (found == entries_.end() || !found->second.divided || !arena_) return std::nullopt;
+  arena_captured_ = true;
+  const Entry& e = found->second;
+  return Placement{e.divided.get(), static_cast<char*>(arena_->data()) + e.offset,
+                   static_cast<std::size_t>(e.divided->workspace_bytes())};
 }
 
 std::optional<WorkspaceDivisionSession::Placement> WorkspaceDivisionSession::place(

@@ -41,6 +41,14 @@ class WorkspaceDivisionSession {
   // Counts the run and divides the workspace when an iteration has completed. A placement
   // when the kernel has a segment; nullopt: run it within the application's workspace.
   std::optional<Placement> place(const KernelIdentity& kernel, const PlannerContext& context);
+  // While a CUDA graph is captured: the kernel's segment if it has one, changing nothing
+  // (no counting, no division). The arena then may be referenced by a graph, so it is never
+  // freed again: a later division keeps it, and so does the session's end.
+  std::optional<Placement> captured_placement(const KernelIdentity& kernel);
+
+  WorkspaceDivisionSession(const WorkspaceDivisionSession&) = delete;
+  WorkspaceDivisionSession& operator=(const WorkspaceDivisionSession&) = delete;
+  ~WorkspaceDivisionSession();
 
   // Divides now with the kernels seen so far (the options API's "optimize now").
   bool solve(const PlannerContext& context);
@@ -59,6 +67,8 @@ class WorkspaceDivisionSession {
   };
   Entry& entry(const KernelIdentity& kernel);
   void give_up(const std::string& why);
+  // Takes the arena out of the session's hands, unfreed, when a graph may use it.
+  void keep_if_captured();
 
   std::uint64_t total_;
   std::vector<KernelIdentity> order_;  // the set, in order of first sight
@@ -66,6 +76,7 @@ class WorkspaceDivisionSession {
   std::optional<KernelIdentity> anchor_;
   bool learning_ = true;
   std::optional<cudnn::DeviceBuffer> arena_;
+  bool arena_captured_ = false;  // a captured graph may use it: never freed
   bool given_up_ = false;
 };
 

@@ -3,7 +3,10 @@
 // clocks (VirtualClocks). Copies and memsets run at once and take no virtual time; only
 // the cuDNN double advances clocks. Device 0, or FAKECUDA_DEVICE_COUNT devices that share
 // the memory and the clocks and differ only in name (for multi-GPU tools). The last error
-// and the current device are per host thread, as in the real runtime.
+// and the current device are per host thread, as in the real runtime. Stream capture is
+// CUDA's global mode (StreamCaptures): captured work waits for a graph launch, and a call
+// CUDA forbids during capture fails and invalidates it. Every synchronizing call is traced
+// ("sync kind=..."), so that tests can count what a library added.
 //
 // Environment: FAKECUDA_MEMORY_BYTES  device capacity in bytes (default 4 GiB), read once.
 //              FAKECUDA_DEVICE_COUNT  number of devices, 1 to 16 (default 1), read once.
@@ -14,10 +17,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "device_memory.h"
 #include "fakecuda_hooks.h"
+#include "stream_capture.h"
 #include "trace.h"
 #include "virtual_clock.h"
 
@@ -39,6 +44,7 @@ std::size_t capacity_from_environment() {
 struct Runtime {
   DeviceMemory memory{capacity_from_environment(), fakecuda_compute_enabled()};
   VirtualClocks clocks;
+  StreamCaptures captures;
 };
 
 // Never destroyed: other libraries' destructors may still free memory at exit.
@@ -141,8 +147,17 @@ int fakecuda_find_allocation(const void* p, size_t bytes) {
   return on_device(p, bytes) ? 1 : 0;
 }
 
+int fakecuda_capture(cudaStream_t stream, void (*run)(void*), void* context,
+                     void (*release)(void*)) {
+  if (runtime().captures.status(stream) == cudaStreamCaptureStatusNone) return 0;
+  auto owned = std::shared_ptr<void>(context, release);
+  runtime().captures.capture(stream, [run, owned] { run(owned.get()); });
+  return 1;
+}
+
 cudaError_t cudaMalloc(void** devPtr, size_t size) {
   if (!devPtr) return report(cudaErrorInvalidValue);
+  if (cudaError_t forbidden = runtime().captures.forbid("cudaMalloc")) return report(forbidden);
   if (size == 0) {  // as the real runtime: success, and no allocation
     *devPtr = nullptr;
     return cudaSuccess;
@@ -155,6 +170,7 @@ cudaError_t cudaMalloc(void** devPtr, size_t size) {
 }
 
 cudaError_t cudaFree(void* devPtr) {
+  if (cudaError_t forbidden = runtime().captures.forbid("cudaFree")) return report(forbidden);
   if (!devPtr) return cudaSuccess;
   if (!runtime().memory.release(devPtr)) return report(cudaErrorInvalidValue);
   trace_line("free");
@@ -162,21 +178,29 @@ cudaError_t cudaFree(void* devPtr) {
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+  if (cudaError_t forbidden = runtime().captures.forbid("cudaMemcpy")) return report(forbidden);
+  trace_line("sync kind=memcpy");
   return report(copy(dst, src, count, kind));
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream) {
   if (!valid_stream(stream)) return report(cudaErrorInvalidResourceHandle);
+  if (cudaError_t status = check_copy(dst, src, count, kind); status != cudaSuccess)
+    return report(status);
+  if (runtime().captures.capture(stream, [=] { copy(dst, src, count, kind); })) return cudaSuccess;
   return report(copy(dst, src, count, kind));
 }
 
 cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
+  if (cudaError_t forbidden = runtime().captures.forbid("cudaMemset")) return report(forbidden);
   return report(set(devPtr, value, count));
 }
 
 cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
   if (!valid_stream(stream)) return report(cudaErrorInvalidResourceHandle);
+  if (count && !on_device(devPtr, count)) return report(cudaErrorInvalidValue);
+  if (runtime().captures.capture(stream, [=] { set(devPtr, value, count); })) return cudaSuccess;
   return report(set(devPtr, value, count));
 }
 
@@ -216,6 +240,14 @@ const char* cudaGetErrorName(cudaError_t error) {
       return "cudaErrorNotReady";
     case cudaErrorNoDevice:
       return "cudaErrorNoDevice";
+    case cudaErrorStreamCaptureUnsupported:
+      return "cudaErrorStreamCaptureUnsupported";
+    case cudaErrorStreamCaptureInvalidated:
+      return "cudaErrorStreamCaptureInvalidated";
+    case cudaErrorStreamCaptureImplicit:
+      return "cudaErrorStreamCaptureImplicit";
+    case cudaErrorIllegalState:
+      return "cudaErrorIllegalState";
     default:
       return "unrecognized error code";
   }
@@ -239,6 +271,14 @@ const char* cudaGetErrorString(cudaError_t error) {
       return "device not ready";
     case cudaErrorNoDevice:
       return "no CUDA-capable device is detected";
+    case cudaErrorStreamCaptureUnsupported:
+      return "operation not permitted when stream is capturing";
+    case cudaErrorStreamCaptureInvalidated:
+      return "operation failed due to a previous error during capture";
+    case cudaErrorStreamCaptureImplicit:
+      return "operation would make the legacy stream depend on a capturing blocking stream";
+    case cudaErrorIllegalState:
+      return "the operation is not permitted in the current state";
     default:
       return "unrecognized error code";
   }
@@ -314,6 +354,9 @@ cudaError_t cudaRuntimeGetVersion(int* runtimeVersion) {
 }
 
 cudaError_t cudaDeviceSynchronize(void) {
+  if (cudaError_t forbidden = runtime().captures.forbid("cudaDeviceSynchronize"))
+    return report(forbidden);
+  trace_line("sync kind=device");
   return cudaSuccess;
 }
 
@@ -334,11 +377,74 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  return valid_stream(stream) ? cudaSuccess : report(cudaErrorInvalidResourceHandle);
+  if (!valid_stream(stream)) return report(cudaErrorInvalidResourceHandle);
+  if (runtime().captures.status(stream) != cudaStreamCaptureStatusNone)
+    return report(runtime().captures.forbid("cudaStreamSynchronize"));
+  trace_line("sync kind=stream");
+  return cudaSuccess;
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
-  return cudaStreamSynchronize(stream);
+  if (!valid_stream(stream)) return report(cudaErrorInvalidResourceHandle);
+  if (runtime().captures.status(stream) != cudaStreamCaptureStatusNone)
+    return report(runtime().captures.forbid("cudaStreamQuery"));
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+  if (!valid_stream(stream)) return report(cudaErrorInvalidResourceHandle);
+  return report(runtime().captures.begin(stream, mode));
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* pGraph) {
+  if (!valid_stream(stream)) return report(cudaErrorInvalidResourceHandle);
+  return report(runtime().captures.end(stream, pGraph));
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
+                                  enum cudaStreamCaptureStatus* pCaptureStatus) {
+  if (!pCaptureStatus) return report(cudaErrorInvalidValue);
+  if (!valid_stream(stream)) return report(cudaErrorInvalidResourceHandle);
+  // As CUDA: asking about the legacy stream while another stream captures is an error.
+  if ((stream == nullptr || stream == cudaStreamLegacy) && runtime().captures.any_active())
+    return report(cudaErrorStreamCaptureImplicit);
+  *pCaptureStatus = runtime().captures.status(stream);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
+                                     enum cudaStreamCaptureStatus* captureStatus_out,
+                                     unsigned long long* id_out, cudaGraph_t* graph_out,
+                                     const cudaGraphNode_t** dependencies_out,
+                                     const cudaGraphEdgeData** edgeData_out,
+                                     size_t* numDependencies_out) {
+  if (cudaError_t status = cudaStreamIsCapturing(stream, captureStatus_out); status != cudaSuccess)
+    return status;
+  if (id_out) *id_out = reinterpret_cast<std::uintptr_t>(stream);
+  if (graph_out) *graph_out = nullptr;
+  if (dependencies_out) *dependencies_out = nullptr;
+  if (edgeData_out) *edgeData_out = nullptr;
+  if (numDependencies_out) *numDependencies_out = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+                                 unsigned long long flags) {
+  if (flags != 0) return report(cudaErrorInvalidValue);
+  return report(runtime().captures.instantiate(pGraphExec, graph));
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (!valid_stream(stream)) return report(cudaErrorInvalidResourceHandle);
+  return report(runtime().captures.launch(graphExec));
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+  return report(runtime().captures.destroy_exec(graphExec));
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+  return report(runtime().captures.destroy_graph(graph));
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
@@ -360,7 +466,10 @@ cudaError_t cudaEventCreate(cudaEvent_t* event) {
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  return report(runtime().clocks.record(event, stream));
+  if (cudaError_t status = runtime().clocks.record(event, stream); status != cudaSuccess)
+    return report(status);
+  runtime().captures.note_event_recorded(event, stream);
+  return cudaSuccess;
 }
 
 cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
@@ -369,15 +478,24 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, uns
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-  return runtime().clocks.is_event(event) ? cudaSuccess : report(cudaErrorInvalidResourceHandle);
+  if (!runtime().clocks.is_event(event)) return report(cudaErrorInvalidResourceHandle);
+  if (runtime().captures.captured_event(event))
+    return report(runtime().captures.forbid("cudaEventSynchronize"));
+  trace_line("sync kind=event");
+  return cudaSuccess;
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t event) {
-  return cudaEventSynchronize(event);
+  if (!runtime().clocks.is_event(event)) return report(cudaErrorInvalidResourceHandle);
+  if (runtime().captures.captured_event(event))
+    return report(runtime().captures.forbid("cudaEventQuery"));
+  return cudaSuccess;
 }
 
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
   if (!ms) return report(cudaErrorInvalidValue);
+  if (runtime().captures.captured_event(start) || runtime().captures.captured_event(end))
+    return report(runtime().captures.forbid("cudaEventElapsedTime"));
   return report(runtime().clocks.elapsed(ms, start, end));
 }
 

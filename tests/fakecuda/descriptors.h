@@ -16,6 +16,7 @@ enum class Tag : std::uint32_t {
   kTensor = 0x74656e73,
   kFilter = 0x66696c74,
   kConvolution = 0x636f6e76,
+  kActivation = 0x61637476,
 };
 
 }  // namespace ucudnn::fakecuda
@@ -52,8 +53,19 @@ struct cudnnConvolutionStruct {
   cudnnReorderType_t reorder = CUDNN_DEFAULT_REORDER;
 };
 
+struct cudnnActivationStruct {
+  ucudnn::fakecuda::Tag tag = ucudnn::fakecuda::Tag::kActivation;
+  bool set = false;
+  cudnnActivationMode_t mode = CUDNN_ACTIVATION_RELU;
+  cudnnNanPropagation_t nan = CUDNN_NOT_PROPAGATE_NAN;
+  double coef = 0;
+};
+
 namespace ucudnn::fakecuda {
 
+inline bool alive(const cudnnActivationStruct* a) {
+  return a && a->tag == Tag::kActivation;
+}
 inline bool alive(const cudnnContext* h) {
   return h && h->tag == Tag::kHandle;
 }

@@ -22,6 +22,12 @@ cudaError_t fakecuda_stream_time(cudaStream_t stream, double* ms);
 // 1 when [p, p + bytes) lies inside one live cudaMalloc allocation, else 0.
 int fakecuda_find_allocation(const void* p, size_t bytes);
 
+// When `stream` captures, records run(context) for the graph's launch, takes ownership of
+// context (release(context) when the graph is gone) and returns 1: the caller must not run
+// the work now. Returns 0 when the stream does not capture (context stays the caller's).
+int fakecuda_capture(cudaStream_t stream, void (*run)(void*), void* context,
+                     void (*release)(void*));
+
 }  // extern "C"
 
 // FAKECUDA_COMPUTE=0: the doubles validate calls and advance clocks, but compute nothing.

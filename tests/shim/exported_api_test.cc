@@ -18,9 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "device_harness.h"
 #include "support/random_seed.h"
 
 namespace {
+
+using namespace ucudnn::testing;
 
 // ucudnn's virtual algorithm: each operation's *_ALGO_COUNT.
 constexpr auto kVirtualForward = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
@@ -75,7 +78,6 @@ class Preloaded : public ::testing::Test {
     workspace = static_cast<char*>(device(1 << 20));  // floats: 4 MiB
   }
   void TearDown() override {
-    for (void* p : allocations) cudaFree(p);
     if (bad_y) cudnnDestroyTensorDescriptor(bad_y);
     if (x) cudnnDestroyTensorDescriptor(x);
     if (y) cudnnDestroyTensorDescriptor(y);
@@ -83,12 +85,7 @@ class Preloaded : public ::testing::Test {
     if (conv) cudnnDestroyConvolutionDescriptor(conv);
     if (handle) cudnnDestroy(handle);
   }
-  void* device(std::size_t floats) {
-    void* p = nullptr;
-    EXPECT_EQ(cudaMalloc(&p, floats * sizeof(float)), cudaSuccess);
-    allocations.push_back(p);
-    return p;
-  }
+  void* device(std::size_t floats) { return buffers.allocate(floats); }
 
   const int n = 8, c = 4, k = 6;
   cudnnHandle_t handle = nullptr;
@@ -97,7 +94,7 @@ class Preloaded : public ::testing::Test {
   cudnnConvolutionDescriptor_t conv = nullptr;
   void *x_data = nullptr, *w_data = nullptr, *y_data = nullptr;
   char* workspace = nullptr;
-  std::vector<void*> allocations;
+  DeviceBuffers buffers;
   const float one = 1, zero = 0;
 };
 
@@ -381,59 +378,6 @@ TEST_F(Preloaded, WorkspaceSizeAndConvolutionRejectBadArguments) {
        }},
   };
   for (const auto& c : cases) EXPECT_NE(c.call(), CUDNN_STATUS_SUCCESS) << c.name;
-}
-
-// Fills a device buffer with random values (the doubles' device memory is host memory, but
-// the test goes through cudaMemcpy as an application would).
-void fill(void* device, std::size_t floats, std::mt19937_64& random) {
-  std::vector<float> host(floats);
-  std::uniform_real_distribution<float> uniform(-1, 1);
-  for (auto& v : host) v = uniform(random);
-  ASSERT_EQ(cudaMemcpy(device, host.data(), floats * sizeof(float), cudaMemcpyHostToDevice),
-            cudaSuccess);
-}
-std::vector<float> read(const void* device, std::size_t floats) {
-  std::vector<float> host(floats);
-  EXPECT_EQ(cudaMemcpy(host.data(), device, floats * sizeof(float), cudaMemcpyDeviceToHost),
-            cudaSuccess);
-  return host;
-}
-double relative_error(const std::vector<float>& a, const std::vector<float>& b) {
-  double difference = 0, norm = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    difference += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
-    norm += double(b[i]) * b[i];
-  }
-  return std::sqrt(difference / std::max(norm, 1e-300));
-}
-
-// Reads the doubles' trace (FAKECUDA_TRACE, set by CTest): the batch sizes of the convolution
-// calls made since `from` bytes into the file.
-std::vector<long long> traced_batches(std::size_t from) {
-  std::vector<long long> batches;
-  const char* path = std::getenv("FAKECUDA_TRACE");
-  if (!path) return batches;
-  std::FILE* file = std::fopen(path, "r");
-  if (!file) return batches;
-  std::fseek(file, static_cast<long>(from), SEEK_SET);
-  char line[1024];
-  while (std::fgets(line, sizeof line, file)) {
-    const char* n = std::strstr(line, " n=");
-    long long value = 0;
-    if (std::strncmp(line, "conv ", 5) == 0 && n && std::sscanf(n, " n=%lld", &value) == 1)
-      batches.push_back(value);
-  }
-  std::fclose(file);
-  return batches;
-}
-std::size_t trace_size() {
-  const char* path = std::getenv("FAKECUDA_TRACE");
-  std::FILE* file = path ? std::fopen(path, "r") : nullptr;
-  if (!file) return 0;
-  std::fseek(file, 0, SEEK_END);
-  const auto size = static_cast<std::size_t>(std::ftell(file));
-  std::fclose(file);
-  return size;
 }
 
 // The virtual algorithm passed without any Get/Find before: planned on first use, with the

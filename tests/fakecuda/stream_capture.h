@@ -1,0 +1,59 @@
+#pragma once
+// CUDA stream capture in the runtime double, strict as CUDA's global capture mode: between
+// cudaStreamBeginCapture and cudaStreamEndCapture, work issued to the stream is recorded into
+// a graph, not run; a call CUDA forbids during a global-mode capture (allocation, free,
+// synchronous copy, synchronization, reading a captured event) fails with
+// cudaErrorStreamCaptureUnsupported and invalidates every capture in progress, so that
+// cudaStreamEndCapture reports cudaErrorStreamCaptureInvalidated. A launched graph runs its
+// recorded work in order.
+#include <cuda_runtime_api.h>
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace ucudnn::fakecuda {
+
+class StreamCaptures {
+ public:
+  using Work = std::function<void()>;
+
+  cudaError_t begin(cudaStream_t stream, cudaStreamCaptureMode mode);
+  cudaError_t end(cudaStream_t stream, cudaGraph_t* graph);
+  cudaStreamCaptureStatus status(cudaStream_t stream) const;
+  bool any_active() const;
+
+  // Records `work` when `stream` captures (true: the caller must not run it now).
+  bool capture(cudaStream_t stream, Work work);
+  // An event recorded by a capturing stream is a graph node: it cannot be waited for or timed.
+  void note_event_recorded(cudaEvent_t event, cudaStream_t stream);
+  bool captured_event(cudaEvent_t event) const;
+
+  // A call CUDA forbids while any stream captures in global mode: invalidates the captures
+  // and returns the error to give (cudaSuccess when nothing captures).
+  cudaError_t forbid(const char* call);
+
+  cudaError_t instantiate(cudaGraphExec_t* exec, cudaGraph_t graph);
+  cudaError_t launch(cudaGraphExec_t exec);
+  cudaError_t destroy_graph(cudaGraph_t graph);
+  cudaError_t destroy_exec(cudaGraphExec_t exec);
+
+ private:
+  struct Capture {
+    bool invalidated = false;
+    std::vector<Work> work;
+  };
+  struct Graph {
+    std::vector<Work> work;
+  };
+  mutable std::mutex mutex_;
+  std::unordered_map<cudaStream_t, Capture> captures_;
+  std::unordered_set<cudaEvent_t> captured_events_;
+  std::unordered_map<cudaGraph_t, std::shared_ptr<Graph>> graphs_;
+  std::unordered_map<cudaGraphExec_t, std::shared_ptr<Graph>> execs_;
+};
+
+}  // namespace ucudnn::fakecuda

@@ -1,0 +1,316 @@
+// The shim is invisible except for speed: a legacy-API program on the cuDNN/CUDA test
+// doubles (LD_PRELOAD at the shim, CTest sets it) with every convolution, allocation, free
+// and synchronization below the shim counted through the doubles' trace. Planning happens at
+// most once per kernel and limit, failures included; it never holds more workspace than the
+// limit; nothing is planned, allocated or synchronized while a CUDA graph is captured; and the
+// fused convolution works with the virtual algorithm.
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "device_harness.h"
+#include "support/random_seed.h"
+
+namespace {
+
+using namespace ucudnn::testing;
+
+constexpr auto kVirtualForward = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+
+template <typename Function>
+Function* real(const char* name) {
+  static void* library = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_NOLOAD);
+  return reinterpret_cast<Function*>(library ? dlsym(library, name) : nullptr);
+}
+
+void check(cudnnStatus_t status, const char* what) {
+  ASSERT_EQ(status, CUDNN_STATUS_SUCCESS) << what;
+}
+
+// One convolution layer as a framework holds it: descriptors and device tensors.
+struct Layer {
+  int n, c, k, size, filter, pad;
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  void *x_data = nullptr, *w_data = nullptr, *y_data = nullptr;
+
+  std::size_t x_count() const { return std::size_t(n) * c * size * size; }
+  std::size_t y_count() const { return std::size_t(n) * k * size * size; }
+  std::size_t w_count() const { return std::size_t(k) * c * filter * filter; }
+};
+
+class NeverHarms : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(std::getenv("FAKECUDA_TRACE")) << "CTest sets FAKECUDA_TRACE";
+    Dl_info info{};
+    ASSERT_TRUE(dladdr(reinterpret_cast<const void*>(&cudnnConvolutionForward), &info));
+    ASSERT_NE(std::string(info.dli_fname).find("libucudnn_preload.so"), std::string::npos)
+        << "run this test with LD_PRELOAD=libucudnn_preload.so (CTest does)";
+    check(cudnnCreate(&handle), "cudnnCreate");
+  }
+  void TearDown() override {
+    for (auto& l : layers) {
+      cudnnDestroyTensorDescriptor(l.x);
+      cudnnDestroyTensorDescriptor(l.y);
+      cudnnDestroyFilterDescriptor(l.w);
+      cudnnDestroyConvolutionDescriptor(l.conv);
+    }
+    if (handle) cudnnDestroy(handle);
+  }
+  void* device(std::size_t floats) { return buffers.allocate(floats); }
+  // Each test uses shapes of its own: the process shares one store, and a kernel measured by
+  // an earlier test would be planned from it without a benchmark.
+  Layer& add_layer(int n, int c, int k, int filter, int pad) {
+    Layer l{n, c, k, 16, filter, pad};
+    cudnnCreateTensorDescriptor(&l.x);
+    cudnnCreateTensorDescriptor(&l.y);
+    cudnnCreateFilterDescriptor(&l.w);
+    cudnnCreateConvolutionDescriptor(&l.conv);
+    cudnnSetTensor4dDescriptor(l.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, 16, 16);
+    cudnnSetTensor4dDescriptor(l.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, k, 16, 16);
+    cudnnSetFilter4dDescriptor(l.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, k, c, filter, filter);
+    cudnnSetConvolution2dDescriptor(l.conv, pad, pad, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
+                                    CUDNN_DATA_FLOAT);
+    l.x_data = device(l.x_count());
+    l.w_data = device(l.w_count());
+    l.y_data = device(l.y_count());
+    fill(l.x_data, l.x_count(), random.engine());
+    fill(l.w_data, l.w_count(), random.engine());
+    layers.push_back(l);
+    return layers.back();
+  }
+  // The review's network: A = 3 -> k 5x5 pad 2, then three times B = k -> k 3x3 pad 1.
+  void add_network(int k) {
+    add_layer(16, 3, k, 5, 2);
+    for (int i = 0; i < 3; ++i) add_layer(16, k, k, 3, 1);
+  }
+  cudnnStatus_t get_v7(const Layer& l, cudnnConvolutionFwdAlgoPerf_t* best) {
+    int returned = 0;
+    return cudnnGetConvolutionForwardAlgorithm_v7(handle, l.x, l.w, l.conv, l.y, 1, &returned,
+                                                  best);
+  }
+  cudnnStatus_t forward(const Layer& l, int algorithm, void* workspace, std::size_t bytes,
+                        float beta = 0) {
+    const float alpha = 1;
+    return cudnnConvolutionForward(handle, &alpha, l.x, l.x_data, l.w, l.w_data, l.conv,
+                                   static_cast<cudnnConvolutionFwdAlgo_t>(algorithm), workspace,
+                                   bytes, &beta, l.y, l.y_data);
+  }
+
+  SeededRandom random;
+  cudnnHandle_t handle = nullptr;
+  std::vector<Layer> layers;
+  DeviceBuffers buffers;
+};
+
+// Four Get_v7 calls (two kernels) plan each kernel once with one workspace per kernel; a
+// second round, GetWorkspaceSize and the steady-state convolutions cause nothing below the shim.
+TEST_F(NeverHarms, GetPlansEachKernelOnceAndSteadyStateCausesNothing) {
+  add_network(16);
+  const std::size_t start = trace_size();
+  std::vector<cudnnConvolutionFwdAlgoPerf_t> chosen(layers.size());
+  for (std::size_t i = 0; i < layers.size(); ++i) check(get_v7(layers[i], &chosen[i]), "Get_v7");
+  const TraceCounts planning = count_trace(start);
+  std::printf("first Get_v7 round: %d convolutions, %d cudaMalloc, %d cudaFree, %d syncs\n",
+              planning.convolutions, planning.allocations, planning.frees,
+              planning.synchronizations);
+  // Per kernel: x, w, y scratch and one workspace.
+  EXPECT_LE(planning.allocations, 2 * 4);
+  EXPECT_LE(planning.frees, 2 * 4);
+  EXPECT_EQ(planning.failed_allocations, 0);
+
+  const std::size_t steady = trace_size();
+  std::vector<void*> workspaces;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    cudnnConvolutionFwdAlgoPerf_t again{};
+    check(get_v7(layers[i], &again), "second Get_v7");
+    EXPECT_EQ(again.algo, chosen[i].algo);
+    std::size_t bytes = 0;
+    check(cudnnGetConvolutionForwardWorkspaceSize(handle, layers[i].x, layers[i].w, layers[i].conv,
+                                                  layers[i].y, chosen[i].algo, &bytes),
+          "GetWorkspaceSize");
+    EXPECT_EQ(bytes, chosen[i].memory);
+    workspaces.push_back(bytes ? device(bytes / sizeof(float) + 1) : nullptr);
+  }
+  const std::size_t iterations = trace_size();
+  for (int iteration = 0; iteration < 3; ++iteration)
+    for (std::size_t i = 0; i < layers.size(); ++i)
+      check(forward(layers[i], chosen[i].algo, workspaces[i], chosen[i].memory), "forward");
+  const TraceCounts queries = count_trace(steady);
+  const TraceCounts runs = count_trace(iterations);
+  EXPECT_EQ(queries.allocations - int(workspaces.size()) +
+                int(std::count(workspaces.begin(), workspaces.end(), nullptr)),
+            0);
+  EXPECT_EQ(runs.allocations, 0);
+  EXPECT_EQ(runs.frees, 0);
+  EXPECT_EQ(runs.synchronizations, 0);
+  EXPECT_GE(runs.convolutions, 3 * int(layers.size()));
+}
+
+// A kernel that gets no plan (memory short) is remembered: later calls pass through without
+// planning again, until the next Find.
+TEST_F(NeverHarms, AKernelWithoutAPlanIsNotPlannedAtEveryCall) {
+  Layer& l = add_layer(16, 24, 24, 3, 1);
+  // Hold the device's memory but a little, as a framework's caching allocator does.
+  std::size_t free = 0, total = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
+  ASSERT_GT(free, 96u << 10);
+  void* held = nullptr;
+  ASSERT_EQ(cudaMalloc(&held, free - (96 << 10)), cudaSuccess);
+  const std::size_t first = trace_size();
+  check(forward(l, kVirtualForward, nullptr, 0), "first call");
+  const TraceCounts planning = count_trace(first);
+  const std::size_t later = trace_size();
+  for (int i = 0; i < 8; ++i) check(forward(l, kVirtualForward, nullptr, 0), "later call");
+  const TraceCounts calls = count_trace(later);
+  std::printf("first call: %d + %d failed cudaMalloc; 8 later calls: %d + %d failed\n",
+              planning.allocations, planning.failed_allocations, calls.allocations,
+              calls.failed_allocations);
+  EXPECT_EQ(calls.allocations + calls.failed_allocations, 0);
+  EXPECT_EQ(calls.frees, 0);
+  EXPECT_EQ(calls.convolutions, 8);  // passed through undivided
+  EXPECT_GT(planning.failed_allocations, 0) << "the first call should have tried to plan";
+  cudaFree(held);
+}
+
+// Find*Ex benchmarks in the caller's buffers and workspace: it allocates nothing, and no
+// algorithm needing more than the caller's workspace is run.
+TEST_F(NeverHarms, FindExMeasuresInTheCallersBuffersWithinItsWorkspace) {
+  add_network(12);
+  const std::size_t given = 64 << 10;
+  void* workspace = device(given / sizeof(float));
+  const std::size_t start = trace_size();
+  for (auto& l : layers) {
+    cudnnConvolutionFwdAlgoPerf_t best[4];
+    int returned = 0;
+    check(cudnnFindConvolutionForwardAlgorithmEx(handle, l.x, l.x_data, l.w, l.w_data, l.conv, l.y,
+                                                 l.y_data, 4, &returned, best, workspace, given),
+          "FindEx");
+    EXPECT_EQ(best[0].algo, kVirtualForward);
+    EXPECT_LE(best[0].memory, given);
+  }
+  const TraceCounts counts = count_trace(start);
+  std::printf("FindEx with a %zu-byte workspace: %d cudaMalloc, %d cudaFree\n", given,
+              counts.allocations, counts.frees);
+  EXPECT_GT(counts.convolutions, 0) << "the kernels were new: Find*Ex must have measured";
+  EXPECT_EQ(counts.allocations, 0);
+  EXPECT_EQ(counts.frees, 0);
+  for (const auto& line : trace_lines(start)) {
+    unsigned long long needed = 0;
+    const auto at = line.find(" needed=");
+    if (line.rfind("conv ", 0) == 0 && at != std::string::npos &&
+        std::sscanf(line.c_str() + at, " needed=%llu", &needed) == 1) {
+      EXPECT_LE(needed, given) << line;
+    }
+  }
+}
+
+// While the handle's stream captures a CUDA graph, nothing is planned, allocated, freed or
+// synchronized: an unplanned kernel is captured undivided, a planned one micro-batched, and
+// the launched graph computes what cuDNN's own call does.
+TEST_F(NeverHarms, CaptureRecordsOnlyConvolutions) {
+  Layer& l = add_layer(16, 20, 20, 3, 1);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  check(cudnnSetStream(handle, stream), "cudnnSetStream");
+  void* expected = device(l.y_count());
+  auto* direct = real<decltype(cudnnConvolutionForward)>("cudnnConvolutionForward");
+  ASSERT_TRUE(direct);
+  const float one = 1, zero = 0;
+  check(direct(handle, &one, l.x, l.x_data, l.w, l.w_data, l.conv,
+               CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &zero, l.y, expected),
+        "direct");
+  const std::size_t given = 1 << 20;
+  void* workspace = device(given / sizeof(float));
+
+  auto capture_and_launch = [&](const char* what) {
+    SCOPED_TRACE(what);
+    ASSERT_EQ(cudaMemset(l.y_data, 0xFF, l.y_count() * sizeof(float)), cudaSuccess);
+    const std::size_t start = trace_size();
+    ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+    cudnnConvolutionFwdAlgoPerf_t perf{};
+    check(get_v7(l, &perf), "Get_v7 during capture");
+    check(forward(l, kVirtualForward, workspace, given), "forward during capture");
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess) << "the capture was invalidated";
+    const TraceCounts counts = count_trace(start);
+    EXPECT_EQ(counts.capture_violations, 0);
+    EXPECT_EQ(counts.allocations + counts.failed_allocations, 0);
+    EXPECT_EQ(counts.synchronizations, 0);
+    EXPECT_EQ(counts.convolutions, 0) << "nothing runs during capture";
+    EXPECT_GE(counts.captured, 1);
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    EXPECT_LT(relative_error(read(l.y_data, l.y_count()), read(expected, l.y_count())), 1e-5);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  };
+  capture_and_launch("before any plan: passed through undivided");
+  cudnnConvolutionFwdAlgoPerf_t perf[2];
+  int returned = 0;
+  check(cudnnFindConvolutionForwardAlgorithm(handle, l.x, l.w, l.conv, l.y, 2, &returned, perf),
+        "Find");
+  capture_and_launch("after Find: the plan runs");
+  check(cudnnSetStream(handle, nullptr), "cudnnSetStream");
+  cudaStreamDestroy(stream);
+}
+
+// cudnnConvolutionBiasActivationForward with the virtual algorithm: the same result as
+// cuDNN's fused call, for RELU and IDENTITY, with z apart from y and z = y.
+TEST_F(NeverHarms, FusedConvolutionWithTheVirtualAlgorithmMatchesCudnn) {
+  Layer& l = add_layer(16, 28, 28, 3, 1);
+  cudnnTensorDescriptor_t bias_desc = nullptr;
+  cudnnCreateTensorDescriptor(&bias_desc);
+  cudnnSetTensor4dDescriptor(bias_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, l.k, 1, 1);
+  void* bias = device(l.k);
+  fill(bias, l.k, random.engine());
+  void* z = device(l.y_count());
+  fill(z, l.y_count(), random.engine());
+  void* expected = device(l.y_count());
+  const std::size_t given = 4 << 20;
+  void* workspace = device(given / sizeof(float));
+  auto* direct = real<decltype(cudnnConvolutionBiasActivationForward)>(
+      "cudnnConvolutionBiasActivationForward");
+  ASSERT_TRUE(direct);
+  cudnnConvolutionFwdAlgoPerf_t perf[1];
+  int returned = 0;
+  check(cudnnFindConvolutionForwardAlgorithm(handle, l.x, l.w, l.conv, l.y, 1, &returned, perf),
+        "Find");
+  ASSERT_EQ(perf[0].algo, kVirtualForward);
+  const float alpha1 = 0.75f, alpha2 = 0.5f;
+  for (auto mode : {CUDNN_ACTIVATION_RELU, CUDNN_ACTIVATION_IDENTITY})
+    for (bool in_place : {false, true}) {
+      SCOPED_TRACE(std::string(mode == CUDNN_ACTIVATION_RELU ? "RELU" : "IDENTITY") +
+                   (in_place ? ", z = y" : ", z apart"));
+      cudnnActivationDescriptor_t activation = nullptr;
+      cudnnCreateActivationDescriptor(&activation);
+      cudnnSetActivationDescriptor(activation, mode, CUDNN_NOT_PROPAGATE_NAN, 0);
+      fill(l.y_data, l.y_count(), random.engine());
+      ASSERT_EQ(cudaMemcpy(expected, in_place ? l.y_data : z, l.y_count() * sizeof(float),
+                           cudaMemcpyDeviceToDevice),
+                cudaSuccess);
+      const void* z_data = in_place ? l.y_data : z;
+      check(direct(handle, &alpha1, l.x, l.x_data, l.w, l.w_data, l.conv,
+                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, workspace, given, &alpha2, l.y,
+                   in_place ? expected : z, bias_desc, bias, activation, l.y, expected),
+            "cuDNN's fused call");
+      check(cudnnConvolutionBiasActivationForward(
+                handle, &alpha1, l.x, l.x_data, l.w, l.w_data, l.conv, kVirtualForward, workspace,
+                given, &alpha2, l.y, z_data, bias_desc, bias, activation, l.y, l.y_data),
+            "the fused call with the virtual algorithm");
+      EXPECT_LT(relative_error(read(l.y_data, l.y_count()), read(expected, l.y_count())), 1e-5);
+      cudnnDestroyActivationDescriptor(activation);
+    }
+  cudnnDestroyTensorDescriptor(bias_desc);
+}
+
+}  // namespace
