@@ -435,9 +435,8 @@ std::optional<TensorFacts> tensor_facts(cudnnTensorDescriptor_t desc) {
   TensorFacts facts;
   int rank = 0;
   int dims[CUDNN_DIM_MAX], strides[CUDNN_DIM_MAX];
-  if (!desc || cudnn::cudnn_api().cudnnGetTensorNdDescriptor(desc, CUDNN_DIM_MAX, &facts.type,
-                                                             &rank, dims, strides) !=
-                   CUDNN_STATUS_SUCCESS)
+  if (!desc || cudnn::cudnn_api().cudnnGetTensorNdDescriptor(
+                   desc, CUDNN_DIM_MAX, &facts.type, &rank, dims, strides) != CUDNN_STATUS_SUCCESS)
     return std::nullopt;
   facts.dims.assign(dims, dims + rank);
   return facts;
@@ -457,8 +456,8 @@ cudnnStatus_t convolution_bias_activation(cudnnHandle_t handle, const void* alph
                  ? api.cudnnConvolutionBiasActivationForward(
                        handle, alpha1, d.x, buffers.x, d.w, buffers.w, d.convolution,
                        static_cast<cudnnConvolutionFwdAlgo_t>(algorithm), workspace,
-                       workspace_bytes, e.alpha2, e.z_desc, e.z, e.bias_desc, e.bias,
-                       e.activation, d.y, buffers.y)
+                       workspace_bytes, e.alpha2, e.z_desc, e.z, e.bias_desc, e.bias, e.activation,
+                       d.y, buffers.y)
                  : CUDNN_STATUS_NOT_INITIALIZED;
     // Everything cuDNN checks before writing y, checked before the first step writes it.
     if (!handle || !alpha1 || !e.alpha2 || !e.z || !e.bias || !buffers.y)
@@ -466,9 +465,8 @@ cudnnStatus_t convolution_bias_activation(cudnnHandle_t handle, const void* alph
     cudnnActivationMode_t mode;
     cudnnNanPropagation_t nan;
     double coefficient = 0;
-    if (!e.activation ||
-        api.cudnnGetActivationDescriptor(e.activation, &mode, &nan, &coefficient) !=
-            CUDNN_STATUS_SUCCESS)
+    if (!e.activation || api.cudnnGetActivationDescriptor(e.activation, &mode, &nan,
+                                                          &coefficient) != CUDNN_STATUS_SUCCESS)
       return CUDNN_STATUS_BAD_PARAM;
     if (mode != CUDNN_ACTIVATION_RELU && mode != CUDNN_ACTIVATION_IDENTITY)
       return CUDNN_STATUS_NOT_SUPPORTED;
@@ -479,7 +477,8 @@ cudnnStatus_t convolution_bias_activation(cudnnHandle_t handle, const void* alph
     for (std::size_t i = 0; i < y->dims.size(); ++i)
       if (bias->dims[i] != (i == 1 ? y->dims[1] : 1)) return CUDNN_STATUS_BAD_PARAM;
 
-    const DataType scaling_type = y->type == CUDNN_DATA_DOUBLE ? DataType::kDouble : DataType::kFloat;
+    const DataType scaling_type =
+        y->type == CUDNN_DATA_DOUBLE ? DataType::kDouble : DataType::kFloat;
     const void* one = cudnn::scaling_one(scaling_type);
     const void* zero = cudnn::scaling_zero(scaling_type);
     const bool with_z = !cudnn::scaling_is_zero(e.alpha2, scaling_type);

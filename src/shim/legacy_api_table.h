@@ -148,19 +148,18 @@
       convolution(Operation::kBackwardFilter, handle, alpha, {xDesc, dwDesc, convDesc, dyDesc},    \
                   legacy::buffers(x, dw, dy), algo, workSpace, workSpaceSizeInBytes, beta, layer)) \
                                                                                                    \
-  LAYER(cudnnConvolutionBiasActivationForward,                                                     \
-        (const void* alpha1, const cudnnTensorDescriptor_t xDesc, const void* x,                   \
-         const cudnnFilterDescriptor_t wDesc, const void* w,                                       \
-         const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo,              \
-         void* workSpace, size_t workSpaceSizeInBytes, const void* alpha2,                         \
-         const cudnnTensorDescriptor_t zDesc, const void* z,                                       \
-         const cudnnTensorDescriptor_t biasDesc, const void* bias,                                 \
-         const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc,    \
-         void* y),                                                                                 \
-        convolution_bias_activation(handle, alpha1, {xDesc, wDesc, convDesc, yDesc},               \
-                                    legacy::buffers(x, w, y), algo, workSpace,                     \
-                                    workSpaceSizeInBytes,                                          \
-                                    {alpha2, zDesc, z, biasDesc, bias, activationDesc}, layer))
+  LAYER(                                                                                           \
+      cudnnConvolutionBiasActivationForward,                                                       \
+      (const void* alpha1, const cudnnTensorDescriptor_t xDesc, const void* x,                     \
+       const cudnnFilterDescriptor_t wDesc, const void* w,                                         \
+       const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo,                \
+       void* workSpace, size_t workSpaceSizeInBytes, const void* alpha2,                           \
+       const cudnnTensorDescriptor_t zDesc, const void* z, const cudnnTensorDescriptor_t biasDesc, \
+       const void* bias, const cudnnActivationDescriptor_t activationDesc,                         \
+       const cudnnTensorDescriptor_t yDesc, void* y),                                              \
+      convolution_bias_activation(handle, alpha1, {xDesc, wDesc, convDesc, yDesc},                 \
+                                  legacy::buffers(x, w, y), algo, workSpace, workSpaceSizeInBytes, \
+                                  {alpha2, zDesc, z, biasDesc, bias, activationDesc}, layer))
 
 // The parameter list of an entry without its parentheses.
 #define UCUDNN_PARAMETERS(...) __VA_ARGS__
