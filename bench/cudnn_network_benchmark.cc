@@ -12,6 +12,8 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
+#include <string>
 
 #include "core/memoizing_benchmarker.h"
 #include "core/pareto_front.h"
@@ -20,6 +22,7 @@
 #include "cudnn/algorithms.h"
 #include "cudnn/configuration_timer.h"
 #include "cudnn/cudnn_benchmarker.h"
+#include "cudnn/gpu_fingerprint.h"
 #include "networks/network.h"
 #include "user_input/byte_size.h"
 
@@ -62,9 +65,13 @@ int main(int argc, char** argv) {
                  api.cudnnGetErrorString(status));
     return 2;
   }
-  const auto fingerprint = cudnn::gpu_fingerprint(api, runtime);
-  std::printf("device: %s\n", fingerprint.to_string().c_str());
-  cudnn::CudnnBenchmarker device(api, runtime, handle, fingerprint,
+  const auto fingerprint = cudnn::current_gpu_fingerprint(api, runtime);
+  if (!fingerprint) {
+    std::fprintf(stderr, "ucudnn-bench-cudnn: %s\n", fingerprint.error().c_str());
+    return 2;
+  }
+  std::printf("device: %s\n", fingerprint->to_string().c_str());
+  cudnn::CudnnBenchmarker device(api, runtime, handle, *fingerprint,
                                  cudnn::GpuBenchmarkOptions::with_repeats(options.repeats));
   MemoizingBenchmarker memo(device);
 
@@ -141,15 +148,30 @@ int main(int argc, char** argv) {
           candidates.push_back({kernels[i].to_string(),
                                 desirable_configurations(restrict_to_limit(wd_table[i], total))});
         const auto division = plan_workspace_division(candidates, total);
-        const double wd = division ? division->time_ms : 0;
-        auto ratio = [&](const std::string& policy) {
-          return reuse.count(policy) ? undivided / reuse[policy] : 0.0;
+        // A policy not asked for, or a division that failed, prints "-" rather than a zero
+        // that reads like a measurement.
+        auto cell = [](std::optional<double> value, const char* format) {
+          char text[32] = "-";
+          if (value) std::snprintf(text, sizeof text, format, *value);
+          return std::string(text);
         };
-        std::printf("%-9s %5lld %8s | %12.3f %12.3f %12.3f %12.3f | %6.2fx %6.2fx %6.2fx\n",
-                    name.c_str(), static_cast<long long>(batch), limit_text.c_str(), undivided,
-                    reuse.count("powerOfTwo") ? reuse["powerOfTwo"] : 0,
-                    reuse.count("all") ? reuse["all"] : 0, wd, ratio("powerOfTwo"), ratio("all"),
-                    wd > 0 ? undivided / wd : 0.0);
+        auto plan_ms = [&](const std::string& policy) -> std::optional<double> {
+          if (!reuse.count(policy)) return std::nullopt;
+          return reuse[policy];
+        };
+        auto speedup = [&](std::optional<double> ms) -> std::optional<double> {
+          if (!ms || *ms <= 0) return std::nullopt;
+          return undivided / *ms;
+        };
+        const std::optional<double> wd =
+            division ? std::optional<double>(division->time_ms) : std::nullopt;
+        std::printf("%-9s %5lld %8s | %12.3f %12s %12s %12s | %7s %7s %7s\n", name.c_str(),
+                    static_cast<long long>(batch), limit_text.c_str(), undivided,
+                    cell(plan_ms("powerOfTwo"), "%.3f").c_str(),
+                    cell(plan_ms("all"), "%.3f").c_str(), cell(wd, "%.3f").c_str(),
+                    cell(speedup(plan_ms("powerOfTwo")), "%.2fx").c_str(),
+                    cell(speedup(plan_ms("all")), "%.2fx").c_str(),
+                    cell(speedup(wd), "%.2fx").c_str());
         if (options.run)
           for (const auto& [policy, plans] : reuse_plans) {
             double plain = 0, planned = 0;

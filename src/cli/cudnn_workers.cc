@@ -6,6 +6,7 @@
 #include "cudnn/cuda_runtime.h"
 #include "cudnn/cudnn_api.h"
 #include "cudnn/cudnn_benchmarker.h"
+#include "cudnn/gpu_fingerprint.h"
 #include "cudnn/device_memory.h"
 
 namespace ucudnn::cli {
@@ -40,8 +41,11 @@ class GpuWorker final : public Worker {
                    ": no usable GPU, driver or cuDNN for this device"};
     }
     api.cudnnSetStream(worker->handle_, worker->stream_);
+    auto fingerprint = cudnn::gpu_fingerprint(api, runtime, device);
+    if (!fingerprint)
+      return Error{fingerprint.error() + ": its measurements could not be told from another's"};
     worker->benchmarker_ = std::make_unique<cudnn::CudnnBenchmarker>(
-        api, runtime, worker->handle_, cudnn::gpu_fingerprint(api, runtime),
+        api, runtime, worker->handle_, *fingerprint,
         cudnn::GpuBenchmarkOptions::with_repeats(repeats));
     return worker;
   }

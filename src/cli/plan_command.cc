@@ -17,7 +17,7 @@
 #include "cudnn/algorithms.h"
 #include "cudnn/cuda_runtime.h"
 #include "cudnn/cudnn_api.h"
-#include "cudnn/cudnn_benchmarker.h"
+#include "cudnn/gpu_fingerprint.h"
 #endif
 
 namespace ucudnn::cli {
@@ -59,7 +59,9 @@ std::optional<std::string> local_gpu_fingerprint() {
     runtime.cudaGetLastError();
     return std::nullopt;
   }
-  return cudnn::gpu_fingerprint(api, runtime).to_string();
+  const auto fingerprint = cudnn::current_gpu_fingerprint(api, runtime);
+  if (!fingerprint) return std::nullopt;
+  return fingerprint->to_string();
 #else
   return std::nullopt;
 #endif

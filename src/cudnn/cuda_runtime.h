@@ -22,6 +22,8 @@ namespace ucudnn::cudnn {
   X(cudaSetDevice)               \
   X(cudaGetDeviceProperties)     \
   X(cudaDeviceGetAttribute)      \
+  X(cudaDriverGetVersion)        \
+  X(cudaRuntimeGetVersion)       \
   X(cudaEventCreate)             \
   X(cudaEventDestroy)            \
   X(cudaEventRecord)             \

@@ -13,36 +13,6 @@
 
 namespace ucudnn::cudnn {
 
-DeviceFingerprint gpu_fingerprint(const CudnnApi& api, const CudaRuntime& runtime) {
-  // The process's runtime may be older than our headers (PyTorch brings libcudart.so.12), and
-  // cudaDeviceProp changed layout between versions: only its first field, the name, is read,
-  // from a buffer larger than any version's struct; the rest comes from attributes, whose
-  // numbers never change.
-  alignas(cudaDeviceProp) static thread_local unsigned char properties[16384];
-  int device = 0, major = 0, minor = 0, sms = 0;
-  std::size_t free = 0, total = 0;
-  if (runtime.cudaGetDevice(&device) != cudaSuccess ||
-      runtime.cudaGetDeviceProperties(reinterpret_cast<cudaDeviceProp*>(properties), device) !=
-          cudaSuccess ||
-      runtime.cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) !=
-          cudaSuccess ||
-      runtime.cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) !=
-          cudaSuccess ||
-      runtime.cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      runtime.cudaMemGetInfo(&free, &total) != cudaSuccess) {
-    runtime.cudaGetLastError();
-    return {{{"kind", "gpu"}, {"name", "unknown"}, {"ucudnn", kUcudnnVersion}}};
-  }
-  const char* name = reinterpret_cast<const char*>(properties);
-  return {{{"kind", "gpu"},
-           {"name", std::string(name, strnlen(name, sizeof(cudaDeviceProp::name)))},
-           {"cc", std::to_string(major) + "." + std::to_string(minor)},
-           {"sms", std::to_string(sms)},
-           {"memory", std::to_string(total)},
-           {"cudnn", std::to_string(api.cudnnGetVersion())},
-           {"ucudnn", kUcudnnVersion}}};
-}
-
 CudnnBenchmarker::CudnnBenchmarker(const CudnnApi& api, const CudaRuntime& runtime,
                                    cudnnHandle_t handle, DeviceFingerprint fingerprint,
                                    GpuBenchmarkOptions options)
@@ -87,30 +57,50 @@ void* CudnnBenchmarker::workspace_for(const KernelKey& kernel, std::size_t bytes
     }
   } catch (const std::exception&) {
   }
-  workspace_.reset();  // the old one goes first: never two at once
-  workspace_ = DeviceBuffer::allocate(runtime_, want);
-  return workspace_ ? workspace_->data() : nullptr;
+  // Short of memory, the exact size may still fit; a size that failed is not tried again.
+  for (const std::size_t size : {want, bytes}) {
+    if (workspace_failed_at_ && size >= workspace_failed_at_) continue;
+    workspace_.reset();  // the old one goes first: never two at once
+    workspace_ = DeviceBuffer::allocate(runtime_, size);
+    if (workspace_) return workspace_->data();
+    workspace_failed_at_ = size;
+  }
+  return nullptr;
 }
 
-CudnnBenchmarker::Scratch* CudnnBenchmarker::scratch_for(const KernelKey& kernel) {
-  // The full-batch problem covers every micro-batch (same strides, smaller N).
+CudnnBenchmarker::Scratch* CudnnBenchmarker::scratch_for(const KernelKey& kernel,
+                                                        std::int64_t micro_batch) {
+  // A micro-batch's tensors are the full problem's with a smaller N and the same strides:
+  // scratch for b images serves every micro-batch up to b.
   const std::string key = kernel.to_string();
-  if (scratch_ && scratch_key_ == key) return scratch_.get();
-  scratch_.reset();
-  const auto& p = kernel.problem;
-  const std::size_t element = element_size(p.data_type);
-  auto x = DeviceBuffer::allocate(runtime_, p.x.span_elements() * element);
-  auto w = DeviceBuffer::allocate(runtime_, p.w.span_elements() * element);
-  auto y = DeviceBuffer::allocate(runtime_, p.y.span_elements() * element);
-  if (!x || !w || !y) return nullptr;
+  if (scratch_key_ != key) {
+    scratch_.reset();
+    scratch_key_ = key;
+    scratch_failed_at_ = 0;
+  }
+  if (scratch_ && scratch_->batch >= micro_batch) return scratch_.get();
   cudaStream_t stream = nullptr;
   api_.cudnnGetStream(handle_, &stream);
-  // Zeros, not leftovers: NaN or denormal garbage could change an algorithm's speed.
-  for (const DeviceBuffer* b : {&*x, &*w, &*y})
-    if (b->size()) runtime_.cudaMemsetAsync(b->data(), 0, b->size(), stream);
-  scratch_ = std::make_unique<Scratch>(Scratch{std::move(*x), std::move(*w), std::move(*y)});
-  scratch_key_ = key;
-  return scratch_.get();
+  const std::int64_t full = kernel.problem.batch();
+  for (const std::int64_t batch : {full, micro_batch}) {
+    if (scratch_failed_at_ && batch >= scratch_failed_at_) continue;
+    scratch_.reset();  // the old one goes first: never two at once
+    const ConvolutionProblem p = kernel.problem.with_batch(batch);
+    const std::size_t element = element_size(p.data_type);
+    auto x = DeviceBuffer::allocate(runtime_, p.x.span_elements() * element);
+    auto w = x ? DeviceBuffer::allocate(runtime_, p.w.span_elements() * element) : std::nullopt;
+    auto y = w ? DeviceBuffer::allocate(runtime_, p.y.span_elements() * element) : std::nullopt;
+    if (!x || !w || !y) {
+      scratch_failed_at_ = batch;
+      continue;
+    }
+    // Zeros, not leftovers: NaN or denormal garbage could change an algorithm's speed.
+    for (const DeviceBuffer* b : {&*x, &*w, &*y})
+      if (b->size()) runtime_.cudaMemsetAsync(b->data(), 0, b->size(), stream);
+    scratch_ = std::make_unique<Scratch>(Scratch{std::move(*x), std::move(*w), std::move(*y), batch});
+    return scratch_.get();
+  }
+  return nullptr;
 }
 
 std::optional<Measurement> CudnnBenchmarker::benchmark(const KernelKey& kernel,
@@ -132,7 +122,7 @@ std::optional<Measurement> CudnnBenchmarker::benchmark(const KernelKey& kernel,
     ConvolutionBuffers buffers;
     if (options_.caller) {
       buffers = {options_.caller->x, options_.caller->w, options_.caller->y};
-    } else if (Scratch* scratch = scratch_for(kernel)) {
+    } else if (Scratch* scratch = scratch_for(kernel, micro_batch)) {
       buffers = {scratch->x.data(), scratch->w.data(), scratch->y.data()};
     } else {
       // The application may hold the memory now; another run will have it.

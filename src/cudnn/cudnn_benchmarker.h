@@ -57,11 +57,14 @@ class CudnnBenchmarker final : public Benchmarker {
                                        std::int64_t micro_batch) override;
 
  private:
-  // x, w and y of the kernel at its full batch, reused for every micro-batch of it.
+  // x, w and y of the kernel for micro-batches up to `batch` images, reused for each of them.
   struct Scratch {
     DeviceBuffer x, w, y;
+    std::int64_t batch = 0;
   };
-  Scratch* scratch_for(const KernelKey& kernel);
+  // The full batch when the device has room for it, else just `micro_batch` images; a size
+  // that could not be allocated is not tried again for this kernel.
+  Scratch* scratch_for(const KernelKey& kernel, std::int64_t micro_batch);
   // A workspace of at least `bytes` (within the limit): the caller's, or one of ours that
   // grows to the largest any algorithm of the kernel needs within the limit.
   void* workspace_for(const KernelKey& kernel, std::size_t bytes);
@@ -73,10 +76,10 @@ class CudnnBenchmarker final : public Benchmarker {
   DeviceFingerprint fingerprint_;
   std::string scratch_key_;
   std::unique_ptr<Scratch> scratch_;
+  std::int64_t scratch_failed_at_ = 0;  // the smallest batch of scratch_key_ that did not fit
   std::optional<DeviceBuffer> workspace_;
+  std::size_t workspace_failed_at_ = 0;  // the smallest workspace that could not be allocated
 };
 
-// The fingerprint of the current device and the loaded cuDNN.
-DeviceFingerprint gpu_fingerprint(const CudnnApi& api, const CudaRuntime& runtime);
 
 }  // namespace ucudnn::cudnn

@@ -75,7 +75,8 @@ PlannerContext context_for(HandleState& state, const Settings& settings) {
   return {cudnn::cudnn_api(),
           cudnn::cuda_runtime(),
           state.handle,
-          registry.store(),
+          state.device,
+          registry.store_for(device),
           device.fingerprint,
           device.benchmark_mutex,
           state.policy(settings),
@@ -503,7 +504,16 @@ cudnnStatus_t convolution_bias_activation(cudnnHandle_t handle, const void* alph
 
 cudnnStatus_t create_handle(cudnnHandle_t* handle) {
   const auto& api = cudnn::cudnn_api();
-  return api.cudnnCreate ? api.cudnnCreate(handle) : CUDNN_STATUS_NOT_INITIALIZED;
+  if (!api.cudnnCreate) return CUDNN_STATUS_NOT_INITIALIZED;
+  const cudnnStatus_t status = api.cudnnCreate(handle);
+  if (status == CUDNN_STATUS_SUCCESS && handle && *handle) {
+    try {
+      Registry::instance().created(*handle);
+    } catch (const std::exception&) {
+      // Out of memory for our state: the first convolution call creates it instead.
+    }
+  }
+  return status;
 }
 
 cudnnStatus_t destroy_handle(cudnnHandle_t handle) {

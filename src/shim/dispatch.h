@@ -53,7 +53,8 @@ cudnnStatus_t convolution_bias_activation(cudnnHandle_t handle, const void* alph
                                           const FusedEpilogue& epilogue,
                                           std::int64_t layer = kNoLayer);
 
-// cudnnCreate through the table (UcudnnHandle_t's overload cannot call it by name).
+// cudnnCreate through the table (UcudnnHandle_t's overload cannot call it by name); records
+// the device the handle is bound to.
 cudnnStatus_t create_handle(cudnnHandle_t* handle);
 // cudnnDestroy: forgets the handle's plans and frees its WD arena, then destroys it.
 cudnnStatus_t destroy_handle(cudnnHandle_t handle);

@@ -5,6 +5,7 @@
 #include "core/workspace_reuse.h"
 #include "cudnn/algorithms.h"
 #include "cudnn/convolution_calls.h"
+#include "cudnn/current_device.h"
 #include "cudnn/cudnn_benchmarker.h"
 #include "cudnn/micro_batch_descriptors.h"
 #include "shim/log.h"
@@ -34,6 +35,7 @@ class NothingMeasured final : public Benchmarker {
 
 MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::uint64_t limit) {
   std::lock_guard lock(context.device_mutex);
+  const cudnn::CurrentDevice on(context.runtime, context.device);
   cudnn::CudnnBenchmarker device(context.api, context.runtime, context.handle, context.fingerprint,
                                  {1, context.benchmark_repeats, limit, context.caller});
   NothingMeasured nothing(device);

@@ -19,6 +19,7 @@ struct PlannerContext {
   const cudnn::CudnnApi& api;
   const cudnn::CudaRuntime& runtime;
   cudnnHandle_t handle;
+  int device;  // the handle's: benchmarks and their buffers go there, whichever is current
   BenchmarkStore& store;
   const DeviceFingerprint& fingerprint;
   std::mutex& device_mutex;  // one benchmark at a time per GPU, or timings disturb each other

@@ -25,6 +25,11 @@ extern "C" {
 
 UCUDNN_LEGACY_API(UCUDNN_EXPORT_HANDLE_FUNCTION, UCUDNN_EXPORT_LAYER_FUNCTION)
 
+// cuDNN binds a handle to the device current at cudnnCreate: ucudnn records it there.
+cudnnStatus_t CUDNNWINAPI cudnnCreate(cudnnHandle_t* handle) {
+  return create_handle(handle);
+}
+
 cudnnStatus_t CUDNNWINAPI cudnnDestroy(cudnnHandle_t handle) {
   return destroy_handle(handle);
 }

@@ -2,7 +2,9 @@
 
 #include <cstdlib>
 
-#include "cudnn/cudnn_benchmarker.h"
+#include "core/memory_store.h"
+#include "cudnn/gpu_fingerprint.h"
+#include "shim/log.h"
 #include "shim/store_source.h"
 
 namespace ucudnn::shim {
@@ -19,16 +21,25 @@ std::shared_ptr<HandleState> Registry::state(cudnnHandle_t handle) {
   }
   std::lock_guard lock(handles_mutex_);
   auto& state = handles_[handle];
-  if (!state) {
-    state = std::make_shared<HandleState>();
-    state->handle = handle;
-    // cuDNN binds a handle to the device current at cudnnCreate; the first call we see is
-    // made in that context too.
-    const auto& runtime = cudnn::cuda_runtime();
-    if (runtime.cudaGetDevice && runtime.cudaGetDevice(&state->device) != cudaSuccess) {
-      runtime.cudaGetLastError();
-      state->device = 0;
-    }
+  // A handle created before the shim was loaded: the first call is most likely made with
+  // its device current.
+  if (!state) state = bound_to_current_device(handle);
+  return state;
+}
+
+void Registry::created(cudnnHandle_t handle) {
+  auto state = bound_to_current_device(handle);
+  std::lock_guard lock(handles_mutex_);
+  handles_[handle] = std::move(state);
+}
+
+std::shared_ptr<HandleState> Registry::bound_to_current_device(cudnnHandle_t handle) {
+  auto state = std::make_shared<HandleState>();
+  state->handle = handle;
+  const auto& runtime = cudnn::cuda_runtime();
+  if (runtime.cudaGetDevice && runtime.cudaGetDevice(&state->device) != cudaSuccess) {
+    runtime.cudaGetLastError();
+    state->device = 0;
   }
   return state;
 }
@@ -76,7 +87,15 @@ Registry::Device& Registry::device(int ordinal) {
   auto& device = devices_[ordinal];
   if (!device) {
     device = std::make_unique<Device>();
-    device->fingerprint = cudnn::gpu_fingerprint(cudnn::cudnn_api(), cudnn::cuda_runtime());
+    auto fingerprint = cudnn::gpu_fingerprint(cudnn::cudnn_api(), cudnn::cuda_runtime(), ordinal);
+    if (fingerprint) {
+      device->fingerprint = std::move(*fingerprint);
+    } else {
+      device->fingerprint = {{{"kind", "gpu"}, {"unreadable", fingerprint.error()}}};
+      device->unstored = std::make_unique<MemoryStore>();
+      warn_once("unreadable-fingerprint:" + std::to_string(ordinal),
+                fingerprint.error() + ": its measurements and plans are kept in this process only");
+    }
   }
   return *device;
 }

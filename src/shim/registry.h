@@ -23,20 +23,30 @@ class Registry {
   static Registry& instance();
 
   std::shared_ptr<HandleState> state(cudnnHandle_t handle);  // created on first use
+  // At cudnnCreate: a fresh state bound to the current device, as cuDNN binds the handle
+  // (the address may be a destroyed handle's, and the first convolution call may come when
+  // another device is current).
+  void created(cudnnHandle_t handle);
   void forget(cudnnHandle_t handle);
 
   BenchmarkStore& store();  // the first call also arranges a last save at exit
   // Replaces the store by the database at `path` (the options API); false if it cannot open.
   bool use_database(const std::string& path);
 
+  // A GPU: its fingerprint and where its measurements and plans go. A device whose
+  // fingerprint cannot be read keeps them in this process only (`unstored`): under a
+  // made-up fingerprint they would be mixed with another machine's.
   struct Device {
     DeviceFingerprint fingerprint;
+    std::unique_ptr<BenchmarkStore> unstored;  // set when the fingerprint is unreadable
     std::mutex benchmark_mutex;
   };
   Device& device(int ordinal);
+  BenchmarkStore& store_for(Device& device) { return device.unstored ? *device.unstored : store(); }
 
  private:
   Registry() = default;
+  static std::shared_ptr<HandleState> bound_to_current_device(cudnnHandle_t handle);
   std::mutex mutex_;                 // the store and the devices
   std::shared_mutex handles_mutex_;  // every call looks its handle up: readers share it
   std::unordered_map<cudnnHandle_t, std::shared_ptr<HandleState>> handles_;

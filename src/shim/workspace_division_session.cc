@@ -1,6 +1,7 @@
 #include "shim/workspace_division_session.h"
 
 #include "core/workspace_division.h"
+#include "cudnn/current_device.h"
 #include "shim/log.h"
 #include "user_input/byte_size.h"
 
@@ -74,7 +75,10 @@ bool WorkspaceDivisionSession::solve(const PlannerContext& context) {
   for (auto& [identity, e] : entries_) e.divided.reset();
   keep_if_captured();
   arena_.reset();
-  arena_ = cudnn::DeviceBuffer::allocate(context.runtime, division->workspace_bytes);
+  {
+    const cudnn::CurrentDevice on(context.runtime, context.device);
+    arena_ = cudnn::DeviceBuffer::allocate(context.runtime, division->workspace_bytes);
+  }
   if (!arena_) {
     give_up("cannot allocate the " + format_byte_size(division->workspace_bytes) + " arena");
     return false;

@@ -327,7 +327,7 @@ TEST_F(FakeCudnnChecks, TraceHasOneLinePerEvent) {
                 static_cast<unsigned long long>(model(key, kFft).workspace_bytes),
                 model(key, kFft).time_ms);
   const std::vector<std::string> expected = {
-      "malloc bytes=" + std::to_string(model(key, kFft).workspace_bytes + 100) + " ok=1",
+      "malloc bytes=" + std::to_string(model(key, kFft).workspace_bytes + 100) + " ok=1 device=0",
       // The first cuDNN call with tracing on announces the double (it was loaded untraced).
       "fakecuda loaded pid=" + std::to_string(::getpid()), conv,
       "select kind=find op=BackwardFilter n=4", "free"};

@@ -12,6 +12,9 @@
 //              FAKECUDA_DEVICE_COUNT  number of devices, 1 to 16 (default 1), read once.
 //              FAKECUDA_DEVICE_NAMES  comma-separated device names (default: all the same).
 //              FAKECUDA_TRACE         trace file (see README.md): malloc and free lines.
+//              FAKECUDA_FAIL          comma-separated runtime functions that fail with
+//                                     cudaErrorNotSupported (device queries only: what a
+//                                     library must survive on an odd driver).
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -63,6 +66,16 @@ int device_count() {
     return value >= 1 && value <= 16 ? value : 1;
   }();
   return count;
+}
+
+// A function named in FAKECUDA_FAIL fails.
+bool injected_failure(const char* function) {
+  static const char* list = std::getenv("FAKECUDA_FAIL");
+  if (!list) return false;
+  const std::size_t length = std::strlen(function);
+  for (const char* at = std::strstr(list, function); at; at = std::strstr(at + 1, function))
+    if ((at == list || at[-1] == ',') && (at[length] == ',' || at[length] == '\0')) return true;
+  return false;
 }
 
 bool valid_device(int device) {
@@ -163,7 +176,7 @@ cudaError_t cudaMalloc(void** devPtr, size_t size) {
     return cudaSuccess;
   }
   void* p = runtime().memory.allocate(size);
-  trace_line("malloc bytes=%zu ok=%d", size, p ? 1 : 0);
+  trace_line("malloc bytes=%zu ok=%d device=%d", size, p ? 1 : 0, current_device);
   if (!p) return report(cudaErrorMemoryAllocation);
   *devPtr = p;
   return cudaSuccess;
@@ -205,6 +218,7 @@ cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t 
 }
 
 cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
+  if (injected_failure("cudaMemGetInfo")) return report(cudaErrorNotSupported);
   if (!free || !total) return report(cudaErrorInvalidValue);
   const DeviceMemory& memory = runtime().memory;
   *total = memory.capacity();
@@ -303,6 +317,7 @@ cudaError_t cudaSetDevice(int device) {
 }
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
+  if (injected_failure("cudaGetDeviceProperties")) return report(cudaErrorNotSupported);
   if (!prop) return report(cudaErrorInvalidValue);
   if (!valid_device(device)) return report(cudaErrorInvalidDevice);
   std::memset(prop, 0, sizeof *prop);
@@ -321,6 +336,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
 }
 
 cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device) {
+  if (injected_failure("cudaDeviceGetAttribute")) return report(cudaErrorNotSupported);
   if (!value) return report(cudaErrorInvalidValue);
   if (!valid_device(device)) return report(cudaErrorInvalidDevice);
   switch (attr) {
@@ -342,12 +358,14 @@ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int dev
 }
 
 cudaError_t cudaDriverGetVersion(int* driverVersion) {
+  if (injected_failure("cudaDriverGetVersion")) return report(cudaErrorNotSupported);
   if (!driverVersion) return report(cudaErrorInvalidValue);
   *driverVersion = kRuntimeVersion;
   return cudaSuccess;
 }
 
 cudaError_t cudaRuntimeGetVersion(int* runtimeVersion) {
+  if (injected_failure("cudaRuntimeGetVersion")) return report(cudaErrorNotSupported);
   if (!runtimeVersion) return report(cudaErrorInvalidValue);
   *runtimeVersion = kRuntimeVersion;
   return cudaSuccess;

@@ -8,7 +8,7 @@
 //   FAKECUDA_TRACE=FILE  append one line per event to FILE (one write() per line, O_APPEND,
 //                        so processes and threads may share the file):
 //     fakecuda loaded pid=<pid>                 once per process (cuDNN double)
-//     malloc bytes=<n> ok=<0|1>                 each cudaMalloc of n > 0 bytes (runtime double)
+//     malloc bytes=<n> ok=<0|1> device=<d>      each cudaMalloc of n > 0 bytes (runtime double)
 //     free                                      each successful cudaFree of an allocation
 //     conv op=<Forward|BackwardData|BackwardFilter> algo=<NAME> n=<batch> workspace=<given>
 //          needed=<modeled> time_ms=<%.9g> alpha=<%g> beta=<%g>

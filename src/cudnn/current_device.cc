@@ -1,0 +1,27 @@
+#include "cudnn/current_device.h"
+
+namespace ucudnn::cudnn {
+
+CurrentDevice::CurrentDevice(const CudaRuntime& runtime, int device) : runtime_(runtime) {
+  int current = -1;
+  if (runtime_.cudaGetDevice(&current) != cudaSuccess) {
+    runtime_.cudaGetLastError();
+    return;
+  }
+  if (current == device) {
+    ok_ = true;
+    return;
+  }
+  if (runtime_.cudaSetDevice(device) != cudaSuccess) {
+    runtime_.cudaGetLastError();
+    return;
+  }
+  previous_ = current;
+  ok_ = true;
+}
+
+CurrentDevice::~CurrentDevice() {
+  if (previous_ >= 0) runtime_.cudaSetDevice(previous_);
+}
+
+}  // namespace ucudnn::cudnn
