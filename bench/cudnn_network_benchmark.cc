@@ -37,6 +37,7 @@ struct Options {
   std::vector<std::string> policies = {"powerOfTwo", "all"};
   int repeats = 3;
   bool run = false;
+  bool per_kernel = false;
 };
 
 }  // namespace
@@ -50,6 +51,9 @@ int main(int argc, char** argv) {
   app.add_option("--policies", options.policies, "WR policies: powerOfTwo, all, undivided");
   app.add_option("--repeats", options.repeats, "timed repeats per measurement (median)");
   app.add_flag("--run", options.run, "also run undivided and WR plans for real, side by side");
+  app.add_flag("--per-kernel", options.per_kernel,
+               "with --run: each kernel's plan, planned and real time (run twice: a first run "
+               "that pays for cuDNN's own set-up shows as a gap between the two)");
   CLI11_PARSE(app, argc, argv);
 
   const auto& api = cudnn::cudnn_api();
@@ -182,6 +186,16 @@ int main(int argc, char** argv) {
                                                        options.repeats);
               plain += a.value_or(std::nan(""));
               planned += b.value_or(std::nan(""));
+              if (options.per_kernel) {
+                const auto again = cudnn::time_configuration(api, runtime, handle, kernels[i],
+                                                             plans[i], options.repeats);
+                std::printf("    %-14s %-60s planned %9.3f ms, real %9.3f then %9.3f ms "
+                            "(undivided %.3f)\n",
+                            std::string(name_of(kernels[i].operation)).c_str(),
+                            plans[i].to_string().c_str(), plans[i].time_ms(),
+                            b.value_or(std::nan("")), again.value_or(std::nan("")),
+                            a.value_or(std::nan("")));
+              }
             }
             std::printf("  run for real, WR %s: undivided %.3f ms, planned %.3f ms: %.2fx\n",
                         policy.c_str(), plain, planned, plain / planned);
