@@ -222,6 +222,10 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
                                       workspace_bytes);
     };
     if (requested < 1 || !returned || !results) return pass();
+    // Find*Ex runs in the caller's buffers: cuDNN's own answer to missing ones.
+    if (selection == cudnn::Selection::kFindEx &&
+        (!buffers.x || !buffers.w || !buffers.y || (!workspace && workspace_bytes > 0)))
+      return pass();
     cudnnStatus_t status;
     bool unsupported;
     auto request = read_request(operation, handle, d, layer, status, unsupported);
@@ -307,8 +311,15 @@ cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
     cudnnStatus_t status;
     bool unsupported;
     auto request = read_request(operation, handle, d, layer, status, unsupported);
-    // Unplanned: the convolution call will run undivided within whatever it is given.
-    if (!request) return unsupported ? (*bytes = 0, CUDNN_STATUS_SUCCESS) : status;
+    // Unplanned: the convolution call will run undivided within whatever it is given, unless
+    // cuDNN refuses the descriptors themselves (asked with a concrete algorithm).
+    if (!request && unsupported) {
+      const cudnnStatus_t refused =
+          cudnn::workspace_size(cudnn::cudnn_api(), handle, operation, d, 0, bytes);
+      *bytes = 0;
+      return refused == CUDNN_STATUS_BAD_PARAM ? refused : CUDNN_STATUS_SUCCESS;
+    }
+    if (!request) return status;
     auto state = Registry::instance().state(handle);
     std::lock_guard lock(state->mutex);
     *bytes = 0;
@@ -353,9 +364,11 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
     if (algorithm != cudnn::virtual_algorithm(operation))
       return cudnn::convolve(cudnn::cudnn_api(), handle, operation, algorithm, alpha, d, buffers,
                              workspace, workspace_bytes, beta);
-    if (!handle || !alpha || !beta || !buffers.x || !buffers.w || !buffers.y ||
-        (!workspace && workspace_bytes > 0))
+    if (!handle || !alpha || !beta || !buffers.x || !buffers.w || !buffers.y)
       return CUDNN_STATUS_BAD_PARAM;
+    // cuDNN accepts a null workspace with a size (an algorithm that needs none runs): to us
+    // it is no workspace.
+    if (!workspace) workspace_bytes = 0;
     auto fallback = [&] {
       return undivided(operation, handle, alpha, d, buffers, workspace, workspace_bytes, beta);
     };
