@@ -221,7 +221,9 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
                                       requested, returned, results, buffers, workspace,
                                       workspace_bytes);
     };
-    if (requested < 1 || !returned || !results) return pass();
+    // cuDNN's own libraries crash on some of these (measured on cuDNN 9.19 with a GPU): the
+    // documented BAD_PARAM is answered here without calling them.
+    if (!handle || requested < 1 || !returned || !results) return CUDNN_STATUS_BAD_PARAM;
     // Find*Ex runs in the caller's buffers: cuDNN's own answer to missing ones.
     if (selection == cudnn::Selection::kFindEx &&
         (!buffers.x || !buffers.w || !buffers.y || (!workspace && workspace_bytes > 0)))
@@ -305,9 +307,9 @@ cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
                              const ConvolutionDescriptors& d, int algorithm, std::size_t* bytes,
                              std::int64_t layer) {
   return guarded("cudnnGetConvolutionWorkspaceSize", [&]() -> cudnnStatus_t {
+    if (!handle || !bytes) return CUDNN_STATUS_BAD_PARAM;  // as in find_algorithms
     if (algorithm != cudnn::virtual_algorithm(operation))
       return cudnn::workspace_size(cudnn::cudnn_api(), handle, operation, d, algorithm, bytes);
-    if (!bytes) return CUDNN_STATUS_BAD_PARAM;
     cudnnStatus_t status;
     bool unsupported;
     auto request = read_request(operation, handle, d, layer, status, unsupported);
@@ -349,6 +351,7 @@ cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
 
 cudnnStatus_t algorithm_max_count(Operation operation, cudnnHandle_t handle, int* count) {
   return guarded("cudnnGetConvolutionAlgorithmMaxCount", [&]() -> cudnnStatus_t {
+    if (!handle || !count) return CUDNN_STATUS_BAD_PARAM;  // as in find_algorithms
     const cudnnStatus_t status =
         cudnn::algorithm_max_count(cudnn::cudnn_api(), handle, operation, count);
     if (status == CUDNN_STATUS_SUCCESS && !process_settings().disabled) ++*count;
@@ -361,6 +364,7 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
                           int algorithm, void* workspace, std::size_t workspace_bytes,
                           const void* beta, std::int64_t layer) {
   return guarded("cudnnConvolution", [&]() -> cudnnStatus_t {
+    if (!handle) return CUDNN_STATUS_BAD_PARAM;  // as in find_algorithms
     if (algorithm != cudnn::virtual_algorithm(operation))
       return cudnn::convolve(cudnn::cudnn_api(), handle, operation, algorithm, alpha, d, buffers,
                              workspace, workspace_bytes, beta);
@@ -465,6 +469,7 @@ cudnnStatus_t convolution_bias_activation(cudnnHandle_t handle, const void* alph
                                           const FusedEpilogue& e, std::int64_t layer) {
   return guarded("cudnnConvolutionBiasActivationForward", [&]() -> cudnnStatus_t {
     const auto& api = cudnn::cudnn_api();
+    if (!handle) return CUDNN_STATUS_BAD_PARAM;  // as in find_algorithms
     if (algorithm != cudnn::virtual_algorithm(Operation::kForward))
       return api.cudnnConvolutionBiasActivationForward
                  ? api.cudnnConvolutionBiasActivationForward(
