@@ -169,13 +169,12 @@ int main(int argc, char** argv) {
         };
         const std::optional<double> wd =
             division ? std::optional<double>(division->time_ms) : std::nullopt;
-        std::printf("%-9s %5lld %8s | %12.3f %12s %12s %12s | %7s %7s %7s\n", name.c_str(),
-                    static_cast<long long>(batch), limit_text.c_str(), undivided,
-                    cell(plan_ms("powerOfTwo"), "%.3f").c_str(),
-                    cell(plan_ms("all"), "%.3f").c_str(), cell(wd, "%.3f").c_str(),
-                    cell(speedup(plan_ms("powerOfTwo")), "%.2fx").c_str(),
-                    cell(speedup(plan_ms("all")), "%.2fx").c_str(),
-                    cell(speedup(wd), "%.2fx").c_str());
+        std::printf(
+            "%-9s %5lld %8s | %12.3f %12s %12s %12s | %7s %7s %7s\n", name.c_str(),
+            static_cast<long long>(batch), limit_text.c_str(), undivided,
+            cell(plan_ms("powerOfTwo"), "%.3f").c_str(), cell(plan_ms("all"), "%.3f").c_str(),
+            cell(wd, "%.3f").c_str(), cell(speedup(plan_ms("powerOfTwo")), "%.2fx").c_str(),
+            cell(speedup(plan_ms("all")), "%.2fx").c_str(), cell(speedup(wd), "%.2fx").c_str());
         if (options.run)
           for (const auto& [policy, plans] : reuse_plans) {
             double plain = 0, planned = 0;
@@ -189,12 +188,12 @@ int main(int argc, char** argv) {
               if (options.per_kernel) {
                 const auto again = cudnn::time_configuration(api, runtime, handle, kernels[i],
                                                              plans[i], options.repeats);
-                std::printf("    %-14s %-60s planned %9.3f ms, real %9.3f then %9.3f ms "
-                            "(undivided %.3f)\n",
-                            std::string(name_of(kernels[i].operation)).c_str(),
-                            plans[i].to_string().c_str(), plans[i].time_ms(),
-                            b.value_or(std::nan("")), again.value_or(std::nan("")),
-                            a.value_or(std::nan("")));
+                std::printf(
+                    "    %-14s %-60s planned %9.3f ms, real %9.3f then %9.3f ms "
+                    "(undivided %.3f)\n",
+                    std::string(name_of(kernels[i].operation)).c_str(),
+                    plans[i].to_string().c_str(), plans[i].time_ms(), b.value_or(std::nan("")),
+                    again.value_or(std::nan("")), a.value_or(std::nan("")));
               }
             }
             std::printf("  run for real, WR %s: undivided %.3f ms, planned %.3f ms: %.2fx\n",

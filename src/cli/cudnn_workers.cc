@@ -6,8 +6,8 @@
 #include "cudnn/cuda_runtime.h"
 #include "cudnn/cudnn_api.h"
 #include "cudnn/cudnn_benchmarker.h"
-#include "cudnn/gpu_fingerprint.h"
 #include "cudnn/device_memory.h"
+#include "cudnn/gpu_fingerprint.h"
 
 namespace ucudnn::cli {
 

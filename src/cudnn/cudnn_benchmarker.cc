@@ -69,7 +69,7 @@ void* CudnnBenchmarker::workspace_for(const KernelKey& kernel, std::size_t bytes
 }
 
 CudnnBenchmarker::Scratch* CudnnBenchmarker::scratch_for(const KernelKey& kernel,
-                                                        std::int64_t micro_batch) {
+                                                         std::int64_t micro_batch) {
   // A micro-batch's tensors are the full problem's with a smaller N and the same strides:
   // scratch for b images serves every micro-batch up to b.
   const std::string key = kernel.to_string();
@@ -97,7 +97,8 @@ CudnnBenchmarker::Scratch* CudnnBenchmarker::scratch_for(const KernelKey& kernel
     // Zeros, not leftovers: NaN or denormal garbage could change an algorithm's speed.
     for (const DeviceBuffer* b : {&*x, &*w, &*y})
       if (b->size()) runtime_.cudaMemsetAsync(b->data(), 0, b->size(), stream);
-    scratch_ = std::make_unique<Scratch>(Scratch{std::move(*x), std::move(*w), std::move(*y), batch});
+    scratch_ =
+        std::make_unique<Scratch>(Scratch{std::move(*x), std::move(*w), std::move(*y), batch});
     return scratch_.get();
   }
   return nullptr;

@@ -81,5 +81,4 @@ class CudnnBenchmarker final : public Benchmarker {
   std::size_t workspace_failed_at_ = 0;  // the smallest workspace that could not be allocated
 };
 
-
 }  // namespace ucudnn::cudnn

@@ -5,8 +5,8 @@
 #include "core/workspace_reuse.h"
 #include "cudnn/algorithms.h"
 #include "cudnn/convolution_calls.h"
-#include "cudnn/current_device.h"
 #include "cudnn/cudnn_benchmarker.h"
+#include "cudnn/current_device.h"
 #include "cudnn/micro_batch_descriptors.h"
 #include "shim/log.h"
 

@@ -54,10 +54,10 @@ TEST(DeviceFingerprint, ChildProcess) {
 
   ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
   const float one = 1, zero = 0;
-  EXPECT_EQ(cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv,
-                                    CUDNN_CONVOLUTION_FWD_ALGO_COUNT, workspace, given, &zero, y,
-                                    y_data),
-            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(
+      cudnnConvolutionForward(handle, &one, x, x_data, w, w_data, conv,
+                              CUDNN_CONVOLUTION_FWD_ALGO_COUNT, workspace, given, &zero, y, y_data),
+      CUDNN_STATUS_SUCCESS);
   int current = -1;
   ASSERT_EQ(cudaGetDevice(&current), cudaSuccess);
   EXPECT_EQ(current, 0) << "the application's current device is given back";
@@ -97,8 +97,8 @@ ChildRun run_child(std::map<std::string, std::optional<std::string>> environment
   environment["UCUDNN_DATABASE"] = database;
   environment["FAKECUDA_TRACE"] = trace;
   ChildRun run;
-  run.process = run_process(
-      {"/proc/self/exe", "--gtest_filter=DeviceFingerprint.ChildProcess"}, environment);
+  run.process =
+      run_process({"/proc/self/exe", "--gtest_filter=DeviceFingerprint.ChildProcess"}, environment);
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(database.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
     run.fingerprints = column(db, "SELECT canonical FROM fingerprints");
@@ -108,16 +108,7 @@ ChildRun run_child(std::map<std::string, std::optional<std::string>> environment
     run.plans = plans.empty() ? 0 : std::stoll(plans[0]);
   }
   sqlite3_close(db);
-  std::string line;
-  const std::string text = read_file(trace);
-  for (char ch : text) {
-    if (ch != '\n') {
-      line += ch;
-      continue;
-    }
-    run.trace.push_back(line);
-    line.clear();
-  }
+  run.trace = trace_lines(0, trace.c_str());
   for (const auto& path : {database, trace, std::string(base)}) std::remove(path.c_str());
   return run;
 }
@@ -152,9 +143,8 @@ TEST(DeviceFingerprint, NothingIsStoredWhenAFieldCannotBeRead) {
     EXPECT_EQ(run.process.status, 0) << run.process.out << run.process.err;
     EXPECT_NE(run.process.err.find("kept in this process only"), std::string::npos)
         << run.process.err;
-    EXPECT_NE(run.process.err.find("plan within"), std::string::npos)
-        << "the process still plans\n"
-        << run.process.err;
+    EXPECT_NE(run.process.err.find("plan within"), std::string::npos) << "the process still plans\n"
+                                                                      << run.process.err;
     EXPECT_EQ(run.fingerprints.size(), 0u) << run.fingerprints.front();
     EXPECT_EQ(run.measurements, 0);
     EXPECT_EQ(run.plans, 0);

@@ -3,8 +3,10 @@
 // cudaMemcpy as an application would, a normwise comparison, and the doubles' trace
 // (FAKECUDA_TRACE, set by CTest) read from an offset, so that a test can count what a span of
 // its own calls caused below the shim: convolutions, allocations, frees, synchronizations,
-// captured work and calls CUDA forbids during capture.
+// captured work and calls CUDA forbids during capture. And the doubles' own functions, reached
+// past the shim, to compare the shim's answers with.
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +19,13 @@
 #include <vector>
 
 namespace ucudnn::testing {
+
+// The loaded libcudnn's own `name` (the double, or the real library on a GPU), not the shim's.
+template <typename Function>
+Function* real(const char* name) {
+  static void* library = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_NOLOAD);
+  return reinterpret_cast<Function*>(library ? dlsym(library, name) : nullptr);
+}
 
 // Device buffers of floats that a test frees at its end.
 class DeviceBuffers {
@@ -72,10 +81,10 @@ inline std::size_t trace_size() {
   return size;
 }
 
-// The trace's lines since `from` bytes into the file.
-inline std::vector<std::string> trace_lines(std::size_t from) {
+// The lines of the trace at `path` (default: this process's) since `from` bytes into it.
+inline std::vector<std::string> trace_lines(std::size_t from,
+                                            const char* path = std::getenv("FAKECUDA_TRACE")) {
   std::vector<std::string> lines;
-  const char* path = std::getenv("FAKECUDA_TRACE");
   std::FILE* file = path ? std::fopen(path, "r") : nullptr;
   if (!file) return lines;
   std::fseek(file, static_cast<long>(from), SEEK_SET);

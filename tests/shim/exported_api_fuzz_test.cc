@@ -27,11 +27,6 @@ namespace {
 
 using namespace ucudnn::testing;
 
-template <typename Function>
-Function* real(const char* name) {
-  static void* library = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_NOLOAD);
-  return reinterpret_cast<Function*>(library ? dlsym(library, name) : nullptr);
-}
 #define REAL(name) real<decltype(name)>(#name)
 
 // What one call is given; each field drawn from a pool that is mostly right.

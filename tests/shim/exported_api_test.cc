@@ -30,13 +30,6 @@ constexpr auto kVirtualForward = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
 constexpr auto kVirtualData = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
 constexpr auto kVirtualFilter = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
 
-// The doubles' own functions, reached past the shim, to compare against.
-template <typename Function>
-Function* real(const char* name) {
-  static void* library = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_NOLOAD);
-  return reinterpret_cast<Function*>(library ? dlsym(library, name) : nullptr);
-}
-
 std::string library_of(const void* symbol) {
   Dl_info info{};
   return dladdr(symbol, &info) && info.dli_fname ? info.dli_fname : "";

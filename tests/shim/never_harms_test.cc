@@ -27,12 +27,6 @@ using namespace ucudnn::testing;
 
 constexpr auto kVirtualForward = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
 
-template <typename Function>
-Function* real(const char* name) {
-  static void* library = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_NOLOAD);
-  return reinterpret_cast<Function*>(library ? dlsym(library, name) : nullptr);
-}
-
 void check(cudnnStatus_t status, const char* what) {
   ASSERT_EQ(status, CUDNN_STATUS_SUCCESS) << what;
 }
