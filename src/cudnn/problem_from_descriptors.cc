@@ -84,7 +84,9 @@ DescriptorStatus problem_from_descriptors(const CudnnApi& api, cudnnTensorDescri
   problem.data_type = *data;
   problem.compute_type = *compute;
   problem.math_type = *math_type;
-  if (auto error = problem.validation_error()) return bad(*error);
+  // Descriptors cuDNN accepted but ucudnn cannot plan (negative or zero strides, no spatial
+  // dimension, shapes that do not match): cuDNN itself answers for them.
+  if (auto error = problem.validation_error()) return unsupported(*error);
   return {};
 }
 

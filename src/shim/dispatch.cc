@@ -313,13 +313,21 @@ cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
     cudnnStatus_t status;
     bool unsupported;
     auto request = read_request(operation, handle, d, layer, status, unsupported);
-    // Unplanned: the convolution call will run undivided within whatever it is given, unless
-    // cuDNN refuses the descriptors themselves (asked with a concrete algorithm).
+    // Unplanned: the convolution call will run undivided (undivided()) with cuDNN's heuristic
+    // choice within whatever workspace it is given; no workspace is needed, unless cuDNN's
+    // heuristic refuses the descriptors or finds no algorithm for them.
     if (!request && unsupported) {
-      const cudnnStatus_t refused =
-          cudnn::workspace_size(cudnn::cudnn_api(), handle, operation, d, 0, bytes);
       *bytes = 0;
-      return refused == CUDNN_STATUS_BAD_PARAM ? refused : CUDNN_STATUS_SUCCESS;
+      AlgorithmPerf results[kMaxResults];
+      int count = 0;
+      const cudnnStatus_t refused =
+          cudnn::select_algorithms(cudnn::cudnn_api(), handle, operation,
+                                   cudnn::Selection::kHeuristic, d, kMaxResults, &count, results);
+      if (refused != CUDNN_STATUS_SUCCESS) return refused;
+      const bool runnable = std::any_of(results, results + count, [](const AlgorithmPerf& r) {
+        return r.status == CUDNN_STATUS_SUCCESS;
+      });
+      return runnable ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_NOT_SUPPORTED;
     }
     if (!request) return status;
     auto state = Registry::instance().state(handle);

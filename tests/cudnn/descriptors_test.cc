@@ -155,7 +155,9 @@ void describe(const CudnnApi& api, CallerDescriptors& d, const SimpleSpec& spec)
             CUDNN_STATUS_SUCCESS);
 }
 
-TEST_F(RealCudnn, NullAndMismatchedDescriptorsAreBadParam) {
+// A null descriptor is BAD_PARAM at once; shapes that do not fit are left for cuDNN to answer
+// (passed through), since cuDNN 9 lets descriptors hold more than ucudnn can plan.
+TEST_F(RealCudnn, NullDescriptorsAreBadParamMismatchedOnesPassThrough) {
   ConvolutionProblem problem;
   auto status = problem_from_descriptors(api(), nullptr, nullptr, nullptr, nullptr, problem);
   EXPECT_EQ(status.status, CUDNN_STATUS_BAD_PARAM);
@@ -166,8 +168,8 @@ TEST_F(RealCudnn, NullAndMismatchedDescriptorsAreBadParam) {
            {CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
             CUDNN_DATA_FLOAT, 3, 4, 5});
   status = problem_from_descriptors(api(), d.x, d.w, d.conv, d.y, problem);
-  EXPECT_EQ(status.status, CUDNN_STATUS_BAD_PARAM);
-  EXPECT_FALSE(status.unsupported);
+  EXPECT_NE(status.status, CUDNN_STATUS_SUCCESS);
+  EXPECT_TRUE(status.unsupported);
   EXPECT_NE(status.message.find("w.dims[1] 5"), std::string::npos) << status.message;
 }
 

@@ -185,10 +185,12 @@ CheckedConvolution check_convolution(const char* function, cudnnHandle_t handle,
                                      const void* y_data, int algorithm, void* workspace,
                                      size_t workspace_bytes) {
   CheckedConvolution c;
+  // Wrong arguments (BAD_PARAM) before what the double cannot run (NOT_SUPPORTED).
   KernelOrStatus k = checked_kernel(handle, operation, x, w, conv, y);
-  if (k.status != CUDNN_STATUS_SUCCESS) return refused(fail(k.status, function, k.problem));
+  if (k.status == CUDNN_STATUS_BAD_PARAM) return refused(fail(k.status, function, k.problem));
   if (!alpha || !beta || !x_data || !w_data || !y_data)
     return refused(fail(CUDNN_STATUS_BAD_PARAM, function, "alpha, beta or a data pointer is null"));
+  if (k.status != CUDNN_STATUS_SUCCESS) return refused(fail(k.status, function, k.problem));
   c.algorithm = algorithm_model(operation, algorithm);
   if (!c.algorithm)
     return refused(fail(CUDNN_STATUS_BAD_PARAM, function,
@@ -217,8 +219,8 @@ CheckedConvolution check_convolution(const char* function, cudnnHandle_t handle,
   return c;
 }
 
-// Takes the modeled time on the stream and traces the call, when the work runs (at once, or
-// at the launch of the graph that captured it).
+// Takes the modeled time on the stream and traces the call, when the work is issued (at once,
+// or at the launch of the graph that captured it).
 void account(const CheckedConvolution& c, cudaStream_t stream, std::size_t workspace_bytes,
              const cpu::Scaling& scaling) {
   fakecuda_advance_stream(stream, c.modeled.time_ms);
@@ -249,12 +251,13 @@ cudnnStatus_t convolve(const char* function, cudnnHandle_t handle, Operation ope
     const cpu::Tensors tensors{const_cast<void*>(x_data), const_cast<void*>(w_data),
                                const_cast<void*>(y_data)};
     const cudaStream_t stream = handle->stream;
-    trace_if_captured(run_on_stream(stream,
-                                    [=] {
-                                      if (fakecuda_compute_enabled())
-                                        cpu::reference_convolution(c.kernel, tensors, scaling);
-                                      account(c, stream, workspace_bytes, scaling);
-                                    }),
+    trace_if_captured(run_on_stream(
+                          stream,
+                          [=] {
+                            if (fakecuda_compute_enabled())
+                              cpu::reference_convolution(c.kernel, tensors, scaling);
+                          },
+                          [=] { account(c, stream, workspace_bytes, scaling); }),
                       c);
     return CUDNN_STATUS_SUCCESS;
   });
@@ -332,7 +335,9 @@ cudnnStatus_t convolve_bias_activation(cudnnHandle_t handle, const void* alpha1,
                 value += read_element(bias_data, type, offset_of(i, yd.dims, bd.strides, bd.dims));
                 write_element(y_data, type, at, activate(act, value));
               }
-              account(c, stream, workspace_bytes, scaling);
+            },
+            [=] {
+              account(c, stream, workspace_bytes, {a1, 0});
             }),
         c);
     return CUDNN_STATUS_SUCCESS;

@@ -150,6 +150,7 @@ TEST(FakeCudnnConvolution, ResultsAreTheReferenceAndTimeIsTheModel) {
     }
   }
   ASSERT_EQ(cudaEventRecord(stop, handle.stream()), cudaSuccess);
+  ASSERT_EQ(cudaEventSynchronize(stop), cudaSuccess);
   float elapsed = 0;
   ASSERT_EQ(cudaEventElapsedTime(&elapsed, start, stop), cudaSuccess);
   EXPECT_FLOAT_EQ(elapsed, static_cast<float>(expected_ms));

@@ -1,11 +1,14 @@
 // libcudart.so.13 test double: the CUDA runtime calls a cuDNN application and ucudnn make,
-// with "device" memory in host memory (DeviceMemory) and streams and events on virtual
-// clocks (VirtualClocks). Copies and memsets run at once and take no virtual time; only
-// the cuDNN double advances clocks. Device 0, or FAKECUDA_DEVICE_COUNT devices that share
-// the memory and the clocks and differ only in name (for multi-GPU tools). The last error
-// and the current device are per host thread, as in the real runtime. Stream capture is
-// CUDA's global mode (StreamCaptures): captured work waits for a graph launch, and a call
-// CUDA forbids during capture fails and invalidates it. Every synchronizing call is traced
+// with "device" and pinned host memory in host memory (DeviceMemory) and streams and events
+// on virtual clocks (VirtualClocks). Work issued to a stream (kernels of the cuDNN double,
+// asynchronous copies and memsets, host functions) runs in stream order when the host
+// synchronizes with it (StreamOrder), so results read too early are stale, as on a GPU.
+// Copies and memsets take no virtual time; only the cuDNN double advances clocks. Device 0, or
+// FAKECUDA_DEVICE_COUNT devices that share the memory and the clocks and differ only in name (for
+// multi-GPU tools). The last error and the current device are per host thread, as in the real
+// runtime. Stream capture is CUDA's global mode (StreamCaptures): captured work waits for a graph
+// launch, and a call CUDA forbids during capture fails and invalidates it. Every synchronizing call
+// is traced
 // ("sync kind=..."), so that tests can count what a library added.
 //
 // Environment: FAKECUDA_MEMORY_BYTES  device capacity in bytes (default 4 GiB), read once.
@@ -22,10 +25,12 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "device_memory.h"
 #include "fakecuda_hooks.h"
 #include "stream_capture.h"
+#include "stream_order.h"
 #include "trace.h"
 #include "virtual_clock.h"
 
@@ -46,8 +51,10 @@ std::size_t capacity_from_environment() {
 
 struct Runtime {
   DeviceMemory memory{capacity_from_environment(), fakecuda_compute_enabled()};
+  DeviceMemory pinned_host{std::size_t{1} << 40, fakecuda_compute_enabled()};
   VirtualClocks clocks;
   StreamCaptures captures;
+  StreamOrder order;
 };
 
 // Never destroyed: other libraries' destructors may still free memory at exit.
@@ -140,6 +147,37 @@ cudaError_t set(void* p, int value, std::size_t count) {
   return cudaSuccess;
 }
 
+bool pinned(const void* p, std::size_t bytes) {
+  return runtime().pinned_host.contains(p, bytes);
+}
+
+// Work on `stream`: captured into the graph when the stream captures, else queued in order.
+void issue(cudaStream_t stream, StreamCaptures::Work compute) {
+  if (!runtime().captures.capture(stream, {compute, {}}))
+    runtime().order.enqueue(stream, std::move(compute));
+}
+
+// An asynchronous copy is asynchronous only with pinned host memory: from pageable memory the
+// source is taken at the call, and into it the call waits for the stream and copies (CUDA's
+// rules for pageable transfers).
+void copy_in_order(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
+                   cudaStream_t stream) {
+  const bool to_host = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyHostToHost ||
+                       (kind == cudaMemcpyDefault && !on_device(dst, count));
+  const bool from_host = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyHostToHost ||
+                         (kind == cudaMemcpyDefault && !on_device(src, count));
+  if (to_host && !pinned(dst, count)) {
+    runtime().order.finish_stream(stream);
+    copy(dst, src, count, kind);
+  } else if (from_host && !pinned(src, count)) {
+    auto taken = std::make_shared<std::vector<char>>(static_cast<const char*>(src),
+                                                     static_cast<const char*>(src) + count);
+    runtime().order.enqueue(stream, [=] { std::memmove(dst, taken->data(), count); });
+  } else {
+    runtime().order.enqueue(stream, [=] { copy(dst, src, count, kind); });
+  }
+}
+
 }  // namespace
 }  // namespace ucudnn::fakecuda
 
@@ -160,12 +198,16 @@ int fakecuda_find_allocation(const void* p, size_t bytes) {
   return on_device(p, bytes) ? 1 : 0;
 }
 
-int fakecuda_capture(cudaStream_t stream, void (*run)(void*), void* context,
-                     void (*release)(void*)) {
-  if (runtime().captures.status(stream) == cudaStreamCaptureStatusNone) return 0;
+int fakecuda_issue(cudaStream_t stream, void (*compute)(void*), void (*account)(void*),
+                   void* context, void (*release)(void*)) {
   auto owned = std::shared_ptr<void>(context, release);
-  runtime().captures.capture(stream, [run, owned] { run(owned.get()); });
-  return 1;
+  StreamCaptures::Work run = [compute, owned] { compute(owned.get()); };
+  StreamCaptures::Work cost;
+  if (account) cost = [account, owned] { account(owned.get()); };
+  if (runtime().captures.capture(stream, {run, cost})) return 1;
+  if (cost) cost();
+  runtime().order.enqueue(stream, std::move(run));
+  return 0;
 }
 
 cudaError_t cudaMalloc(void** devPtr, size_t size) {
@@ -183,38 +225,100 @@ cudaError_t cudaMalloc(void** devPtr, size_t size) {
 }
 
 cudaError_t cudaFree(void* devPtr) {
+  if (StreamOrder::running_work()) return report(cudaErrorNotPermitted);
   if (cudaError_t forbidden = runtime().captures.forbid("cudaFree")) return report(forbidden);
   if (!devPtr) return cudaSuccess;
+  runtime().order.finish_all();  // cudaFree synchronizes the device
   if (!runtime().memory.release(devPtr)) return report(cudaErrorInvalidValue);
   trace_line("free");
   return cudaSuccess;
 }
 
+// On the legacy stream; between device buffers asynchronous to the host, else the host waits
+// for the legacy stream (and so for every blocking stream's earlier work) and copies.
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+  if (StreamOrder::running_work()) return report(cudaErrorNotPermitted);
   if (cudaError_t forbidden = runtime().captures.forbid("cudaMemcpy")) return report(forbidden);
+  if (cudaError_t status = check_copy(dst, src, count, kind); status != cudaSuccess)
+    return report(status);
+  if (kind == cudaMemcpyDeviceToDevice) {
+    runtime().order.enqueue(nullptr, [=] { copy(dst, src, count, kind); });
+    return cudaSuccess;
+  }
+  runtime().order.finish_stream(nullptr);
   trace_line("sync kind=memcpy");
   return report(copy(dst, src, count, kind));
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream) {
+  if (StreamOrder::running_work()) return report(cudaErrorNotPermitted);
   if (!valid_stream(stream)) return report(cudaErrorInvalidResourceHandle);
   if (cudaError_t status = check_copy(dst, src, count, kind); status != cudaSuccess)
     return report(status);
-  if (runtime().captures.capture(stream, [=] { copy(dst, src, count, kind); })) return cudaSuccess;
-  return report(copy(dst, src, count, kind));
+  if (count == 0) return cudaSuccess;
+  if (runtime().captures.capture(stream, {[=] { copy(dst, src, count, kind); }, {}}))
+    return cudaSuccess;
+  copy_in_order(dst, src, count, kind, stream);
+  return cudaSuccess;
 }
 
+// Asynchronous to the host for device memory, on the legacy stream.
 cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
+  if (StreamOrder::running_work()) return report(cudaErrorNotPermitted);
   if (cudaError_t forbidden = runtime().captures.forbid("cudaMemset")) return report(forbidden);
-  return report(set(devPtr, value, count));
+  if (count && !on_device(devPtr, count)) return report(cudaErrorInvalidValue);
+  runtime().order.enqueue(nullptr, [=] { set(devPtr, value, count); });
+  return cudaSuccess;
 }
 
 cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
+  if (StreamOrder::running_work()) return report(cudaErrorNotPermitted);
   if (!valid_stream(stream)) return report(cudaErrorInvalidResourceHandle);
   if (count && !on_device(devPtr, count)) return report(cudaErrorInvalidValue);
-  if (runtime().captures.capture(stream, [=] { set(devPtr, value, count); })) return cudaSuccess;
-  return report(set(devPtr, value, count));
+  issue(stream, [=] { set(devPtr, value, count); });
+  return cudaSuccess;
+}
+
+// Page-locked host memory: what makes an asynchronous copy asynchronous.
+cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int flags) {
+  if (StreamOrder::running_work()) return report(cudaErrorNotPermitted);
+  if (!pHost) return report(cudaErrorInvalidValue);
+  constexpr unsigned int kKnown =
+      cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
+  if (flags & ~kKnown) return report(cudaErrorInvalidValue);
+  if (cudaError_t forbidden = runtime().captures.forbid("cudaHostAlloc")) return report(forbidden);
+  if (size == 0) {
+    *pHost = nullptr;
+    return cudaSuccess;
+  }
+  void* p = runtime().pinned_host.allocate(size);
+  trace_line("malloc-host bytes=%zu ok=%d", size, p ? 1 : 0);
+  if (!p) return report(cudaErrorMemoryAllocation);
+  *pHost = p;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMallocHost(void** ptr, size_t size) {
+  return cudaHostAlloc(ptr, size, cudaHostAllocDefault);
+}
+
+cudaError_t cudaFreeHost(void* ptr) {
+  if (StreamOrder::running_work()) return report(cudaErrorNotPermitted);
+  if (cudaError_t forbidden = runtime().captures.forbid("cudaFreeHost")) return report(forbidden);
+  if (!ptr) return cudaSuccess;
+  runtime().order.finish_all();  // as cudaFree, it synchronizes the device
+  if (!runtime().pinned_host.release(ptr)) return report(cudaErrorInvalidValue);
+  trace_line("free-host");
+  return cudaSuccess;
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
+  if (StreamOrder::running_work()) return report(cudaErrorNotPermitted);
+  if (!fn) return report(cudaErrorInvalidValue);
+  if (!valid_stream(stream)) return report(cudaErrorInvalidResourceHandle);
+  issue(stream, [fn, userData] { fn(userData); });
+  return cudaSuccess;
 }
 
 cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
@@ -262,6 +366,8 @@ const char* cudaGetErrorName(cudaError_t error) {
       return "cudaErrorStreamCaptureImplicit";
     case cudaErrorIllegalState:
       return "cudaErrorIllegalState";
+    case cudaErrorNotPermitted:
+      return "cudaErrorNotPermitted";
     default:
       return "unrecognized error code";
   }
@@ -293,6 +399,8 @@ const char* cudaGetErrorString(cudaError_t error) {
       return "operation would make the legacy stream depend on a capturing blocking stream";
     case cudaErrorIllegalState:
       return "the operation is not permitted in the current state";
+    case cudaErrorNotPermitted:
+      return "operation not permitted";
     default:
       return "unrecognized error code";
   }
@@ -372,9 +480,11 @@ cudaError_t cudaRuntimeGetVersion(int* runtimeVersion) {
 }
 
 cudaError_t cudaDeviceSynchronize(void) {
+  if (StreamOrder::running_work()) return report(cudaErrorNotPermitted);
   if (cudaError_t forbidden = runtime().captures.forbid("cudaDeviceSynchronize"))
     return report(forbidden);
   trace_line("sync kind=device");
+  runtime().order.finish_all();
   return cudaSuccess;
 }
 
@@ -387,26 +497,42 @@ cudaError_t cudaStreamCreate(cudaStream_t* pStream) {
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags) {
   if (flags & ~static_cast<unsigned int>(cudaStreamNonBlocking))
     return report(cudaErrorInvalidValue);
-  return cudaStreamCreate(pStream);
+  if (cudaError_t status = cudaStreamCreate(pStream); status != cudaSuccess) return status;
+  if (flags & cudaStreamNonBlocking) runtime().order.set_non_blocking(*pStream);
+  return cudaSuccess;
 }
 
+// The stream's queued work still completes, as CUDA's.
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  if (StreamOrder::running_work()) return report(cudaErrorNotPermitted);
+  if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread ||
+      !valid_stream(stream))
+    return report(cudaErrorInvalidResourceHandle);
+  runtime().order.finish_stream(stream);
+  runtime().order.forget_stream(stream);
   return report(runtime().clocks.destroy_stream(stream));
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  if (StreamOrder::running_work()) return report(cudaErrorNotPermitted);
   if (!valid_stream(stream)) return report(cudaErrorInvalidResourceHandle);
   if (runtime().captures.status(stream) != cudaStreamCaptureStatusNone)
     return report(runtime().captures.forbid("cudaStreamSynchronize"));
   trace_line("sync kind=stream");
+  runtime().order.finish_stream(stream);
   return cudaSuccess;
 }
 
+// Work still queued: cudaErrorNotReady (not an error: the last error stays), and the work
+// proceeds, so that a host polling until cudaSuccess gets there.
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
+  if (StreamOrder::running_work()) return report(cudaErrorNotPermitted);
   if (!valid_stream(stream)) return report(cudaErrorInvalidResourceHandle);
   if (runtime().captures.status(stream) != cudaStreamCaptureStatusNone)
     return report(runtime().captures.forbid("cudaStreamQuery"));
-  return cudaSuccess;
+  if (!runtime().order.stream_pending(stream)) return cudaSuccess;
+  runtime().order.finish_stream(stream);
+  return cudaErrorNotReady;
 }
 
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
@@ -453,8 +579,17 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
 }
 
 cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  if (StreamOrder::running_work()) return report(cudaErrorNotPermitted);
   if (!valid_stream(stream)) return report(cudaErrorInvalidResourceHandle);
-  return report(runtime().captures.launch(graphExec));
+  std::vector<StreamCaptures::Node> nodes;
+  if (cudaError_t status = runtime().captures.launch(graphExec, &nodes); status != cudaSuccess)
+    return report(status);
+  for (const auto& node : nodes)
+    if (node.account) node.account();
+  runtime().order.enqueue(stream, [nodes] {
+    for (const auto& node : nodes) node.compute();
+  });
+  return cudaSuccess;
 }
 
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
@@ -466,8 +601,12 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  if (StreamOrder::running_work()) return report(cudaErrorNotPermitted);
   if (flags != 0 && flags != cudaEventWaitExternal) return report(cudaErrorInvalidValue);
-  return report(runtime().clocks.wait(stream, event));
+  if (cudaError_t status = runtime().clocks.wait(stream, event); status != cudaSuccess)
+    return report(status);
+  runtime().order.wait(stream, event);
+  return cudaSuccess;
 }
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
@@ -484,9 +623,12 @@ cudaError_t cudaEventCreate(cudaEvent_t* event) {
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  if (StreamOrder::running_work()) return report(cudaErrorNotPermitted);
   if (cudaError_t status = runtime().clocks.record(event, stream); status != cudaSuccess)
     return report(status);
   runtime().captures.note_event_recorded(event, stream);
+  if (runtime().captures.status(stream) == cudaStreamCaptureStatusNone)
+    runtime().order.record(event, stream);
   return cudaSuccess;
 }
 
@@ -496,29 +638,45 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, uns
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  if (StreamOrder::running_work()) return report(cudaErrorNotPermitted);
   if (!runtime().clocks.is_event(event)) return report(cudaErrorInvalidResourceHandle);
   if (runtime().captures.captured_event(event))
     return report(runtime().captures.forbid("cudaEventSynchronize"));
   trace_line("sync kind=event");
+  runtime().order.finish_event(event);
   return cudaSuccess;
 }
 
+// As cudaStreamQuery: cudaErrorNotReady while the event's work is queued, which then proceeds.
 cudaError_t cudaEventQuery(cudaEvent_t event) {
+  if (StreamOrder::running_work()) return report(cudaErrorNotPermitted);
   if (!runtime().clocks.is_event(event)) return report(cudaErrorInvalidResourceHandle);
   if (runtime().captures.captured_event(event))
     return report(runtime().captures.forbid("cudaEventQuery"));
-  return cudaSuccess;
+  if (!runtime().order.event_pending(event)) return cudaSuccess;
+  runtime().order.finish_event(event);
+  return cudaErrorNotReady;
 }
 
+// Both events must have completed, as CUDA's (cudaErrorNotReady otherwise).
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
   if (!ms) return report(cudaErrorInvalidValue);
   if (runtime().captures.captured_event(start) || runtime().captures.captured_event(end))
     return report(runtime().captures.forbid("cudaEventElapsedTime"));
-  return report(runtime().clocks.elapsed(ms, start, end));
+  float value = 0;
+  if (cudaError_t status = runtime().clocks.elapsed(&value, start, end); status != cudaSuccess)
+    return report(status);
+  if (runtime().order.event_pending(start) || runtime().order.event_pending(end))
+    return cudaErrorNotReady;
+  *ms = value;
+  return cudaSuccess;
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
-  return report(runtime().clocks.destroy_event(event));
+  if (cudaError_t status = runtime().clocks.destroy_event(event); status != cudaSuccess)
+    return report(status);
+  runtime().order.forget_event(event);
+  return cudaSuccess;
 }
 
 }  // extern "C"

@@ -1,7 +1,10 @@
-// The cuDNN double's tensor, filter and convolution descriptor functions. Setters check
-// their arguments as cuDNN does (positive sizes and strides, known enums): a rejected call
-// returns CUDNN_STATUS_BAD_PARAM (CUDNN_STATUS_NOT_SUPPORTED for layouts the double lacks)
-// and leaves the descriptor as it was.
+// The cuDNN double's tensor, filter and convolution descriptor functions, answering as cuDNN
+// 9.19 does (descriptor_differential_test.cc compares them with the real library). cuDNN 9
+// checks little when a descriptor is set and the rest when it is used: enums first, then the
+// rank (over CUDNN_DIM_MAX is CUDNN_STATUS_NOT_SUPPORTED), then sizes. It accepts 2-d tensors,
+// negative strides and zero strides on dimensions of size 1, convolutions with no spatial
+// dimension, and reads unset descriptors back as empty. A rejected call leaves the descriptor as
+// it was. What a convolution cannot use is refused when it runs (kernel_from_descriptors.cc).
 #include <cudnn.h>
 
 #include <algorithm>
@@ -15,9 +18,38 @@ using namespace ucudnn::fakecuda;
 namespace {
 
 constexpr int kMaxDims = CUDNN_DIM_MAX;
+constexpr int kMaxSpatialDims = CUDNN_DIM_MAX - 2;
 
 bool all_positive(const int* values, int count) {
   return values && std::all_of(values, values + count, [](int v) { return v > 0; });
+}
+
+// A zero stride would alias elements, except on a dimension of size 1.
+bool usable_strides(const int* dims, const int* strides, int count) {
+  if (!strides) return false;
+  for (int i = 0; i < count; ++i)
+    if (strides[i] == 0 && dims[i] > 1) return false;
+  return true;
+}
+
+// The data types cuDNN 9.19's legacy descriptors take; filters refuse INT32.
+bool tensor_type(cudnnDataType_t type) {
+  switch (type) {
+    case CUDNN_DATA_FLOAT:
+    case CUDNN_DATA_DOUBLE:
+    case CUDNN_DATA_HALF:
+    case CUDNN_DATA_BFLOAT16:
+    case CUDNN_DATA_INT8:
+    case CUDNN_DATA_UINT8:
+    case CUDNN_DATA_INT32:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool filter_type(cudnnDataType_t type) {
+  return tensor_type(type) && type != CUDNN_DATA_INT32;
 }
 
 bool known_format(cudnnTensorFormat_t format) {
@@ -28,13 +60,18 @@ bool known_format(cudnnTensorFormat_t format) {
 // NCHW_VECT_C (vectorized int8) is a real format the double does not model.
 cudnnStatus_t set_packed_tensor(cudnnTensorDescriptor_t desc, cudnnTensorFormat_t format,
                                 cudnnDataType_t type, int nb_dims, const int* dims) {
-  if (!alive(desc) || nb_dims < 3 || nb_dims > kMaxDims || !all_positive(dims, nb_dims) ||
-      element_bytes(type) == 0 || !known_format(format))
-    return CUDNN_STATUS_BAD_PARAM;
+  if (!alive(desc) || !tensor_type(type) || !known_format(format)) return CUDNN_STATUS_BAD_PARAM;
+  if (nb_dims > kMaxDims) return CUDNN_STATUS_NOT_SUPPORTED;
+  if (nb_dims < 2 || !all_positive(dims, nb_dims)) return CUDNN_STATUS_BAD_PARAM;
   if (format == CUDNN_TENSOR_NCHW_VECT_C) return CUDNN_STATUS_NOT_SUPPORTED;
+  std::vector<std::int64_t> strides = packed_strides({dims, dims + nb_dims}, format);
+  // cuDNN 9.19 lays out a channels-last tensor without spatial dimensions as {0, C}, and then
+  // refuses the zero stride when N > 1.
+  if (format == CUDNN_TENSOR_NHWC && nb_dims == 2) strides = {0, dims[1]};
+  const std::vector<int> narrow(strides.begin(), strides.end());
+  if (!usable_strides(dims, narrow.data(), nb_dims)) return CUDNN_STATUS_BAD_PARAM;
   desc->dims.assign(dims, dims + nb_dims);
-  const auto strides = packed_strides(desc->dims, format);
-  desc->strides.assign(strides.begin(), strides.end());
+  desc->strides = narrow;
   desc->data_type = type;
   desc->set = true;
   return CUDNN_STATUS_SUCCESS;
@@ -42,8 +79,9 @@ cudnnStatus_t set_packed_tensor(cudnnTensorDescriptor_t desc, cudnnTensorFormat_
 
 cudnnStatus_t set_strided_tensor(cudnnTensorDescriptor_t desc, cudnnDataType_t type, int nb_dims,
                                  const int* dims, const int* strides) {
-  if (!alive(desc) || nb_dims < 3 || nb_dims > kMaxDims || !all_positive(dims, nb_dims) ||
-      !all_positive(strides, nb_dims) || element_bytes(type) == 0)
+  if (!alive(desc) || !tensor_type(type)) return CUDNN_STATUS_BAD_PARAM;
+  if (nb_dims > kMaxDims) return CUDNN_STATUS_NOT_SUPPORTED;
+  if (nb_dims < 2 || !all_positive(dims, nb_dims) || !usable_strides(dims, strides, nb_dims))
     return CUDNN_STATUS_BAD_PARAM;
   desc->dims.assign(dims, dims + nb_dims);
   desc->strides.assign(strides, strides + nb_dims);
@@ -54,9 +92,9 @@ cudnnStatus_t set_strided_tensor(cudnnTensorDescriptor_t desc, cudnnDataType_t t
 
 cudnnStatus_t set_filter(cudnnFilterDescriptor_t desc, cudnnDataType_t type,
                          cudnnTensorFormat_t format, int nb_dims, const int* dims) {
-  if (!alive(desc) || nb_dims < 3 || nb_dims > kMaxDims || !all_positive(dims, nb_dims) ||
-      element_bytes(type) == 0 || !known_format(format))
-    return CUDNN_STATUS_BAD_PARAM;
+  if (!alive(desc) || !filter_type(type) || !known_format(format)) return CUDNN_STATUS_BAD_PARAM;
+  if (nb_dims > kMaxDims) return CUDNN_STATUS_NOT_SUPPORTED;
+  if (nb_dims < 3 || !all_positive(dims, nb_dims)) return CUDNN_STATUS_BAD_PARAM;
   if (format == CUDNN_TENSOR_NCHW_VECT_C) return CUDNN_STATUS_NOT_SUPPORTED;
   desc->dims.assign(dims, dims + nb_dims);
   desc->data_type = type;
@@ -65,19 +103,22 @@ cudnnStatus_t set_filter(cudnnFilterDescriptor_t desc, cudnnDataType_t type,
   return CUDNN_STATUS_SUCCESS;
 }
 
+// cuDNN 9.19 refuses CUDNN_DATA_BFLOAT16 as a convolution's compute type.
 bool known_compute_type(cudnnDataType_t type) {
   return type == CUDNN_DATA_FLOAT || type == CUDNN_DATA_DOUBLE || type == CUDNN_DATA_HALF ||
-         type == CUDNN_DATA_INT32 || type == CUDNN_DATA_BFLOAT16;
+         type == CUDNN_DATA_INT32;
 }
 
 cudnnStatus_t set_convolution(cudnnConvolutionDescriptor_t desc, int length, const int* padding,
                               const int* stride, const int* dilation, cudnnConvolutionMode_t mode,
                               cudnnDataType_t compute_type) {
-  if (!alive(desc) || length < 1 || length > kMaxDims - 2 || !padding ||
-      !std::all_of(padding, padding + length, [](int p) { return p >= 0; }) ||
-      !all_positive(stride, length) || !all_positive(dilation, length) ||
-      (mode != CUDNN_CONVOLUTION && mode != CUDNN_CROSS_CORRELATION) ||
+  if (!alive(desc) || (mode != CUDNN_CONVOLUTION && mode != CUDNN_CROSS_CORRELATION) ||
       !known_compute_type(compute_type))
+    return CUDNN_STATUS_BAD_PARAM;
+  if (length > kMaxSpatialDims) return CUDNN_STATUS_NOT_SUPPORTED;
+  if (length < 0 || (length > 0 && !padding) ||
+      !std::all_of(padding, padding + length, [](int p) { return p >= 0; }) ||
+      (length > 0 && (!all_positive(stride, length) || !all_positive(dilation, length))))
     return CUDNN_STATUS_BAD_PARAM;
   desc->padding.assign(padding, padding + length);
   desc->stride.assign(stride, stride + length);
@@ -104,17 +145,19 @@ cudnnStatus_t destroy(T* object) {
   return CUDNN_STATUS_SUCCESS;
 }
 
-// The output size per spatial dimension, or a status when the shapes do not fit.
+// The first `count` output dimensions (N, K, spatial...), or a status when the shapes do not
+// fit; as cuDNN, a spatial dimension past `count` is not checked.
 cudnnStatus_t output_dims(const cudnnConvolutionStruct* conv, const cudnnTensorStruct* x,
-                          const cudnnFilterStruct* w, std::vector<int>* out) {
+                          const cudnnFilterStruct* w, std::size_t count, std::vector<int>* out) {
   if (!alive(conv) || !alive(x) || !alive(w) || !conv->set || !x->set || !w->set)
     return CUDNN_STATUS_BAD_PARAM;
   const std::size_t rank = x->dims.size();
-  if (w->dims.size() != rank || conv->padding.size() + 2 != rank) return CUDNN_STATUS_BAD_PARAM;
-  if (x->dims[1] != w->dims[1] * conv->groups || w->dims[0] % conv->groups != 0)
+  if (rank < 3 || w->dims.size() != rank || conv->padding.size() + 2 != rank)
     return CUDNN_STATUS_BAD_PARAM;
+  // K divisible by the group count is checked at use, not here (as cuDNN).
+  if (x->dims[1] != w->dims[1] * conv->groups) return CUDNN_STATUS_BAD_PARAM;
   out->assign({x->dims[0], w->dims[0]});
-  for (std::size_t i = 2; i < rank; ++i) {
+  for (std::size_t i = 2; i < std::min(rank, count); ++i) {
     const int span = conv->dilation[i - 2] * (w->dims[i] - 1) + 1;
     const int padded = x->dims[i] + 2 * conv->padding[i - 2];
     if (padded < span) return CUDNN_STATUS_BAD_PARAM;
@@ -165,23 +208,29 @@ cudnnStatus_t cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc,
 cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc,
                                          cudnnDataType_t* dataType, int* n, int* c, int* h, int* w,
                                          int* nStride, int* cStride, int* hStride, int* wStride) {
-  if (!alive(tensorDesc) || !tensorDesc->set || tensorDesc->dims.size() != 4 || !dataType || !n ||
-      !c || !h || !w || !nStride || !cStride || !hStride || !wStride)
+  if (!alive(tensorDesc) || !dataType || !n || !c || !h || !w || !nStride || !cStride || !hStride ||
+      !wStride)
     return CUDNN_STATUS_BAD_PARAM;
+  // Any rank reads back: its first four dimensions, zeros for those it lacks (as cuDNN).
   const auto& d = tensorDesc->dims;
   const auto& s = tensorDesc->strides;
+  int* const dims[] = {n, c, h, w};
+  int* const strides[] = {nStride, cStride, hStride, wStride};
+  for (std::size_t i = 0; i < 4; ++i) {
+    *dims[i] = i < d.size() ? d[i] : 0;
+    *strides[i] = i < s.size() ? s[i] : 0;
+  }
   *dataType = tensorDesc->data_type;
-  *n = d[0], *c = d[1], *h = d[2], *w = d[3];
-  *nStride = s[0], *cStride = s[1], *hStride = s[2], *wStride = s[3];
   return CUDNN_STATUS_SUCCESS;
 }
 
 cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc,
                                          int nbDimsRequested, cudnnDataType_t* dataType,
                                          int* nbDims, int dimA[], int strideA[]) {
-  if (!alive(tensorDesc) || !tensorDesc->set || nbDimsRequested < 0 || !dataType || !nbDims ||
+  if (!alive(tensorDesc) || nbDimsRequested < 0 || !dataType || !nbDims ||
       (nbDimsRequested > 0 && (!dimA || !strideA)))
     return CUDNN_STATUS_BAD_PARAM;
+  if (nbDimsRequested > kMaxDims) return CUDNN_STATUS_NOT_SUPPORTED;
   const int rank = static_cast<int>(tensorDesc->dims.size());
   *dataType = tensorDesc->data_type;
   *nbDims = rank;
@@ -193,7 +242,7 @@ cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDes
 }
 
 cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t* size) {
-  if (!alive(tensorDesc) || !tensorDesc->set || !size) return CUDNN_STATUS_BAD_PARAM;
+  if (!alive(tensorDesc) || !size) return CUDNN_STATUS_BAD_PARAM;
   *size = span_bytes(tensorDesc->dims, {tensorDesc->strides.begin(), tensorDesc->strides.end()},
                      tensorDesc->data_type);
   return CUDNN_STATUS_SUCCESS;
@@ -223,13 +272,13 @@ cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc,
 cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc,
                                          cudnnDataType_t* dataType, cudnnTensorFormat_t* format,
                                          int* k, int* c, int* h, int* w) {
-  if (!alive(filterDesc) || !filterDesc->set || filterDesc->dims.size() != 4 || !dataType ||
-      !format || !k || !c || !h || !w)
+  if (!alive(filterDesc) || !dataType || !format || !k || !c || !h || !w)
     return CUDNN_STATUS_BAD_PARAM;
   const auto& d = filterDesc->dims;
+  int* const dims[] = {k, c, h, w};
+  for (std::size_t i = 0; i < 4; ++i) *dims[i] = i < d.size() ? d[i] : 0;
   *dataType = filterDesc->data_type;
   *format = filterDesc->format;
-  *k = d[0], *c = d[1], *h = d[2], *w = d[3];
   return CUDNN_STATUS_SUCCESS;
 }
 
@@ -237,9 +286,10 @@ cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDes
                                          int nbDimsRequested, cudnnDataType_t* dataType,
                                          cudnnTensorFormat_t* format, int* nbDims,
                                          int filterDimA[]) {
-  if (!alive(filterDesc) || !filterDesc->set || nbDimsRequested < 0 || !dataType || !format ||
-      !nbDims || (nbDimsRequested > 0 && !filterDimA))
+  if (!alive(filterDesc) || nbDimsRequested < 0 || !dataType || !format || !nbDims ||
+      (nbDimsRequested > 0 && !filterDimA))
     return CUDNN_STATUS_BAD_PARAM;
+  if (nbDimsRequested > kMaxDims) return CUDNN_STATUS_NOT_SUPPORTED;
   const int rank = static_cast<int>(filterDesc->dims.size());
   *dataType = filterDesc->data_type;
   *format = filterDesc->format;
@@ -249,7 +299,7 @@ cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDes
 }
 
 cudnnStatus_t cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t* size) {
-  if (!alive(filterDesc) || !filterDesc->set || !size) return CUDNN_STATUS_BAD_PARAM;
+  if (!alive(filterDesc) || !size) return CUDNN_STATUS_BAD_PARAM;
   *size = span_bytes(filterDesc->dims, packed_strides(filterDesc->dims, filterDesc->format),
                      filterDesc->data_type);
   return CUDNN_STATUS_SUCCESS;
@@ -284,12 +334,16 @@ cudnnStatus_t cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t
                                               int* dilation_h, int* dilation_w,
                                               cudnnConvolutionMode_t* mode,
                                               cudnnDataType_t* computeType) {
-  if (!alive(convDesc) || !convDesc->set || convDesc->padding.size() != 2 || !pad_h || !pad_w ||
-      !u || !v || !dilation_h || !dilation_w || !mode || !computeType)
+  if (!alive(convDesc) || !pad_h || !pad_w || !u || !v || !dilation_h || !dilation_w || !mode ||
+      !computeType)
     return CUDNN_STATUS_BAD_PARAM;
-  *pad_h = convDesc->padding[0], *pad_w = convDesc->padding[1];
-  *u = convDesc->stride[0], *v = convDesc->stride[1];
-  *dilation_h = convDesc->dilation[0], *dilation_w = convDesc->dilation[1];
+  // Any length reads back: the first two spatial dimensions, zeros for those it lacks.
+  const auto at = [](const std::vector<int>& values, std::size_t i) {
+    return i < values.size() ? values[i] : 0;
+  };
+  *pad_h = at(convDesc->padding, 0), *pad_w = at(convDesc->padding, 1);
+  *u = at(convDesc->stride, 0), *v = at(convDesc->stride, 1);
+  *dilation_h = at(convDesc->dilation, 0), *dilation_w = at(convDesc->dilation, 1);
   *mode = convDesc->mode;
   *computeType = convDesc->compute_type;
   return CUDNN_STATUS_SUCCESS;
@@ -300,9 +354,10 @@ cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t
                                               int padA[], int strideA[], int dilationA[],
                                               cudnnConvolutionMode_t* mode,
                                               cudnnDataType_t* computeType) {
-  if (!alive(convDesc) || !convDesc->set || arrayLengthRequested < 0 || !arrayLength || !mode ||
-      !computeType || (arrayLengthRequested > 0 && (!padA || !strideA || !dilationA)))
+  if (!alive(convDesc) || arrayLengthRequested < 0 || !arrayLength || !mode || !computeType ||
+      (arrayLengthRequested > 0 && (!padA || !strideA || !dilationA)))
     return CUDNN_STATUS_BAD_PARAM;
+  if (arrayLengthRequested > kMaxSpatialDims) return CUDNN_STATUS_NOT_SUPPORTED;
   const int length = static_cast<int>(convDesc->padding.size());
   *arrayLength = length;
   for (int i = 0; i < std::min(length, arrayLengthRequested); ++i) {
@@ -365,7 +420,7 @@ cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescri
   if (!n || !c || !h || !w || !alive(inputTensorDesc) || inputTensorDesc->dims.size() != 4)
     return CUDNN_STATUS_BAD_PARAM;
   std::vector<int> dims;
-  if (cudnnStatus_t status = output_dims(convDesc, inputTensorDesc, filterDesc, &dims);
+  if (cudnnStatus_t status = output_dims(convDesc, inputTensorDesc, filterDesc, 4, &dims);
       status != CUDNN_STATUS_SUCCESS)
     return status;
   *n = dims[0], *c = dims[1], *h = dims[2], *w = dims[3];
@@ -376,11 +431,13 @@ cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescri
                                                     const cudnnTensorDescriptor_t inputTensorDesc,
                                                     const cudnnFilterDescriptor_t filterDesc,
                                                     int nbDims, int tensorOuputDimA[]) {
-  if (!tensorOuputDimA || !alive(inputTensorDesc) ||
-      nbDims != static_cast<int>(inputTensorDesc->dims.size()))
+  // Fewer dimensions than the tensor has are fine: the first nbDims are written (as cuDNN).
+  if (!tensorOuputDimA || !alive(inputTensorDesc) || nbDims < 1 ||
+      nbDims > static_cast<int>(inputTensorDesc->dims.size()))
     return CUDNN_STATUS_BAD_PARAM;
   std::vector<int> dims;
-  if (cudnnStatus_t status = output_dims(convDesc, inputTensorDesc, filterDesc, &dims);
+  if (cudnnStatus_t status = output_dims(convDesc, inputTensorDesc, filterDesc,
+                                         static_cast<std::size_t>(nbDims), &dims);
       status != CUDNN_STATUS_SUCCESS)
     return status;
   std::copy(dims.begin(), dims.end(), tensorOuputDimA);

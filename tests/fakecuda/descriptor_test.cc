@@ -46,9 +46,10 @@ TEST(FakeCudnnDescriptors, TensorRoundTrips) {
   ASSERT_EQ(cudnnCreateTensorDescriptor(&t), CUDNN_STATUS_SUCCESS);
   cudnnDataType_t type;
   int n, c, h, w, ns, cs, hs, ws;
-  // Unset descriptors are unusable.
+  // An unset descriptor reads back empty (as cuDNN 9.19; a convolution refuses it).
   EXPECT_EQ(cudnnGetTensor4dDescriptor(t, &type, &n, &c, &h, &w, &ns, &cs, &hs, &ws),
-            CUDNN_STATUS_BAD_PARAM);
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ((std::vector<int>{n, c, h, w, ns, cs, hs, ws}), std::vector<int>(8, 0));
 
   ASSERT_EQ(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 2, 3, 4, 5),
             CUDNN_STATUS_SUCCESS);
@@ -91,8 +92,11 @@ TEST(FakeCudnnDescriptors, TensorRoundTrips) {
             CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(rank, 5);
   EXPECT_EQ(few_dims[1], 3);
+  // Not 4-d: the first four dimensions, as cuDNN 9.19.
   EXPECT_EQ(cudnnGetTensor4dDescriptor(t, &type, &n, &c, &h, &w, &ns, &cs, &hs, &ws),
-            CUDNN_STATUS_BAD_PARAM);  // not 4-d
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ((std::vector<int>{n, c, h, w, ns, cs, hs, ws}),
+            (std::vector<int>{2, 3, 4, 5, 400, 1, 100, 20}));
 
   ASSERT_EQ(cudnnSetTensorNdDescriptorEx(t, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, 4, dims),
             CUDNN_STATUS_SUCCESS);
@@ -110,12 +114,23 @@ TEST(FakeCudnnDescriptors, TensorSettersRejectWhatCudnnRejects) {
             CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 0, 1, 1, 1),
             CUDNN_STATUS_BAD_PARAM);
-  EXPECT_EQ(cudnnSetTensor4dDescriptorEx(t, CUDNN_DATA_FLOAT, 1, 1, 1, 1, 1, 1, 0, 1),
+  // A zero stride only where the dimension is 1; negative strides pass (cuDNN 9.19).
+  EXPECT_EQ(cudnnSetTensor4dDescriptorEx(t, CUDNN_DATA_FLOAT, 1, 1, 2, 1, 1, 1, 0, 1),
             CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSetTensor4dDescriptorEx(t, CUDNN_DATA_FLOAT, 1, 1, 1, 1, 1, 1, 0, 1),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnSetTensor4dDescriptorEx(t, CUDNN_DATA_FLOAT, 1, 2, 1, 3, 1, -3, 1, 1),
+            CUDNN_STATUS_SUCCESS);
+  size_t bytes = 0;
+  EXPECT_EQ(cudnnGetTensorSizeInBytes(t, &bytes), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(bytes, 6u * 4) << "the span counts |stride|";
   const int dims[] = {1, 2, 3, 4};
   EXPECT_EQ(cudnnSetTensorNdDescriptor(t, CUDNN_DATA_FLOAT, 4, dims, nullptr),
             CUDNN_STATUS_BAD_PARAM);
-  EXPECT_EQ(cudnnSetTensorNdDescriptor(t, CUDNN_DATA_FLOAT, 9, dims, dims), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSetTensorNdDescriptor(t, CUDNN_DATA_FLOAT, 9, dims, dims),
+            CUDNN_STATUS_NOT_SUPPORTED);  // over CUDNN_DIM_MAX
+  EXPECT_EQ(cudnnSetTensorNdDescriptor(t, CUDNN_DATA_FLOAT, 1, dims, dims), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSetTensorNdDescriptor(t, CUDNN_DATA_INT64, 4, dims, dims), CUDNN_STATUS_BAD_PARAM);
   int rank;
   cudnnDataType_t type;
   EXPECT_EQ(cudnnGetTensorNdDescriptor(t, 4, &type, &rank, nullptr, nullptr),
@@ -201,8 +216,11 @@ TEST(FakeCudnnDescriptors, ConvolutionRoundTrips) {
     EXPECT_EQ(got_dilation[i], dilation[i]);
   }
   EXPECT_EQ(mode, CUDNN_CROSS_CORRELATION);
+  // 3-d: the first two spatial dimensions, as cuDNN 9.19.
   EXPECT_EQ(cudnnGetConvolution2dDescriptor(conv, &ph, &pw, &u, &v, &dh, &dw, &mode, &compute),
-            CUDNN_STATUS_BAD_PARAM);  // 3-d
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ((std::vector<int>{ph, pw, u, v, dh, dw}),
+            (std::vector<int>{pad[0], pad[1], stride[0], stride[1], dilation[0], dilation[1]}));
 
   EXPECT_EQ(cudnnSetConvolutionGroupCount(conv, 4), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(cudnnGetConvolutionGroupCount(conv, &groups), CUDNN_STATUS_SUCCESS);

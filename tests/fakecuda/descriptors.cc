@@ -43,8 +43,10 @@ std::size_t element_bytes(cudnnDataType_t type) {
 
 std::size_t span_bytes(const std::vector<int>& dims, const std::vector<std::int64_t>& strides,
                        cudnnDataType_t type) {
+  if (dims.empty()) return 0;
   std::int64_t last = 0;
-  for (std::size_t i = 0; i < dims.size(); ++i) last += (dims[i] - 1) * strides[i];
+  for (std::size_t i = 0; i < dims.size(); ++i)
+    last += (dims[i] - 1) * (strides[i] < 0 ? -strides[i] : strides[i]);
   return static_cast<std::size_t>(last + 1) * element_bytes(type);
 }
 

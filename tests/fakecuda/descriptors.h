@@ -45,8 +45,8 @@ struct cudnnFilterStruct {
 struct cudnnConvolutionStruct {
   ucudnn::fakecuda::Tag tag = ucudnn::fakecuda::Tag::kConvolution;
   bool set = false;
-  std::vector<int> padding, stride, dilation;  // one entry per spatial dimension
-  cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
+  std::vector<int> padding, stride, dilation;       // one entry per spatial dimension
+  cudnnConvolutionMode_t mode = CUDNN_CONVOLUTION;  // what an unset one reads back in cuDNN
   cudnnDataType_t compute_type = CUDNN_DATA_FLOAT;
   int groups = 1;
   cudnnMathType_t math_type = CUDNN_DEFAULT_MATH;
@@ -86,7 +86,8 @@ std::vector<std::int64_t> packed_strides(const std::vector<int>& dims, cudnnTens
 // Bytes of one element; 0 for a type the double does not know.
 std::size_t element_bytes(cudnnDataType_t type);
 
-// The bytes a strided tensor spans from its first element: (sum (dim-1)*stride + 1) * size.
+// The bytes a strided tensor spans: (sum (dim-1)*|stride| + 1) * size, as cuDNN's
+// cudnnGetTensorSizeInBytes; 0 for no dimensions (an unset descriptor).
 std::size_t span_bytes(const std::vector<int>& dims, const std::vector<std::int64_t>& strides,
                        cudnnDataType_t type);
 

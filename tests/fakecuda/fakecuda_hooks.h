@@ -1,6 +1,7 @@
 #pragma once
 // What the libcudnn.so.9 double (and tests) need from the libcudart.so.13 double's state:
-// the virtual clock of each stream and the table of live "device" allocations. Exported
+// the virtual clock of each stream, the table of live "device" allocations, and issuing
+// work in stream order. Exported
 // by libcudart.so.13 with a fakecuda_ prefix; the real runtime has none of these, so code
 // calling them must only run on the doubles.
 #include <cuda_runtime_api.h>
@@ -22,11 +23,13 @@ cudaError_t fakecuda_stream_time(cudaStream_t stream, double* ms);
 // 1 when [p, p + bytes) lies inside one live cudaMalloc allocation, else 0.
 int fakecuda_find_allocation(const void* p, size_t bytes);
 
-// When `stream` captures, records run(context) for the graph's launch, takes ownership of
-// context (release(context) when the graph is gone) and returns 1: the caller must not run
-// the work now. Returns 0 when the stream does not capture (context stays the caller's).
-int fakecuda_capture(cudaStream_t stream, void (*run)(void*), void* context,
-                     void (*release)(void*));
+// Issues a kernel's work to `stream`, as a GPU library's launch: when the stream captures,
+// records it for the graph's launch and returns 1; otherwise runs account(context) now (the
+// work's modeled time and trace line) and queues compute(context) in stream order (it runs
+// when the host synchronizes with it), returning 0. Either way the runtime owns context and
+// calls release(context) when done with it. account may be null.
+int fakecuda_issue(cudaStream_t stream, void (*compute)(void*), void (*account)(void*),
+                   void* context, void (*release)(void*));
 
 }  // extern "C"
 

@@ -1,5 +1,7 @@
 #include "kernel_from_descriptors.h"
 
+#include <algorithm>
+
 namespace ucudnn::fakecuda {
 
 namespace {
@@ -44,6 +46,7 @@ KernelOrStatus kernel_from_descriptors(Operation operation, const cudnnTensorStr
   const std::size_t rank = x->dims.size();
   if (y->dims.size() != rank || w->dims.size() != rank || conv->padding.size() + 2 != rank)
     return failure(CUDNN_STATUS_BAD_PARAM, "tensor, filter and convolution ranks differ");
+  if (rank < 3) return failure(CUDNN_STATUS_BAD_PARAM, "a convolution needs a spatial dimension");
 
   KernelKey key;
   key.operation = operation;
@@ -61,6 +64,18 @@ KernelOrStatus kernel_from_descriptors(Operation operation, const cudnnTensorStr
   p.compute_type = core_type(conv->compute_type);
   p.math_type = core_math(conv->math_type);
   p.reorder = conv->reorder == CUDNN_NO_REORDER ? ReorderType::kNoReorder : ReorderType::kDefault;
+  // Set accepts negative strides and zero ones on size-1 dimensions; the double runs neither,
+  // but first checks the shapes (wrong arguments are BAD_PARAM before NOT_SUPPORTED).
+  const auto positive = [](const TensorShape& t) {
+    return std::all_of(t.strides.begin(), t.strides.end(), [](std::int64_t s) { return s > 0; });
+  };
+  if (!positive(p.x) || !positive(p.y)) {
+    ConvolutionProblem packed = p;
+    packed.x = TensorShape::packed(p.x.dims);
+    packed.y = TensorShape::packed(p.y.dims);
+    if (auto error = packed.validation_error()) return failure(CUDNN_STATUS_BAD_PARAM, *error);
+    return failure(CUDNN_STATUS_NOT_SUPPORTED, "the double runs positive strides only");
+  }
   if (auto error = p.validation_error()) return failure(CUDNN_STATUS_BAD_PARAM, *error);
 
   if (x->data_type != CUDNN_DATA_FLOAT && x->data_type != CUDNN_DATA_DOUBLE)

@@ -1,5 +1,6 @@
 // The libcudart.so.13 double: tracked device memory under a capacity, the runtime's
-// error reporting, the device it pretends to be, and streams and events on virtual clocks.
+// error reporting, the device it pretends to be, streams and events on virtual clocks, and
+// work that runs in stream order only when the host waits for it.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -173,6 +174,171 @@ TEST(FakeCudaRuntime, ManyThreadsAllocateAtOnce) {
     });
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(failures, std::vector<int>(4, 0));
+}
+
+// Bytes of pinned host memory, filled with `fill`, freed at scope exit.
+struct Pinned {
+  explicit Pinned(std::size_t bytes, unsigned char fill = 0) : bytes(bytes) {
+    EXPECT_EQ(cudaMallocHost(&p, bytes), cudaSuccess);
+    std::memset(p, fill, bytes);
+  }
+  ~Pinned() { cudaFreeHost(p); }
+  unsigned char at(std::size_t i) const { return static_cast<unsigned char*>(p)[i]; }
+  void* p = nullptr;
+  std::size_t bytes;
+};
+
+struct Device {
+  explicit Device(std::size_t bytes) { EXPECT_EQ(cudaMalloc(&p, bytes), cudaSuccess); }
+  ~Device() { cudaFree(p); }
+  void* p = nullptr;
+};
+
+struct Stream {
+  explicit Stream(unsigned int flags = cudaStreamDefault) {
+    EXPECT_EQ(cudaStreamCreateWithFlags(&s, flags), cudaSuccess);
+  }
+  ~Stream() { cudaStreamDestroy(s); }
+  cudaStream_t s = nullptr;
+};
+
+TEST(FakeCudaStreamOrder, WorkRunsWhenTheHostWaitsForIt) {
+  Device d(64);
+  Pinned h(64, 1);
+  Stream stream;
+  ASSERT_EQ(cudaMemsetAsync(d.p, 7, 64, stream.s), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(h.p, d.p, 64, cudaMemcpyDeviceToHost, stream.s), cudaSuccess);
+  EXPECT_EQ(h.at(0), 1) << "read before synchronizing: the copy has not run";
+  EXPECT_EQ(cudaStreamQuery(stream.s), cudaErrorNotReady);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "not ready is not an error";
+  EXPECT_EQ(cudaStreamQuery(stream.s), cudaSuccess) << "polling gets there";
+  EXPECT_EQ(h.at(0), 7);
+  EXPECT_EQ(h.at(63), 7);
+
+  ASSERT_EQ(cudaMemsetAsync(d.p, 9, 64, stream.s), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(h.p, d.p, 64, cudaMemcpyDeviceToHost, stream.s), cudaSuccess);
+  EXPECT_EQ(h.at(5), 7);
+  ASSERT_EQ(cudaStreamSynchronize(stream.s), cudaSuccess);
+  EXPECT_EQ(h.at(5), 9);
+}
+
+TEST(FakeCudaStreamOrder, EventsOrderWorkAcrossStreams) {
+  Device d(16);
+  Pinned h(16);
+  Stream producer, consumer;
+  cudaEvent_t written;
+  ASSERT_EQ(cudaEventCreateWithFlags(&written, cudaEventDisableTiming), cudaSuccess);
+
+  // Without the event the consumer's copy runs ahead of the producer's memset.
+  ASSERT_EQ(cudaMemsetAsync(d.p, 3, 16, producer.s), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(h.p, d.p, 16, cudaMemcpyDeviceToHost, consumer.s), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(consumer.s), cudaSuccess);
+  EXPECT_EQ(h.at(0), 0xFF) << "the poison of fresh device memory";
+  ASSERT_EQ(cudaStreamSynchronize(producer.s), cudaSuccess);
+
+  ASSERT_EQ(cudaMemsetAsync(d.p, 4, 16, producer.s), cudaSuccess);
+  ASSERT_EQ(cudaEventRecord(written, producer.s), cudaSuccess);
+  EXPECT_EQ(cudaEventQuery(written), cudaErrorNotReady);
+  ASSERT_EQ(cudaMemsetAsync(d.p, 5, 16, producer.s), cudaSuccess);  // after the event
+  ASSERT_EQ(cudaStreamWaitEvent(consumer.s, written, 0), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(h.p, d.p, 16, cudaMemcpyDeviceToHost, consumer.s), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(consumer.s), cudaSuccess);
+  EXPECT_EQ(h.at(0), 4) << "the producer's work up to the event, and nothing after it";
+  EXPECT_EQ(cudaEventQuery(written), cudaSuccess);
+  ASSERT_EQ(cudaEventSynchronize(written), cudaSuccess);
+  EXPECT_EQ(cudaStreamQuery(producer.s), cudaErrorNotReady) << "the memset after the event";
+  EXPECT_EQ(cudaEventDestroy(written), cudaSuccess);
+}
+
+TEST(FakeCudaStreamOrder, LegacyStreamWaitsForBlockingStreamsOnly) {
+  Device d(8);
+  std::vector<unsigned char> pageable(8, 0);
+  Stream blocking, non_blocking(cudaStreamNonBlocking);
+  ASSERT_EQ(cudaMemsetAsync(d.p, 2, 8, blocking.s), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(pageable.data(), d.p, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(pageable[0], 2) << "cudaMemcpy is on the legacy stream";
+
+  ASSERT_EQ(cudaMemsetAsync(d.p, 6, 8, non_blocking.s), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(pageable.data(), d.p, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(pageable[0], 2) << "a non-blocking stream does not synchronize with it";
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(pageable.data(), d.p, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(pageable[0], 6);
+
+  // Legacy-stream work is waited for by a blocking stream's later work.
+  Pinned h(8);
+  ASSERT_EQ(cudaMemset(d.p, 8, 8), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(h.p, d.p, 8, cudaMemcpyDeviceToHost, blocking.s), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(blocking.s), cudaSuccess);
+  EXPECT_EQ(h.at(0), 8);
+}
+
+TEST(FakeCudaStreamOrder, PageableCopiesFollowCudasRules) {
+  Device d(4);
+  Stream stream;
+  ASSERT_EQ(cudaMemsetAsync(d.p, 1, 4, stream.s), cudaSuccess);
+  std::vector<unsigned char> out(4, 0);
+  ASSERT_EQ(cudaMemcpyAsync(out.data(), d.p, 4, cudaMemcpyDeviceToHost, stream.s), cudaSuccess);
+  EXPECT_EQ(out[0], 1) << "into pageable memory the copy is synchronous";
+
+  std::vector<unsigned char> in(4, 5);
+  ASSERT_EQ(cudaMemcpyAsync(d.p, in.data(), 4, cudaMemcpyHostToDevice, stream.s), cudaSuccess);
+  in.assign(4, 6);  // allowed: the pageable source was taken at the call
+  ASSERT_EQ(cudaMemcpyAsync(out.data(), d.p, 4, cudaMemcpyDeviceToHost, stream.s), cudaSuccess);
+  EXPECT_EQ(out[3], 5);
+}
+
+TEST(FakeCudaStreamOrder, HostFunctionsRunInOrderAndMayNotCallCuda) {
+  Device d(4);
+  Pinned h(4);
+  Stream stream;
+  struct Seen {
+    const Pinned* h;
+    unsigned char value = 0;
+    cudaError_t call = cudaSuccess;
+  } seen{&h};
+  ASSERT_EQ(cudaMemsetAsync(d.p, 9, 4, stream.s), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(h.p, d.p, 4, cudaMemcpyDeviceToHost, stream.s), cudaSuccess);
+  const cudaHostFn_t look = [](void* context) {
+    auto* seen = static_cast<Seen*>(context);
+    seen->value = seen->h->at(0);
+    seen->call = cudaStreamSynchronize(nullptr);
+  };
+  ASSERT_EQ(cudaLaunchHostFunc(stream.s, look, &seen), cudaSuccess);
+  EXPECT_EQ(seen.value, 0) << "queued, not run";
+  ASSERT_EQ(cudaStreamSynchronize(stream.s), cudaSuccess);
+  EXPECT_EQ(seen.value, 9) << "after the copy before it";
+  EXPECT_EQ(seen.call, cudaErrorNotPermitted);
+  cudaGetLastError();
+}
+
+TEST(FakeCudaStreamOrder, ElapsedTimeWaitsForBothEvents) {
+  Stream stream;
+  Device d(4);
+  cudaEvent_t start, stop;
+  ASSERT_EQ(cudaEventCreate(&start), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&stop), cudaSuccess);
+  ASSERT_EQ(cudaEventRecord(start, stream.s), cudaSuccess);
+  ASSERT_EQ(cudaMemsetAsync(d.p, 0, 4, stream.s), cudaSuccess);
+  ASSERT_EQ(cudaEventRecord(stop, stream.s), cudaSuccess);
+  float ms = -1;
+  EXPECT_EQ(cudaEventElapsedTime(&ms, start, stop), cudaErrorNotReady);
+  ASSERT_EQ(cudaEventSynchronize(stop), cudaSuccess);
+  EXPECT_EQ(cudaEventElapsedTime(&ms, start, stop), cudaSuccess);
+  EXPECT_EQ(ms, 0.0f);
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+}
+
+TEST(FakeCudaStreamOrder, TheQueueIsBoundedAsAGpus) {
+  Device d(4);
+  Pinned h(4);
+  Stream stream;
+  ASSERT_EQ(cudaMemsetAsync(d.p, 1, 4, stream.s), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(h.p, d.p, 4, cudaMemcpyDeviceToHost, stream.s), cudaSuccess);
+  for (int i = 0; i < 1100; ++i) ASSERT_EQ(cudaMemsetAsync(d.p, 2, 4, stream.s), cudaSuccess);
+  EXPECT_EQ(h.at(0), 1) << "the oldest work ran to make room";
+  ASSERT_EQ(cudaStreamSynchronize(stream.s), cudaSuccess);
 }
 
 }  // namespace

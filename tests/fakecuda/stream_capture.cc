@@ -23,13 +23,13 @@ cudaError_t StreamCaptures::end(cudaStream_t stream, cudaGraph_t* graph) {
   if (found == captures_.end()) return cudaErrorIllegalState;
   Capture capture = std::move(found->second);
   captures_.erase(found);
-  trace_line("capture-end ok=%d nodes=%zu", capture.invalidated ? 0 : 1, capture.work.size());
+  trace_line("capture-end ok=%d nodes=%zu", capture.invalidated ? 0 : 1, capture.nodes.size());
   if (capture.invalidated) {
     *graph = nullptr;
     return cudaErrorStreamCaptureInvalidated;
   }
   *graph = reinterpret_cast<cudaGraph_t>(new char);
-  graphs_.emplace(*graph, std::make_shared<Graph>(Graph{std::move(capture.work)}));
+  graphs_.emplace(*graph, std::make_shared<Graph>(Graph{std::move(capture.nodes)}));
   return cudaSuccess;
 }
 
@@ -46,11 +46,11 @@ bool StreamCaptures::any_active() const {
   return !captures_.empty();
 }
 
-bool StreamCaptures::capture(cudaStream_t stream, Work work) {
+bool StreamCaptures::capture(cudaStream_t stream, Node node) {
   std::lock_guard lock(mutex_);
   auto found = captures_.find(stream);
   if (found == captures_.end()) return false;
-  if (!found->second.invalidated) found->second.work.push_back(std::move(work));
+  if (!found->second.invalidated) found->second.nodes.push_back(std::move(node));
   return true;
 }
 
@@ -85,7 +85,7 @@ cudaError_t StreamCaptures::instantiate(cudaGraphExec_t* exec, cudaGraph_t graph
   return cudaSuccess;
 }
 
-cudaError_t StreamCaptures::launch(cudaGraphExec_t exec) {
+cudaError_t StreamCaptures::launch(cudaGraphExec_t exec, std::vector<Node>* nodes) {
   std::shared_ptr<Graph> graph;
   {
     std::lock_guard lock(mutex_);
@@ -93,8 +93,8 @@ cudaError_t StreamCaptures::launch(cudaGraphExec_t exec) {
     if (found == execs_.end()) return cudaErrorInvalidValue;
     graph = found->second;
   }
-  trace_line("graph-launch nodes=%zu", graph->work.size());
-  for (const auto& work : graph->work) work();
+  trace_line("graph-launch nodes=%zu", graph->nodes.size());
+  *nodes = graph->nodes;
   return cudaSuccess;
 }
 

@@ -4,8 +4,8 @@
 // a graph, not run; a call CUDA forbids during a global-mode capture (allocation, free,
 // synchronous copy, synchronization, reading a captured event) fails with
 // cudaErrorStreamCaptureUnsupported and invalidates every capture in progress, so that
-// cudaStreamEndCapture reports cudaErrorStreamCaptureInvalidated. A launched graph runs its
-// recorded work in order.
+// cudaStreamEndCapture reports cudaErrorStreamCaptureInvalidated. A launched graph issues its
+// recorded work, in order, to the launching stream.
 #include <cuda_runtime_api.h>
 
 #include <functional>
@@ -20,14 +20,20 @@ namespace ucudnn::fakecuda {
 class StreamCaptures {
  public:
   using Work = std::function<void()>;
+  // What a kernel does to memory, and what it costs (the virtual clock and trace): the cost
+  // is taken when work is issued, the memory effect when the stream gets to it.
+  struct Node {
+    Work compute;
+    Work account;
+  };
 
   cudaError_t begin(cudaStream_t stream, cudaStreamCaptureMode mode);
   cudaError_t end(cudaStream_t stream, cudaGraph_t* graph);
   cudaStreamCaptureStatus status(cudaStream_t stream) const;
   bool any_active() const;
 
-  // Records `work` when `stream` captures (true: the caller must not run it now).
-  bool capture(cudaStream_t stream, Work work);
+  // Records `node` when `stream` captures (true: the caller must not run it now).
+  bool capture(cudaStream_t stream, Node node);
   // An event recorded by a capturing stream is a graph node: it cannot be waited for or timed.
   void note_event_recorded(cudaEvent_t event, cudaStream_t stream);
   bool captured_event(cudaEvent_t event) const;
@@ -37,17 +43,18 @@ class StreamCaptures {
   cudaError_t forbid(const char* call);
 
   cudaError_t instantiate(cudaGraphExec_t* exec, cudaGraph_t graph);
-  cudaError_t launch(cudaGraphExec_t exec);
+  // The launched graph's nodes, for the caller to issue.
+  cudaError_t launch(cudaGraphExec_t exec, std::vector<Node>* nodes);
   cudaError_t destroy_graph(cudaGraph_t graph);
   cudaError_t destroy_exec(cudaGraphExec_t exec);
 
  private:
   struct Capture {
     bool invalidated = false;
-    std::vector<Work> work;
+    std::vector<Node> nodes;
   };
   struct Graph {
-    std::vector<Work> work;
+    std::vector<Node> nodes;
   };
   mutable std::mutex mutex_;
   std::unordered_map<cudaStream_t, Capture> captures_;

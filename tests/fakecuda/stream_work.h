@@ -1,7 +1,8 @@
 #pragma once
-// Work the cuDNN double issues on a handle's stream: run now, or recorded into the graph
-// when the stream captures (the runtime double's fakecuda_capture), as a GPU library's
-// kernel launches are.
+// Work the cuDNN double issues on a handle's stream, as a GPU library's kernel launch: its
+// cost (virtual time, trace line) is taken at once and its effect on memory runs in stream
+// order, or both are recorded into the graph when the stream captures (the runtime double's
+// fakecuda_issue).
 #include <cuda_runtime_api.h>
 
 #include <functional>
@@ -10,15 +11,19 @@
 
 namespace ucudnn::fakecuda {
 
-// True when the work was captured rather than run.
-inline bool run_on_stream(cudaStream_t stream, std::function<void()> work) {
-  auto* owned = new std::function<void()>(std::move(work));
-  const auto run = [](void* context) { (*static_cast<std::function<void()>*>(context))(); };
-  const auto release = [](void* context) { delete static_cast<std::function<void()>*>(context); };
-  if (fakecuda_capture(stream, run, owned, release)) return true;
-  run(owned);
-  release(owned);
-  return false;
+// True when the work was captured rather than issued.
+inline bool run_on_stream(cudaStream_t stream, std::function<void()> compute,
+                          std::function<void()> account = {}) {
+  struct Kernel {
+    std::function<void()> compute, account;
+  };
+  auto* owned = new Kernel{std::move(compute), std::move(account)};
+  const auto run = [](void* context) { static_cast<Kernel*>(context)->compute(); };
+  const auto cost = [](void* context) {
+    if (auto& account = static_cast<Kernel*>(context)->account) account();
+  };
+  const auto release = [](void* context) { delete static_cast<Kernel*>(context); };
+  return fakecuda_issue(stream, run, cost, owned, release) != 0;
 }
 
 }  // namespace ucudnn::fakecuda

@@ -52,17 +52,24 @@ class ExportedApiFuzz : public ::testing::Test {
     ASSERT_NE(std::string(info.dli_fname).find("libucudnn_preload.so"), std::string::npos)
         << "run this test with LD_PRELOAD=libucudnn_preload.so (CTest does)";
     ASSERT_EQ(cudnnCreate(&handle), CUDNN_STATUS_SUCCESS);
-    tensors = {make_tensor(n, c, 10, 10, CUDNN_DATA_FLOAT),
-               make_tensor(n, k, 10, 10, CUDNN_DATA_FLOAT),
-               make_tensor(n, k, 9, 10, CUDNN_DATA_FLOAT),
-               make_tensor(n, c, 10, 10, CUDNN_DATA_HALF),
-               make_tensor(n + 1, c, 10, 10, CUDNN_DATA_FLOAT),
-               unset_tensor(),
-               nullptr};
+    tensors = {
+        make_tensor(n, c, 10, 10, CUDNN_DATA_FLOAT), make_tensor(n, k, 10, 10, CUDNN_DATA_FLOAT),
+        make_tensor(n, k, 9, 10, CUDNN_DATA_FLOAT), make_tensor(n, c, 10, 10, CUDNN_DATA_HALF),
+        make_tensor(n + 1, c, 10, 10, CUDNN_DATA_FLOAT), unset_tensor(), nullptr,
+        // What cuDNN 9.19 lets a descriptor hold although no convolution can use it
+        // (descriptor_differential_test.cc): reading them back must not trip the shim.
+        strided_tensor({n, c, 10, 10}, {300, 100, 10, -1}),
+        strided_tensor({1, c, 10, 10}, {0, 100, 10, 1}), strided_tensor({n, c}, {c, 1}),
+        strided_tensor({n, c, 10, 10, 10}, {3000, 1000, 100, 10, 1})};
     filters = {make_filter(k, c, CUDNN_DATA_FLOAT), make_filter(k, c + 1, CUDNN_DATA_FLOAT),
                make_filter(k, c, CUDNN_DATA_DOUBLE), unset_filter(), nullptr};
-    convolutions = {make_convolution(1, 1), make_convolution(2, 1), make_convolution(1, 0),
-                    unset_convolution(), nullptr};
+    convolutions = {make_convolution(1, 1),
+                    make_convolution(2, 1),
+                    make_convolution(1, 0),
+                    unset_convolution(),
+                    nullptr,
+                    convolution_of_length(0),
+                    convolution_of_length(3)};
     x_data = buffers.allocate(std::size_t(n + 1) * c * 100);
     w_data = buffers.allocate(std::size_t(k) * (c + 1) * 9);
     y_data = buffers.allocate(std::size_t(n + 1) * k * 100);
@@ -82,6 +89,23 @@ class ExportedApiFuzz : public ::testing::Test {
     cudnnTensorDescriptor_t d = nullptr;
     cudnnCreateTensorDescriptor(&d);
     cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, type, batch, channels, h, w);
+    return d;
+  }
+  cudnnTensorDescriptor_t strided_tensor(std::vector<int> dims, std::vector<int> strides) {
+    cudnnTensorDescriptor_t d = nullptr;
+    cudnnCreateTensorDescriptor(&d);
+    EXPECT_EQ(cudnnSetTensorNdDescriptor(d, CUDNN_DATA_FLOAT, static_cast<int>(dims.size()),
+                                         dims.data(), strides.data()),
+              CUDNN_STATUS_SUCCESS);
+    return d;
+  }
+  cudnnConvolutionDescriptor_t convolution_of_length(int length) {
+    cudnnConvolutionDescriptor_t d = nullptr;
+    cudnnCreateConvolutionDescriptor(&d);
+    const int zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
+    EXPECT_EQ(cudnnSetConvolutionNdDescriptor(d, length, zero, one, one, CUDNN_CROSS_CORRELATION,
+                                              CUDNN_DATA_FLOAT),
+              CUDNN_STATUS_SUCCESS);
     return d;
   }
   cudnnTensorDescriptor_t unset_tensor() {
