@@ -8,6 +8,7 @@
 #include <cmath>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 namespace ucudnn {
@@ -100,6 +101,130 @@ void improve_greedily(const std::vector<ChoiceGroup>& groups, std::uint64_t capa
   }
 }
 
+// GLPK calls a value integral within tol_int and a row satisfied within a relative feasibility
+// tolerance; with weights of millions of units, a count of "1" may be 1 - 1e-6 and the division
+// it stands for a few units over the capacity. Every answer is therefore checked in integers;
+// one that does not fit is split, branch and bound over GLPK's answers: the count GLPK rounded
+// most is forced to either side, or, when every count is integral and the row tolerance let the
+// weight through, that one division is cut out exactly (exclude). The best division that fits
+// wins; the incumbent (always feasible) stands when no answer improves on it.
+struct ExactSearch {
+  static constexpr int kMaxDepth = 64;
+
+  glp_prob* lp;
+  const std::vector<ChoiceGroup>& groups;
+  const std::vector<Column>& columns;
+  std::uint64_t capacity;
+  Counts best;
+  double best_time;
+
+  // An error message when GLPK fails on the first program; branches that fail are dropped.
+  std::optional<std::string> run(int depth) {
+    glp_iocp parameters;
+    glp_init_iocp(&parameters);
+    parameters.presolve = GLP_ON;
+    parameters.msg_lev = GLP_MSG_OFF;
+    parameters.br_tech = GLP_BR_DTH;
+    // Integral within half a unit of the heaviest column's weight, where GLPK allows it.
+    parameters.tol_int = std::clamp(0.25 / max_weight(), 1e-9, 1e-5);
+    const int status = glp_intopt(lp, &parameters);
+    const int mip_status = glp_mip_status(lp);
+    if (status != 0 || (mip_status != GLP_OPT && mip_status != GLP_FEAS)) {
+      if (depth == 0 && mip_status != GLP_NOFEAS)
+        return "the WD integer program was not solved (GLPK status " + std::to_string(status) +
+               ", solution status " + std::to_string(mip_status) + ")";
+      return std::nullopt;
+    }
+    const double slack = 1e-9 * std::max(1.0, std::abs(best_time));
+    Counts counts = rounded();
+    const std::uint64_t weight = weight_of(groups, counts);
+    if (glp_mip_obj_val(lp) >= best_time - slack) return std::nullopt;  // cannot improve
+    if (weight <= capacity) {
+      const double time = time_of(groups, counts);
+      if (time < best_time) {
+        best = std::move(counts);
+        best_time = time;
+      }
+      return std::nullopt;
+    }
+    if (depth >= kMaxDepth) return std::nullopt;
+    // The count whose rounding added the most weight.
+    int culprit = 0;
+    double worst = 0;
+    for (int j = 1; j <= static_cast<int>(columns.size()); ++j) {
+      const double value = glp_mip_col_val(lp, j);
+      const double moved =
+          std::abs(value - std::round(value)) *
+          static_cast<double>(groups[columns[j - 1].group].weight[columns[j - 1].choice]);
+      if (moved > worst) worst = moved, culprit = j;
+    }
+    if (culprit == 0) {
+      exclude(counts, depth);
+      return std::nullopt;
+    }
+    const double value = glp_mip_col_val(lp, culprit);
+    const int kind = glp_get_col_type(lp, culprit);
+    const double lower = glp_get_col_lb(lp, culprit), upper = glp_get_col_ub(lp, culprit);
+    if (std::floor(value) >= lower) {
+      set_bounds(culprit, lower, std::floor(value));
+      run(depth + 1);
+    }
+    if (std::ceil(value) <= upper) {
+      set_bounds(culprit, std::ceil(value), upper);
+      run(depth + 1);
+    }
+    glp_set_col_bnds(lp, culprit, kind, lower, upper);
+    return std::nullopt;
+  }
+
+  // Every count integral, yet over the capacity: GLPK's row tolerance let it through. The
+  // divisions that differ from this one are split exactly into "count j below this one's" for
+  // each count j it uses, the earlier ones held at least at this one's; what is left is this
+  // division alone (the counts of a group sum to its multiplicity), which does not fit.
+  void exclude(const Counts& counts, int depth) {
+    struct Saved {
+      int column, kind;
+      double lower, upper;
+    };
+    std::vector<Saved> saved;
+    for (int j = 1; j <= static_cast<int>(columns.size()); ++j) {
+      const auto count = static_cast<double>(counts[columns[j - 1].group][columns[j - 1].choice]);
+      if (count < 1) continue;
+      const Saved bounds{j, glp_get_col_type(lp, j), glp_get_col_lb(lp, j), glp_get_col_ub(lp, j)};
+      if (count - 1 >= bounds.lower) {
+        set_bounds(j, bounds.lower, count - 1);
+        run(depth + 1);
+      }
+      if (count > bounds.upper) break;  // no division holds it at least here
+      set_bounds(j, count, bounds.upper);
+      saved.push_back(bounds);
+    }
+    for (auto it = saved.rbegin(); it != saved.rend(); ++it)
+      glp_set_col_bnds(lp, it->column, it->kind, it->lower, it->upper);
+  }
+
+  void set_bounds(int column, double lower, double upper) {
+    glp_set_col_bnds(lp, column, lower == upper ? GLP_FX : GLP_DB, lower, upper);
+  }
+
+  Counts rounded() const {
+    Counts counts(groups.size());
+    for (std::size_t g = 0; g < groups.size(); ++g) counts[g].assign(groups[g].time.size(), 0);
+    for (int j = 1; j <= static_cast<int>(columns.size()); ++j)
+      counts[columns[j - 1].group][columns[j - 1].choice] =
+          static_cast<std::int64_t>(std::llround(glp_mip_col_val(lp, j)));
+    return counts;
+  }
+
+  double max_weight() const {
+    double heaviest = 1;
+    for (const auto& column : columns)
+      heaviest =
+          std::max(heaviest, static_cast<double>(groups[column.group].weight[column.choice]));
+    return heaviest;
+  }
+};
+
 }  // namespace
 
 Expected<ChoiceSolution> solve_choice_knapsack(const std::vector<ChoiceGroup>& groups,
@@ -149,8 +274,12 @@ Expected<ChoiceSolution> solve_choice_knapsack(const std::vector<ChoiceGroup>& g
   glp_smcp simplex;
   glp_init_smcp(&simplex);
   simplex.msg_lev = GLP_MSG_OFF;
-  if (glp_simplex(lp.get(), &simplex) != 0 || glp_get_status(lp.get()) != GLP_OPT)
-    return Error{"the LP relaxation of the WD program was not solved"};
+  // At weights of millions of units the floating-point simplex occasionally gives up; GLPK's
+  // rational-arithmetic simplex then solves the relaxation exactly.
+  if (glp_simplex(lp.get(), &simplex) != 0 || glp_get_status(lp.get()) != GLP_OPT) {
+    if (glp_exact(lp.get(), &simplex) != 0 || glp_get_status(lp.get()) != GLP_OPT)
+      return Error{"the LP relaxation of the WD program was not solved"};
+  }
   const double lower_bound = glp_get_obj_val(lp.get());
   Counts best = round_relaxation(groups, columns, lp.get());
   if (weight_of(groups, best) > capacity) {
@@ -181,22 +310,9 @@ Expected<ChoiceSolution> solve_choice_knapsack(const std::vector<ChoiceGroup>& g
   }
 
   if (gap > slack) {
-    glp_iocp parameters;
-    glp_init_iocp(&parameters);
-    parameters.presolve = GLP_ON;
-    parameters.msg_lev = GLP_MSG_OFF;
-    parameters.br_tech = GLP_BR_DTH;
-    const int status = glp_intopt(lp.get(), &parameters);
-    const int mip_status = glp_mip_status(lp.get());
-    if (status != 0 || (mip_status != GLP_OPT && mip_status != GLP_FEAS))
-      return Error{"the WD integer program was not solved (GLPK status " + std::to_string(status) +
-                   ", solution status " + std::to_string(mip_status) + ")"};
-    if (glp_mip_obj_val(lp.get()) < upper_bound) {
-      for (auto& row : best) std::fill(row.begin(), row.end(), 0);
-      for (int j = 1; j <= n; ++j)
-        best[columns[j - 1].group][columns[j - 1].choice] =
-            static_cast<std::int64_t>(std::llround(glp_mip_col_val(lp.get(), j)));
-    }
+    ExactSearch search{lp.get(), groups, columns, capacity, std::move(best), upper_bound};
+    if (auto failed = search.run(0)) return Error{*failed};
+    best = std::move(search.best);
   }
   solution.counts = std::move(best);
   return solution;

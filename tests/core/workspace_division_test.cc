@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+
 #include "support/random_seed.h"
 
 namespace ucudnn {
@@ -67,6 +71,68 @@ TEST(WorkspaceDivision, EqualsExhaustiveSearch) {
   }
   EXPECT_GT(solved, 100);
   EXPECT_GT(by_solver, 50) << "too few instances reached the integer program";
+}
+
+// Workspaces of real sizes (up to 4 GiB, aligned as the shim aligns them) and limits exactly on
+// a combination's total and one byte off it: where a solver's tolerances let a division one
+// unit too large through (an error, before) or call a feasible limit infeasible.
+TEST(WorkspaceDivision, ExactOnAndOneByteOffEveryBoundary) {
+  constexpr std::uint64_t kAlignment = 256;  // the shim's: sizes up to 4 GiB are 2^24 units
+  testing::SeededRandom random;
+  int limits = 0, by_solver = 0, not_optimal = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    std::vector<KernelCandidates> kernels;
+    const auto count = random.uniform(3, 5);
+    for (int k = 0; k < count; ++k) {
+      std::vector<Configuration> configurations;
+      const auto size = random.uniform(2, 5);
+      for (int i = 0; i < size; ++i)
+        configurations.push_back(Configuration{
+            {MicroConfiguration{"t", std::string("A").append(std::to_string(i)), 1,
+                                static_cast<double>(random.uniform(1, 1000)) / 8,
+                                static_cast<std::uint64_t>(
+                                    random.uniform(0, 3) == 0 ? 0 : random.uniform(1, 1ll << 24)) *
+                                    kAlignment}}});
+      kernels.push_back(
+          {std::string("k").append(std::to_string(k)), pareto_prune(std::move(configurations))});
+    }
+    // Every combination's total, and the limits on and beside a few of them.
+    std::vector<std::uint64_t> totals;
+    std::function<void(std::size_t, std::uint64_t)> collect = [&](std::size_t k, std::uint64_t w) {
+      if (k == kernels.size()) return totals.push_back(w);
+      for (const auto& c : kernels[k].front) collect(k + 1, w + c.workspace_bytes());
+    };
+    collect(0, 0);
+    std::sort(totals.begin(), totals.end());
+    for (int pick = 0; pick < 8; ++pick) {
+      const std::uint64_t total = totals[random.uniform(0, totals.size() - 1)];
+      for (const std::uint64_t limit : {total - 1, total, total + 1}) {
+        if (total == 0 && limit == total - 1) continue;
+        SCOPED_TRACE("trial " + std::to_string(trial) + " limit " + std::to_string(limit));
+        ++limits;
+        const double expected = exhaustive(kernels, limit);
+        auto plan = plan_workspace_division(kernels, limit, kAlignment);
+        if (std::isinf(expected)) {
+          ASSERT_FALSE(plan);
+          EXPECT_NE(plan.error().find("smallest feasible total is " + std::to_string(totals[0]) +
+                                      " bytes"),
+                    std::string::npos)
+              << plan.error();
+          continue;
+        }
+        ASSERT_TRUE(plan) << plan.error();
+        if (plan->variables > 0) ++by_solver;
+        EXPECT_LE(plan->workspace_bytes, limit);
+        EXPECT_GE(plan->time_ms, expected);
+        // GLPK's branch and bound at these magnitudes is not always optimal (issue 13): counted
+        // and printed, not yet asserted.
+        if (plan->time_ms > expected) ++not_optimal;
+      }
+    }
+  }
+  std::printf("%d limits checked, %d through the integer program, %d not optimal\n", limits,
+              by_solver, not_optimal);
+  EXPECT_GT(by_solver, limits / 4);
 }
 
 TEST(WorkspaceDivision, IdenticalKernelsEqualExhaustiveSearch) {
