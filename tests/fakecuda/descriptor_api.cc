@@ -64,14 +64,12 @@ cudnnStatus_t set_packed_tensor(cudnnTensorDescriptor_t desc, cudnnTensorFormat_
   if (nb_dims > kMaxDims) return CUDNN_STATUS_NOT_SUPPORTED;
   if (nb_dims < 2 || !all_positive(dims, nb_dims)) return CUDNN_STATUS_BAD_PARAM;
   if (format == CUDNN_TENSOR_NCHW_VECT_C) return CUDNN_STATUS_NOT_SUPPORTED;
-  std::vector<std::int64_t> strides = packed_strides({dims, dims + nb_dims}, format);
-  // cuDNN 9.19 lays out a channels-last tensor without spatial dimensions as {0, C}, and then
-  // refuses the zero stride when N > 1.
-  if (format == CUDNN_TENSOR_NHWC && nb_dims == 2) strides = {0, dims[1]};
-  const std::vector<int> narrow(strides.begin(), strides.end());
-  if (!usable_strides(dims, narrow.data(), nb_dims)) return CUDNN_STATUS_BAD_PARAM;
+  // cuDNN 9.19 gives a channels-last tensor without spatial dimensions an uninitialized N
+  // stride (undefined behaviour); the double refuses it.
+  if (format == CUDNN_TENSOR_NHWC && nb_dims < 3) return CUDNN_STATUS_BAD_PARAM;
   desc->dims.assign(dims, dims + nb_dims);
-  desc->strides = narrow;
+  const auto strides = packed_strides(desc->dims, format);
+  desc->strides.assign(strides.begin(), strides.end());
   desc->data_type = type;
   desc->set = true;
   return CUDNN_STATUS_SUCCESS;

@@ -195,7 +195,10 @@ Call tensor_nd(Draw& d) {
 
 Call tensor_nd_format(Draw& d) {
   const int format = d.from(kFormats), type = d.from(kTypes);
-  const int rank = d.from({0, 2, 3, 4, 5, 8, 9});
+  int rank = d.from({0, 2, 3, 4, 5, 8, 9});
+  // cuDNN 9.19 lays out a channels-last tensor without spatial dimensions with an
+  // uninitialized N stride (0 in one run, 36936 in another): nothing to compare with.
+  if (format == CUDNN_TENSOR_NHWC && rank == 2) rank = 3;
   const auto dims = d.many(rank, {-1, 0, 1, 2, 5});
   return {"SetTensorNdDescriptorEx format=" + std::to_string(format) +
               " type=" + std::to_string(type) + " dims=" + list(dims.data(), rank),
