@@ -151,10 +151,13 @@ bool pinned(const void* p, std::size_t bytes) {
   return runtime().pinned_host.contains(p, bytes);
 }
 
-// Work on `stream`: captured into the graph when the stream captures, else queued in order.
-void issue(cudaStream_t stream, StreamCaptures::Work compute) {
-  if (!runtime().captures.capture(stream, {compute, {}}))
-    runtime().order.enqueue(stream, std::move(compute));
+// Work on `stream`: recorded into the graph when the stream captures (true), else its cost
+// taken now and its memory effect queued in order.
+bool issue(cudaStream_t stream, StreamCaptures::Work compute, StreamCaptures::Work account = {}) {
+  if (runtime().captures.capture(stream, {compute, account})) return true;
+  if (account) account();
+  runtime().order.enqueue(stream, std::move(compute));
+  return false;
 }
 
 // An asynchronous copy is asynchronous only with pinned host memory: from pageable memory the
@@ -204,10 +207,7 @@ int fakecuda_issue(cudaStream_t stream, void (*compute)(void*), void (*account)(
   StreamCaptures::Work run = [compute, owned] { compute(owned.get()); };
   StreamCaptures::Work cost;
   if (account) cost = [account, owned] { account(owned.get()); };
-  if (runtime().captures.capture(stream, {run, cost})) return 1;
-  if (cost) cost();
-  runtime().order.enqueue(stream, std::move(run));
-  return 0;
+  return issue(stream, std::move(run), std::move(cost)) ? 1 : 0;
 }
 
 cudaError_t cudaMalloc(void** devPtr, size_t size) {
