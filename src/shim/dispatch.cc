@@ -159,22 +159,36 @@ std::shared_ptr<cudnn::PlanExecutor> plan_within(HandleState& state, const Kerne
   return slot;
 }
 
-// The undivided call with a concrete algorithm that fits the caller's workspace: cuDNN's own
-// heuristic choice, as the application would have made without ucudnn.
+// The first algorithm of cuDNN's heuristic ranking that runs within `bytes` and that
+// `accept`s, as the application would have chosen without ucudnn; nullopt with the status
+// when the ranking fails, nullopt with NOT_SUPPORTED when none fits.
+template <class Accept>
+std::optional<int> heuristic_algorithm(Operation operation, cudnnHandle_t handle,
+                                       const ConvolutionDescriptors& d, std::size_t bytes,
+                                       Accept accept, cudnnStatus_t& status) {
+  AlgorithmPerf results[kMaxResults];
+  int count = 0;
+  status = cudnn::select_algorithms(cudnn::cudnn_api(), handle, operation,
+                                    cudnn::Selection::kHeuristic, d, kMaxResults, &count, results);
+  if (status != CUDNN_STATUS_SUCCESS) return std::nullopt;
+  for (int i = 0; i < count; ++i)
+    if (results[i].status == CUDNN_STATUS_SUCCESS && results[i].memory <= bytes &&
+        accept(results[i].algorithm))
+      return results[i].algorithm;
+  status = CUDNN_STATUS_NOT_SUPPORTED;
+  return std::nullopt;
+}
+
+// The undivided call with a concrete algorithm that fits the caller's workspace.
 cudnnStatus_t undivided(Operation operation, cudnnHandle_t handle, const void* alpha,
                         const ConvolutionDescriptors& d, const ConvolutionBuffers& buffers,
                         void* workspace, std::size_t bytes, const void* beta) {
-  const auto& api = cudnn::cudnn_api();
-  AlgorithmPerf results[kMaxResults];
-  int count = 0;
-  const cudnnStatus_t status = cudnn::select_algorithms(
-      api, handle, operation, cudnn::Selection::kHeuristic, d, kMaxResults, &count, results);
-  if (status != CUDNN_STATUS_SUCCESS) return status;
-  for (int i = 0; i < count; ++i)
-    if (results[i].status == CUDNN_STATUS_SUCCESS && results[i].memory <= bytes)
-      return cudnn::convolve(api, handle, operation, results[i].algorithm, alpha, d, buffers,
-                             workspace, bytes, beta);
-  return CUDNN_STATUS_NOT_SUPPORTED;
+  cudnnStatus_t status;
+  const auto algorithm = heuristic_algorithm(
+      operation, handle, d, bytes, [](int) { return true; }, status);
+  if (!algorithm) return status;
+  return cudnn::convolve(cudnn::cudnn_api(), handle, operation, *algorithm, alpha, d, buffers,
+                         workspace, bytes, beta);
 }
 
 struct Request {
@@ -478,22 +492,42 @@ cudnnStatus_t convolution_bias_activation(cudnnHandle_t handle, const void* alph
   return guarded("cudnnConvolutionBiasActivationForward", [&]() -> cudnnStatus_t {
     const auto& api = cudnn::cudnn_api();
     if (!handle) return CUDNN_STATUS_BAD_PARAM;  // as in find_algorithms
-    if (algorithm != cudnn::virtual_algorithm(Operation::kForward))
-      return api.cudnnConvolutionBiasActivationForward
-                 ? api.cudnnConvolutionBiasActivationForward(
-                       handle, alpha1, d.x, buffers.x, d.w, buffers.w, d.convolution,
-                       static_cast<cudnnConvolutionFwdAlgo_t>(algorithm), workspace,
-                       workspace_bytes, e.alpha2, e.z_desc, e.z, e.bias_desc, e.bias, e.activation,
-                       d.y, buffers.y)
-                 : CUDNN_STATUS_NOT_INITIALIZED;
-    // Everything cuDNN checks before writing y, checked before the first step writes it.
-    if (!handle || !alpha1 || !e.alpha2 || !e.z || !e.bias || !buffers.y)
-      return CUDNN_STATUS_BAD_PARAM;
-    cudnnActivationMode_t mode;
+    if (!api.cudnnConvolutionBiasActivationForward) return CUDNN_STATUS_NOT_INITIALIZED;
+    auto fused = [&](int concrete) {
+      return api.cudnnConvolutionBiasActivationForward(
+          handle, alpha1, d.x, buffers.x, d.w, buffers.w, d.convolution,
+          static_cast<cudnnConvolutionFwdAlgo_t>(concrete), workspace, workspace_bytes, e.alpha2,
+          e.z_desc, e.z, e.bias_desc, e.bias, e.activation, d.y, buffers.y);
+    };
+    if (algorithm != cudnn::virtual_algorithm(Operation::kForward)) return fused(algorithm);
+    // A call ucudnn does not plan goes to cuDNN whole, so that cuDNN answers every argument
+    // itself: with the algorithm its heuristic ranks first (IDENTITY runs with
+    // IMPLICIT_PRECOMP_GEMM only), else with IMPLICIT_PRECOMP_GEMM for cuDNN to judge.
+    if (!workspace) workspace_bytes = 0;
+    cudnnActivationMode_t mode = CUDNN_ACTIVATION_RELU;
     cudnnNanPropagation_t nan;
     double coefficient = 0;
-    if (!e.activation || api.cudnnGetActivationDescriptor(e.activation, &mode, &nan,
-                                                          &coefficient) != CUDNN_STATUS_SUCCESS)
+    const bool activation_read =
+        e.activation && api.cudnnGetActivationDescriptor(e.activation, &mode, &nan, &coefficient) ==
+                            CUDNN_STATUS_SUCCESS;
+    auto pass_through = [&] {
+      constexpr int kPrecompGemm = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+      cudnnStatus_t ignored;
+      return fused(
+          heuristic_algorithm(
+              Operation::kForward, handle, d, workspace_bytes,
+              [&](int a) { return mode != CUDNN_ACTIVATION_IDENTITY || a == kPrecompGemm; },
+              ignored)
+              .value_or(kPrecompGemm));
+    };
+    {
+      cudnnStatus_t status;
+      bool unsupported;
+      if (!read_request(Operation::kForward, handle, d, layer, status, unsupported))
+        return unsupported ? pass_through() : status;
+    }
+    // Everything cuDNN checks before writing y, checked before the first step writes it.
+    if (!alpha1 || !e.alpha2 || !e.z || !e.bias || !buffers.y || !activation_read)
       return CUDNN_STATUS_BAD_PARAM;
     if (mode != CUDNN_ACTIVATION_RELU && mode != CUDNN_ACTIVATION_IDENTITY)
       return CUDNN_STATUS_NOT_SUPPORTED;

@@ -99,11 +99,13 @@ struct Modeled {
   std::uint64_t workspace_bytes = 0;
 };
 
-// The model for 2-d float or double problems (the doubles support nothing else).
+// The model for 2-d float or double problems (the doubles support nothing else), which
+// kernel_from_descriptors has checked; the guard below only keeps arithmetic defined.
 inline Modeled model(const KernelKey& kernel, int algorithm) {
   const AlgorithmModel* a = algorithm_model(kernel.operation, algorithm);
   const ConvolutionProblem& p = kernel.problem;
-  if (!a || a->family == Family::kNone || p.x.dims.size() != 4 || p.validation_error() ||
+  if (!a || a->family == Family::kNone || p.x.dims.size() != 4 || p.w.dims.size() != 4 ||
+      p.y.dims.size() != 4 || p.groups <= 0 ||
       (p.data_type != DataType::kFloat && p.data_type != DataType::kDouble))
     return {};
   const std::int64_t n = p.x.dims[0], c = p.x.dims[1], h = p.x.dims[2], w = p.x.dims[3];

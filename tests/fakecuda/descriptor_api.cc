@@ -143,27 +143,6 @@ cudnnStatus_t destroy(T* object) {
   return CUDNN_STATUS_SUCCESS;
 }
 
-// The first `count` output dimensions (N, K, spatial...), or a status when the shapes do not
-// fit; as cuDNN, a spatial dimension past `count` is not checked.
-cudnnStatus_t output_dims(const cudnnConvolutionStruct* conv, const cudnnTensorStruct* x,
-                          const cudnnFilterStruct* w, std::size_t count, std::vector<int>* out) {
-  if (!alive(conv) || !alive(x) || !alive(w) || !conv->set || !x->set || !w->set)
-    return CUDNN_STATUS_BAD_PARAM;
-  const std::size_t rank = x->dims.size();
-  if (rank < 3 || w->dims.size() != rank || conv->padding.size() + 2 != rank)
-    return CUDNN_STATUS_BAD_PARAM;
-  // K divisible by the group count is checked at use, not here (as cuDNN).
-  if (x->dims[1] != w->dims[1] * conv->groups) return CUDNN_STATUS_BAD_PARAM;
-  out->assign({x->dims[0], w->dims[0]});
-  for (std::size_t i = 2; i < std::min(rank, count); ++i) {
-    const int span = conv->dilation[i - 2] * (w->dims[i] - 1) + 1;
-    const int padded = x->dims[i] + 2 * conv->padding[i - 2];
-    if (padded < span) return CUDNN_STATUS_BAD_PARAM;
-    out->push_back((padded - span) / conv->stride[i - 2] + 1);
-  }
-  return CUDNN_STATUS_SUCCESS;
-}
-
 }  // namespace
 
 extern "C" {

@@ -19,6 +19,12 @@ enum class Tag : std::uint32_t {
   kActivation = 0x61637476,
 };
 
+// The first `count` output dimensions (N, K, spatial...) of convolving x with w under conv
+// (cudnnGetConvolutionNdForwardOutputDim's rule), or BAD_PARAM when they do not convolve;
+// as cuDNN, a spatial dimension past `count` is not checked.
+cudnnStatus_t output_dims(const cudnnConvolutionStruct* conv, const cudnnTensorStruct* x,
+                          const cudnnFilterStruct* w, std::size_t count, std::vector<int>* out);
+
 }  // namespace ucudnn::fakecuda
 
 struct cudnnContext {
@@ -90,5 +96,11 @@ std::size_t element_bytes(cudnnDataType_t type);
 // cudnnGetTensorSizeInBytes; 0 for no dimensions (an unset descriptor).
 std::size_t span_bytes(const std::vector<int>& dims, const std::vector<std::int64_t>& strides,
                        cudnnDataType_t type);
+
+// The first `count` output dimensions (N, K, spatial...) of convolving x with w under conv
+// (cudnnGetConvolutionNdForwardOutputDim's rule), or BAD_PARAM when they do not convolve;
+// as cuDNN, a spatial dimension past `count` is not checked.
+cudnnStatus_t output_dims(const cudnnConvolutionStruct* conv, const cudnnTensorStruct* x,
+                          const cudnnFilterStruct* w, std::size_t count, std::vector<int>* out);
 
 }  // namespace ucudnn::fakecuda

@@ -385,4 +385,54 @@ TEST_F(NeverHarms, FusedConvolutionWithTheVirtualAlgorithmMatchesCudnn) {
   cudnnDestroyTensorDescriptor(bias_desc);
 }
 
+// A fused call that ucudnn does not plan (here x has a negative stride, which cuDNN's
+// descriptors accept) is cuDNN's to answer, whole: each wrong epilogue gets cuDNN's own status,
+// not the one the shim's unfused steps would meet first.
+TEST_F(NeverHarms, AFusedCallUcudnnDoesNotPlanIsAnsweredByCudnn) {
+  Layer& l = add_layer(4, 8, 8, 3, 1);
+  cudnnTensorDescriptor_t reversed = nullptr, bias_desc = nullptr, wrong_bias = nullptr;
+  cudnnCreateTensorDescriptor(&reversed);
+  cudnnCreateTensorDescriptor(&bias_desc);
+  cudnnCreateTensorDescriptor(&wrong_bias);
+  const int dims[] = {l.n, l.c, 16, 16}, strides[] = {l.c * 256, 256, 16, -1};
+  check(cudnnSetTensorNdDescriptor(reversed, CUDNN_DATA_FLOAT, 4, dims, strides), "reversed x");
+  cudnnSetTensor4dDescriptor(bias_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, l.k, 1, 1);
+  cudnnSetTensor4dDescriptor(wrong_bias, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, l.k + 1, 1, 1);
+  cudnnActivationDescriptor_t relu = nullptr, unset = nullptr, tanh = nullptr;
+  cudnnCreateActivationDescriptor(&relu);
+  cudnnCreateActivationDescriptor(&unset);
+  cudnnCreateActivationDescriptor(&tanh);
+  cudnnSetActivationDescriptor(relu, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0);
+  cudnnSetActivationDescriptor(tanh, CUDNN_ACTIVATION_TANH, CUDNN_NOT_PROPAGATE_NAN, 0);
+  void* bias = device(l.k + 1);
+  const std::size_t given = 1 << 20;
+  void* workspace = device(given / sizeof(float));
+  auto* direct = real<decltype(cudnnConvolutionBiasActivationForward)>(
+      "cudnnConvolutionBiasActivationForward");
+  ASSERT_TRUE(direct);
+  const float alpha1 = 1, alpha2 = 0;
+  struct Case {
+    const char* name;
+    cudnnActivationDescriptor_t activation;
+    cudnnTensorDescriptor_t bias;
+  };
+  for (const Case& c : {Case{"valid", relu, bias_desc}, Case{"unset activation", unset, bias_desc},
+                        Case{"null activation", nullptr, bias_desc}, Case{"TANH", tanh, bias_desc},
+                        Case{"bias of K + 1", relu, wrong_bias}}) {
+    SCOPED_TRACE(c.name);
+    const cudnnStatus_t expected =
+        direct(handle, &alpha1, reversed, l.x_data, l.w, l.w_data, l.conv,
+               CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, workspace, given, &alpha2, l.y,
+               l.y_data, c.bias, bias, c.activation, l.y, l.y_data);
+    EXPECT_NE(expected, CUDNN_STATUS_SUCCESS) << "the double runs positive strides only";
+    EXPECT_EQ(cudnnConvolutionBiasActivationForward(handle, &alpha1, reversed, l.x_data, l.w,
+                                                    l.w_data, l.conv, kVirtualForward, workspace,
+                                                    given, &alpha2, l.y, l.y_data, c.bias, bias,
+                                                    c.activation, l.y, l.y_data),
+              expected);
+  }
+  for (auto a : {relu, unset, tanh}) cudnnDestroyActivationDescriptor(a);
+  for (auto t : {reversed, bias_desc, wrong_bias}) cudnnDestroyTensorDescriptor(t);
+}
+
 }  // namespace
