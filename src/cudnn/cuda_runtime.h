@@ -32,6 +32,7 @@ namespace ucudnn::cudnn {
   X(cudaStreamCreate)            \
   X(cudaStreamDestroy)           \
   X(cudaStreamSynchronize)       \
+  X(cudaStreamWaitEvent)         \
   X(cudaStreamIsCapturing)
 
 UCUDNN_FUNCTION_TABLE(CudaRuntime, UCUDNN_CUDA_FUNCTIONS)

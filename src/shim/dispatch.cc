@@ -108,6 +108,30 @@ bool capturing(cudnnHandle_t handle) {
   return status != cudaStreamCaptureStatusNone;
 }
 
+// The stream the handle's work goes to (the legacy stream when it cannot be read).
+cudaStream_t stream_of(cudnnHandle_t handle) {
+  cudaStream_t stream = nullptr;
+  if (cudnn::cudnn_api().cudnnGetStream(handle, &stream) != CUDNN_STATUS_SUCCESS) return nullptr;
+  return stream;
+}
+
+// Brings the handle's WD session in line with its options and returns it: the device's
+// session for the total and policy, or null (and the handle lets go of it) under WR.
+WorkspaceDivisionSession* division_session(HandleState& state, const Settings& settings) {
+  const auto total = state.total_workspace(settings);
+  if (!total) {
+    state.division.reset();
+    return nullptr;
+  }
+  const BatchSizePolicy policy = state.policy(settings);
+  if (!state.division || state.division->total_bytes() != *total ||
+      state.division_policy != policy) {
+    state.division = Registry::instance().division_session(state.device, *total, policy);
+    state.division_policy = policy;
+  }
+  return state.division.get();
+}
+
 // How a call may plan a kernel it has no plan for.
 struct Planning {
   bool may_measure = true;    // benchmark what the store lacks
@@ -260,7 +284,7 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
           const auto& kernel = request->kernel;
           const auto math = cudnn::to_cudnn(kernel.key.problem.math_type);
           auto* division =
-              captured ? state->division.get() : state->sync_division_session(request->settings);
+              captured ? state->division.get() : division_session(*state, request->settings);
           if (division && !division->given_up() && !captured) {
             division->note(kernel);
             const auto configuration =
@@ -349,7 +373,7 @@ cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
     *bytes = 0;
     const bool captured = capturing(handle);
     if (auto* division =
-            captured ? state->division.get() : state->sync_division_session(request->settings);
+            captured ? state->division.get() : division_session(*state, request->settings);
         division && !division->given_up()) {
       if (!captured) division->note(request->kernel);
       return CUDNN_STATUS_SUCCESS;
@@ -417,16 +441,21 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
           std::shared_ptr<cudnn::PlanExecutor> keep;
           void* plan_workspace = workspace;
           std::size_t plan_bytes = workspace_bytes;
-          if (auto* division = captured ? state->division.get()
-                                        : state->sync_division_session(request->settings);
-              division && !division->given_up())
-            if (auto placement =
-                    captured ? division->captured_placement(kernel)
-                             : division->place(kernel, context_for(*state, request->settings))) {
+          // Holds the WD session's lock until the plan's work is issued.
+          std::optional<WorkspaceDivisionSession::Placement> placement;
+          if (auto* division =
+                  captured ? state->division.get() : division_session(*state, request->settings);
+              division && !division->given_up()) {
+            const cudaStream_t stream = stream_of(handle);
+            placement =
+                captured ? division->captured_placement(kernel, stream)
+                         : division->place(kernel, context_for(*state, request->settings), stream);
+            if (placement) {
               plan = placement->plan;
               plan_workspace = placement->workspace;
               plan_bytes = placement->bytes;
             }
+          }
           if (!plan) {
             auto& plans = state->plans[kernel];
             const auto configured = state->workspace_limit(request->settings);
@@ -607,7 +636,7 @@ cudnnStatus_t set_batch_size_policy(cudnnHandle_t handle, const char* policy) {
     }
     state.options.policy = *parsed;
     state.plans.clear();
-    state.division.reset();
+    state.division.reset();  // the next call takes the session of the new policy
     return CUDNN_STATUS_SUCCESS;
   });
 }
@@ -623,7 +652,7 @@ cudnnStatus_t set_workspace_limit(cudnnHandle_t handle, std::size_t bytes) {
 cudnnStatus_t set_total_workspace_size(cudnnHandle_t handle, std::size_t bytes) {
   return change_options(handle, [&](HandleState& state) {
     state.options.total_workspace = bytes;
-    state.sync_division_session(process_settings());  // renews or frees it now
+    division_session(state, process_settings());  // takes the new total's session, or none
     return CUDNN_STATUS_SUCCESS;
   });
 }
@@ -639,7 +668,7 @@ cudnnStatus_t optimize(cudnnHandle_t handle) {
   return change_options(handle, [&](HandleState& state) {
     const Settings& settings = process_settings();
     if (!planning_possible()) return CUDNN_STATUS_NOT_INITIALIZED;
-    auto* division = state.sync_division_session(settings);
+    auto* division = division_session(state, settings);
     if (!division) return CUDNN_STATUS_SUCCESS;  // WR plans are made per kernel already
     return division->solve(context_for(state, settings)) ? CUDNN_STATUS_SUCCESS
                                                          : CUDNN_STATUS_NOT_SUPPORTED;

@@ -1,7 +1,7 @@
 #pragma once
 // What the shim keeps per cuDNN handle: the options set through the API (unset ones follow
-// the environment), the WR plans of the kernels it has seen, and the WD session. Calls on one
-// handle are serialized by its mutex; different handles proceed in parallel.
+// the environment), the WR plans of the kernels it has seen, and the WD session it uses. Calls on
+// one handle are serialized by its mutex; different handles proceed in parallel.
 #include <cudnn.h>
 
 #include <memory>
@@ -45,7 +45,10 @@ struct HandleState {
   std::mutex mutex;
   HandleOptions options;
   LruMap<KernelIdentity, KernelPlans, KernelIdentityHash> plans{kKernelsPerHandle};
-  std::unique_ptr<WorkspaceDivisionSession> division;
+  // The device's WD session for this handle's total and policy (shared with the other
+  // handles that ask for the same); null under WR. See division_session() in dispatch.cc.
+  std::shared_ptr<WorkspaceDivisionSession> division;
+  BatchSizePolicy division_policy = BatchSizePolicy::kAll;  // the policy it was asked for
 
   BatchSizePolicy policy(const Settings& settings) const {
     return options.policy.value_or(settings.policy);
@@ -57,18 +60,6 @@ struct HandleState {
     const auto total = options.total_workspace ? options.total_workspace : settings.total_workspace;
     if (total && *total == 0) return std::nullopt;
     return total;
-  }
-  // Brings the WD session in line with the options and returns it: creates it on first use,
-  // renews it when the total changed, frees it and its arena when WD is off (then null).
-  WorkspaceDivisionSession* sync_division_session(const Settings& settings) {
-    const auto total = total_workspace(settings);
-    if (!total) {
-      division.reset();  // frees its arena
-      return nullptr;
-    }
-    if (!division || division->total_bytes() != *total)
-      division = std::make_unique<WorkspaceDivisionSession>(*total);
-    return division.get();
   }
 };
 

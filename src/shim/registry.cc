@@ -100,4 +100,18 @@ Registry::Device& Registry::device(int ordinal) {
   return *device;
 }
 
+std::shared_ptr<WorkspaceDivisionSession> Registry::division_session(int device,
+                                                                     std::uint64_t total,
+                                                                     BatchSizePolicy policy) {
+  std::lock_guard lock(mutex_);
+  std::erase_if(divisions_, [](const auto& entry) { return entry.second.expired(); });
+  auto& slot = divisions_[{device, total, policy}];
+  auto session = slot.lock();
+  if (!session) {
+    session = std::make_shared<WorkspaceDivisionSession>(total);
+    slot = session;
+  }
+  return session;
+}
+
 }  // namespace ucudnn::shim

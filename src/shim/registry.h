@@ -10,6 +10,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/benchmark_store.h"
@@ -42,6 +43,11 @@ class Registry {
     std::mutex benchmark_mutex;
   };
   Device& device(int ordinal);
+  // The WD session of a device for a total and batch-size policy, shared by every handle that
+  // asks for the same: one arena per device however many handles the application uses. It
+  // lives while a handle holds it.
+  std::shared_ptr<WorkspaceDivisionSession> division_session(int device, std::uint64_t total,
+                                                             BatchSizePolicy policy);
   BenchmarkStore& store_for(Device& device) { return device.unstored ? *device.unstored : store(); }
 
  private:
@@ -52,6 +58,8 @@ class Registry {
   std::unordered_map<cudnnHandle_t, std::shared_ptr<HandleState>> handles_;
   std::unique_ptr<BenchmarkStore> store_;
   std::map<int, std::unique_ptr<Device>> devices_;
+  std::map<std::tuple<int, std::uint64_t, BatchSizePolicy>, std::weak_ptr<WorkspaceDivisionSession>>
+      divisions_;
 };
 
 }  // namespace ucudnn::shim

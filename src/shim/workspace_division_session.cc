@@ -1,5 +1,9 @@
 #include "shim/workspace_division_session.h"
 
+#include <algorithm>
+#include <numeric>
+#include <unordered_set>
+
 #include "core/workspace_division.h"
 #include "cudnn/current_device.h"
 #include "shim/log.h"
@@ -7,105 +11,88 @@
 
 namespace ucudnn::shim {
 
-WorkspaceDivisionSession::Entry& WorkspaceDivisionSession::entry(const KernelIdentity& kernel) {
-  auto [it, inserted] = entries_.try_emplace(kernel);
+namespace {
+
+// Learning keeps at most this many runs: a kernel run once long ago (a warm-up) would
+// otherwise keep every later iteration from counting as one.
+constexpr std::size_t kMaxHistory = 1 << 14;
+
+// Equal runs per group, up to a common factor: an iteration found twice as long (batch 16
+// then 12, alternating) weighs the groups as before.
+bool proportional(const std::unordered_map<KernelIdentity, int, KernelIdentityHash>& a,
+                  const std::unordered_map<KernelIdentity, int, KernelIdentityHash>& b) {
+  if (a.size() != b.size() || a.empty()) return false;
+  const auto sum = [](const auto& m) {
+    return std::accumulate(m.begin(), m.end(), std::int64_t{0},
+                           [](std::int64_t s, const auto& kv) { return s + kv.second; });
+  };
+  const std::int64_t total_a = sum(a), total_b = sum(b);
+  for (const auto& [group, runs] : a) {
+    auto other = b.find(group);
+    if (other == b.end() || std::int64_t{runs} * total_b != std::int64_t{other->second} * total_a)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool WorkspaceDivisionSession::given_up() const {
+  std::lock_guard lock(mutex_);
+  return given_up_;
+}
+
+int WorkspaceDivisionSession::divisions() const {
+  std::lock_guard lock(mutex_);
+  return divisions_;
+}
+
+std::uint64_t WorkspaceDivisionSession::arena_bytes() const {
+  std::lock_guard lock(mutex_);
+  return arena_ ? arena_->size() : 0;
+}
+
+int WorkspaceDivisionSession::index_of(const KernelIdentity& kernel) {
+  auto [it, inserted] = index_.try_emplace(kernel, static_cast<int>(entries_.size()));
   if (inserted) {
-    order_.push_back(kernel);
-    // A new kernel: learn a new round; the kernels with segments keep them meanwhile.
-    learning_ = true;
-    anchor_.reset();
-    for (auto& [identity, e] : entries_) e.runs = 0;
+    KernelIdentity group{kernel.key.with_batch(1), kernel.layer};
+    Entry& e = entries_.emplace_back();
+    e.kernel = kernel;
+    e.group = group;
+    groups_.try_emplace(std::move(group));
   }
   return it->second;
 }
 
 void WorkspaceDivisionSession::note(const KernelIdentity& kernel) {
-  entry(kernel);
+  std::lock_guard lock(mutex_);
+  index_of(kernel);
+}
+
+void WorkspaceDivisionSession::release_memory() {
+  for (auto& e : entries_) {
+    e.in_segment.reset();
+    e.no_plan_in_segment = false;
+    e.waiting.reset();
+    e.no_waiting_plan = false;
+  }
+  for (auto& [key, g] : groups_) {
+    g.segment.reset();
+    g.representative = -1;
+  }
+  // cudaFree waits for the work still using these.
+  scratch_.reset();
+  scratch_region_ = {};
+  keep_if_captured();
+  arena_.reset();
 }
 
 void WorkspaceDivisionSession::give_up(const std::string& why) {
   given_up_ = true;
-  for (auto& [identity, e] : entries_) e.divided.reset();
-  keep_if_captured();
-  arena_.reset();
-  warn_once("wd-given-up", "workspace division (UCUDNN_TOTAL_WORKSPACE_SIZE=" +
-                               format_byte_size(total_) + ") is off for this handle: " + why +
-                               "; planning each kernel in the application's workspace (WR)");
-}
-
-std::optional<Configuration> WorkspaceDivisionSession::reported_configuration(
-    const KernelIdentity& kernel, const PlannerContext& context) {
-  Entry& e = entry(kernel);
-  if (e.divided) return e.divided->configuration();
-  if (!e.best_within_total) {
-    auto plan = plan_reuse(context, kernel.key, total_);
-    if (!plan) return std::nullopt;
-    e.best_within_total = *plan;
-  }
-  return e.best_within_total;
-}
-
-bool WorkspaceDivisionSession::solve(const PlannerContext& context) {
-  std::vector<KernelCandidates> candidates;
-  std::vector<ParetoFront> fronts;
-  std::vector<KernelIdentity> planned;
-  for (const auto& kernel : order_) {
-    auto front = desirable_set(context, kernel.key, total_);
-    if (!front) {
-      // Left out: it runs within the application's workspace, the others are divided.
-      warn_once("wd-left-out:" + kernel.key.to_string(),
-                "workspace division leaves out " + kernel.key.to_string() + ": " + front.error());
-      continue;
-    }
-    // Time counts once per run in an iteration: a kernel run twice weighs twice.
-    ParetoFront weighted = *front;
-    const int weight = std::max(1, entries_[kernel].runs);
-    for (auto& configuration : weighted)
-      for (auto& m : configuration.micro) m.time_ms *= weight;
-    candidates.push_back({kernel.key.to_string(), std::move(weighted)});
-    fronts.push_back(std::move(*front));
-    planned.push_back(kernel);
-  }
-  auto division = plan_workspace_division(candidates, total_);
-  if (!division) {
-    give_up(division.error());
-    return false;
-  }
-  // The old arena goes first: cudaFree waits for the work still using its segments.
-  for (auto& [identity, e] : entries_) e.divided.reset();
-  keep_if_captured();
-  arena_.reset();
-  {
-    const cudnn::CurrentDevice on(context.runtime, context.device);
-    arena_ = cudnn::DeviceBuffer::allocate(context.runtime, division->workspace_bytes);
-  }
-  if (!arena_) {
-    give_up("cannot allocate the " + format_byte_size(division->workspace_bytes) + " arena");
-    return false;
-  }
-  std::vector<Configuration> chosen;
-  for (std::size_t i = 0; i < planned.size(); ++i) {
-    Entry& e = entries_[planned[i]];
-    chosen.push_back(fronts[i][division->choice[i]]);
-    auto executor = std::make_shared<cudnn::PlanExecutor>(context.api, context.handle,
-                                                          planned[i].key, chosen.back());
-    // Segments are sized by the measurements; a kernel needing more than its measurement
-    // said (a poisoned database) must not spill into its neighbour's.
-    if (executor->workspace_bytes() > chosen.back().workspace_bytes()) continue;
-    e.divided = std::move(executor);
-    e.offset = division->offsets[i];
-  }
-  learning_ = false;
-  std::string network;
-  for (const auto& kernel : planned) network += kernel.key.hash_hex() + ";";
-  context.store.put_plan({context.fingerprint.to_string(), "network:" + network,
-                          std::string(name_of(context.policy)), total_, "WD"},
-                         chosen);
-  log(LogLevel::kInfo, "workspace division of " + std::to_string(planned.size()) +
-                           " kernels: " + std::to_string(division->time_ms) + " ms in " +
-                           format_byte_size(division->workspace_bytes) + " of " +
-                           format_byte_size(total_));
-  return true;
+  release_memory();
+  warn_once("wd-given-up",
+            "workspace division (UCUDNN_TOTAL_WORKSPACE_SIZE=" + format_byte_size(total_) +
+                ") is off: " + why + "; planning each kernel in the application's workspace (WR)");
 }
 
 void WorkspaceDivisionSession::keep_if_captured() {
@@ -118,33 +105,269 @@ WorkspaceDivisionSession::~WorkspaceDivisionSession() {
   keep_if_captured();
 }
 
-std::optional<WorkspaceDivisionSession::Placement> WorkspaceDivisionSession::captured_placement(
-    const KernelIdentity& kernel) {
-  if (given_up_ || learning_) return std::nullopt;
-  auto found = entries_.find(kernel);
-  if (found == entries_.end() || !found->second.divided || !arena_) return std::nullopt;
-  arena_captured_ = true;
-  const Entry& e = found->second;
-  return Placement{e.divided.get(), static_cast<char*>(arena_->data()) + e.offset,
-                   static_cast<std::size_t>(e.divided->workspace_bytes())};
+std::optional<Configuration> WorkspaceDivisionSession::reported_configuration(
+    const KernelIdentity& kernel, const PlannerContext& context) {
+  std::lock_guard lock(mutex_);
+  Entry& e = entries_[index_of(kernel)];
+  if (e.in_segment) return e.in_segment->configuration();
+  if (!e.best_within_total) {
+    auto plan = plan_reuse(context, kernel.key, total_);
+    if (!plan) return std::nullopt;
+    e.best_within_total = *plan;
+  }
+  return e.best_within_total;
+}
+
+// The shortest sequence that the runs end with twice in a row and that holds every kernel
+// run since learning began.
+std::optional<std::size_t> WorkspaceDivisionSession::repeated_iteration() const {
+  const std::size_t n = history_.size(), kinds = history_runs_.size();
+  if (n < 2 * kinds) return std::nullopt;
+  // The iteration's length p: the last run recurs p runs earlier.
+  for (std::size_t p = kinds; 2 * p <= n; ++p) {
+    if (history_[n - 1 - p] != history_[n - 1]) continue;
+    if (!std::equal(history_.end() - static_cast<std::ptrdiff_t>(p), history_.end(),
+                    history_.end() - static_cast<std::ptrdiff_t>(2 * p)))
+      continue;
+    std::unordered_set<int> in_iteration(history_.end() - static_cast<std::ptrdiff_t>(p),
+                                         history_.end());
+    if (in_iteration.size() == kinds) return p;
+  }
+  return std::nullopt;
+}
+
+void WorkspaceDivisionSession::observe(int kernel, const PlannerContext& context) {
+  if (following_) {
+    if (iteration_[position_] == kernel) {
+      position_ = (position_ + 1) % iteration_.size();
+      return;
+    }
+    following_ = false;  // the application changed what it runs: learn again
+    history_.clear();
+    history_runs_.clear();
+  }
+  if (history_.size() == kMaxHistory) {
+    history_.erase(history_.begin(), history_.begin() + kMaxHistory / 2);
+    history_runs_.clear();
+    for (int k : history_) ++history_runs_[k];
+  }
+  history_.push_back(kernel);
+  ++history_runs_[kernel];
+  const auto length = repeated_iteration();
+  if (!length) return;
+  iteration_.assign(history_.end() - static_cast<std::ptrdiff_t>(*length), history_.end());
+  position_ = 0;
+  following_ = true;
+  history_.clear();
+  history_runs_.clear();
+  std::unordered_map<int, int> runs;
+  for (int k : iteration_) ++runs[k];
+  std::unordered_map<KernelIdentity, int, KernelIdentityHash> weights;
+  for (const auto& [k, count] : runs) weights[entries_[k].group] += count;
+  if (arena_ && proportional(weights, divided_weights_)) return;  // the division still holds
+  divide(runs, context);
+}
+
+bool WorkspaceDivisionSession::divide(const std::unordered_map<int, int>& runs,
+                                      const PlannerContext& context) {
+  // Per group: the runs of its kernels, and the kernel of the largest batch to divide for.
+  std::unordered_map<KernelIdentity, std::pair<int, int>, KernelIdentityHash> members;
+  std::vector<KernelIdentity> order;  // groups by first sight, for stable messages and keys
+  for (int k = 0; k < static_cast<int>(entries_.size()); ++k) {
+    auto found = runs.find(k);
+    if (found == runs.end()) continue;
+    const Entry& e = entries_[k];
+    auto [it, inserted] = members.try_emplace(e.group, 0, k);
+    if (inserted) order.push_back(e.group);
+    it->second.first += found->second;
+    if (e.kernel.key.problem.batch() > entries_[it->second.second].kernel.key.problem.batch())
+      it->second.second = k;
+  }
+  std::vector<KernelCandidates> candidates;
+  std::vector<ParetoFront> fronts;
+  std::vector<KernelIdentity> divided;
+  std::unordered_map<KernelIdentity, int, KernelIdentityHash> weights;
+  for (const auto& group : order) {
+    const auto [weight, representative] = members[group];
+    const KernelKey& key = entries_[representative].kernel.key;
+    auto front = desirable_set(context, key, total_);
+    if (!front) {
+      // Left out: it runs beside the arena, the others are divided.
+      warn_once("wd-left-out:" + key.to_string(),
+                "workspace division leaves out " + key.to_string() + ": " + front.error());
+      continue;
+    }
+    // Time counts once per run in an iteration: a kernel run three times weighs three times.
+    ParetoFront weighted = *front;
+    for (auto& configuration : weighted)
+      for (auto& m : configuration.micro) m.time_ms *= weight;
+    candidates.push_back({key.to_string(), std::move(weighted)});
+    fronts.push_back(std::move(*front));
+    divided.push_back(group);
+    weights[group] = weight;
+  }
+  auto division = plan_workspace_division(candidates, total_);
+  if (!division) {
+    give_up(division.error());
+    return false;
+  }
+  release_memory();
+  {
+    const cudnn::CurrentDevice on(context.runtime, context.device);
+    arena_ = cudnn::DeviceBuffer::allocate(context.runtime, division->workspace_bytes);
+  }
+  if (!arena_) {
+    give_up("cannot allocate the " + format_byte_size(division->workspace_bytes) + " arena");
+    return false;
+  }
+  std::vector<Configuration> chosen;
+  for (std::size_t i = 0; i < divided.size(); ++i) {
+    const int representative = members[divided[i]].second;
+    Entry& e = entries_[representative];
+    chosen.push_back(fronts[i][division->choice[i]]);
+    auto executor = std::make_shared<cudnn::PlanExecutor>(context.api, context.handle, e.kernel.key,
+                                                          chosen.back());
+    // Segments are sized by the measurements; a kernel needing more than its measurement
+    // said (a poisoned database) must not spill into its neighbour's.
+    if (executor->workspace_bytes() > chosen.back().workspace_bytes()) continue;
+    Group& g = groups_[divided[i]];
+    g.segment.emplace();
+    g.segment->data = static_cast<char*>(arena_->data()) + division->offsets[i];
+    g.segment->bytes = chosen.back().workspace_bytes();
+    g.representative = representative;
+    e.in_segment = std::move(executor);
+  }
+  divided_weights_ = std::move(weights);
+  ++divisions_;
+  std::string network;
+  for (const auto& group : divided)
+    network += entries_[members[group].second].kernel.key.hash_hex() + ";";
+  context.store.put_plan({context.fingerprint.to_string(), "network:" + network,
+                          std::string(name_of(context.policy)), total_, "WD"},
+                         chosen);
+  log(LogLevel::kInfo, "workspace division of " + std::to_string(divided.size()) +
+                           " kernel groups: " + std::to_string(division->time_ms) + " ms in " +
+                           format_byte_size(division->workspace_bytes) + " of " +
+                           format_byte_size(total_));
+  return true;
+}
+
+bool WorkspaceDivisionSession::solve(const PlannerContext& context) {
+  std::lock_guard lock(mutex_);
+  if (given_up_) return false;
+  std::unordered_map<int, int> runs;
+  for (int k = 0; k < static_cast<int>(entries_.size()); ++k) runs[k] = 1;
+  if (following_) {
+    for (auto& [k, count] : runs) count = 0;
+    for (int k : iteration_) ++runs[k];
+  } else {
+    for (const auto& [k, count] : history_runs_) runs[k] = count;
+  }
+  for (auto& [k, count] : runs) count = std::max(count, 1);
+  return divide(runs, context);
+}
+
+const cudnn::PlanExecutor* WorkspaceDivisionSession::plan_in_segment(
+    Entry& e, Group& g, const PlannerContext* context) {
+  if (!g.segment) return nullptr;
+  if (e.in_segment) return e.in_segment.get();
+  // Another batch size of the group: WR within the segment, planned once (not while captured).
+  if (e.no_plan_in_segment || !context) return nullptr;
+  auto plan = plan_reuse(*context, e.kernel.key, g.segment->bytes);
+  if (plan) {
+    auto executor =
+        std::make_shared<cudnn::PlanExecutor>(context->api, context->handle, e.kernel.key, *plan);
+    if (executor->workspace_bytes() <= g.segment->bytes) e.in_segment = std::move(executor);
+  }
+  e.no_plan_in_segment = !e.in_segment;
+  return e.in_segment.get();
+}
+
+const cudnn::PlanExecutor* WorkspaceDivisionSession::plan_waiting(Entry& e,
+                                                                  const PlannerContext& context) {
+  const std::uint64_t left = total_ - (arena_ ? arena_->size() : 0);
+  if (e.waiting_limit != left) {
+    e.waiting.reset();
+    e.no_waiting_plan = false;
+    e.waiting_limit = left;
+  }
+  if (!e.waiting && !e.no_waiting_plan) {
+    auto plan = plan_reuse(context, e.kernel.key, left);
+    if (plan) {
+      auto executor =
+          std::make_shared<cudnn::PlanExecutor>(context.api, context.handle, e.kernel.key, *plan);
+      if (executor->workspace_bytes() <= left) e.waiting = std::move(executor);
+    }
+    e.no_waiting_plan = !e.waiting;
+  }
+  if (!e.waiting) return nullptr;
+  const std::uint64_t needed = e.waiting->workspace_bytes();
+  if (needed > (scratch_ ? scratch_->size() : 0)) {
+    scratch_.reset();  // first: the arena and the scratch buffer never exceed the total
+    scratch_region_ = {};
+    const cudnn::CurrentDevice on(context.runtime, context.device);
+    scratch_ = cudnn::DeviceBuffer::allocate(context.runtime, needed);
+    if (!scratch_) return nullptr;
+    scratch_region_.data = scratch_->data();
+    scratch_region_.bytes = needed;
+  }
+  return e.waiting.get();
+}
+
+// Orders this use of the region after its last use when that was on another stream: an event
+// recorded there now (after everything issued to it) and waited for here.
+bool WorkspaceDivisionSession::order_after_last_use(Region& region, cudaStream_t stream,
+                                                    const cudnn::CudaRuntime& runtime) {
+  if (region.used && region.last_stream != stream) {
+    if (!region.event) region.event = std::make_shared<cudnn::CudaEvent>(runtime);
+    if (!region.event->valid() ||
+        runtime.cudaEventRecord(region.event->get(), region.last_stream) != cudaSuccess ||
+        runtime.cudaStreamWaitEvent(stream, region.event->get(), 0) != cudaSuccess) {
+      runtime.cudaGetLastError();  // ours, not the application's
+      return false;
+    }
+  }
+  region.used = true;
+  region.last_stream = stream;
+  return true;
 }
 
 std::optional<WorkspaceDivisionSession::Placement> WorkspaceDivisionSession::place(
-    const KernelIdentity& kernel, const PlannerContext& context) {
+    const KernelIdentity& kernel, const PlannerContext& context, cudaStream_t stream) {
+  std::unique_lock lock(mutex_);
   if (given_up_) return std::nullopt;
-  Entry* e = &entry(kernel);
-  if (learning_) {
-    if (anchor_ && *anchor_ == kernel && e->runs > 0) {
-      if (!solve(context)) return std::nullopt;
-      e = &entries_[kernel];
-    } else {
-      if (!anchor_) anchor_ = kernel;
-      ++e->runs;
-    }
-  }
-  if (!e->divided) return std::nullopt;
-  return Placement{e->divided.get(), static_cast<char*>(arena_->data()) + e->offset,
-                   static_cast<std::size_t>(e->divided->workspace_bytes())};
+  const int k = index_of(kernel);
+  observe(k, context);
+  if (given_up_) return std::nullopt;
+  Entry& e = entries_[k];
+  Group& g = groups_[e.group];
+  if (const auto* plan = plan_in_segment(e, g, &context))
+    if (order_after_last_use(*g.segment, stream, context.runtime))
+      return Placement{std::move(lock), plan, g.segment->data,
+                       static_cast<std::size_t>(plan->workspace_bytes())};
+  if (const auto* plan = plan_waiting(e, context))
+    if (order_after_last_use(scratch_region_, stream, context.runtime))
+      return Placement{std::move(lock), plan, scratch_region_.data,
+                       static_cast<std::size_t>(plan->workspace_bytes())};
+  return std::nullopt;
+}
+
+std::optional<WorkspaceDivisionSession::Placement> WorkspaceDivisionSession::captured_placement(
+    const KernelIdentity& kernel, cudaStream_t stream) {
+  std::unique_lock lock(mutex_);
+  if (given_up_ || !arena_) return std::nullopt;
+  auto found = index_.find(kernel);
+  if (found == index_.end()) return std::nullopt;
+  Entry& e = entries_[found->second];
+  Group& g = groups_[e.group];
+  const auto* plan = plan_in_segment(e, g, nullptr);
+  // Ordering across streams would record into a stream outside the capture: not done.
+  if (!plan || (g.segment->used && g.segment->last_stream != stream)) return std::nullopt;
+  arena_captured_ = true;
+  g.segment->used = true;
+  g.segment->last_stream = stream;
+  return Placement{std::move(lock), plan, g.segment->data,
+                   static_cast<std::size_t>(plan->workspace_bytes())};
 }
 
 }  // namespace ucudnn::shim

@@ -257,7 +257,8 @@ cudnnStatus_t convolve(const char* function, cudnnHandle_t handle, Operation ope
                             if (fakecuda_compute_enabled())
                               cpu::reference_convolution(c.kernel, tensors, scaling);
                           },
-                          [=] { account(c, stream, workspace_bytes, scaling); }),
+                          [=] { account(c, stream, workspace_bytes, scaling); }, workspace,
+                          c.modeled.workspace_bytes),
                       c);
     return CUDNN_STATUS_SUCCESS;
   });
@@ -338,7 +339,8 @@ cudnnStatus_t convolve_bias_activation(cudnnHandle_t handle, const void* alpha1,
             },
             [=] {
               account(c, stream, workspace_bytes, {a1, 0});
-            }),
+            },
+            workspace, c.modeled.workspace_bytes),
         c);
     return CUDNN_STATUS_SUCCESS;
   });

@@ -302,6 +302,57 @@ std::vector<std::string> lines_of(const std::string& path) {
   return lines;
 }
 
+// One workspace used by convolutions on two streams: a race on a GPU unless the second
+// stream waits for the first (an event); the double reports it in the trace.
+TEST_F(FakeCudnnChecks, AWorkspaceSharedByUnorderedStreamsIsReportedAsARace) {
+  char path[] = "/tmp/fakecuda_trace_XXXXXX";
+  const int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  const std::size_t needed = model(key, kFft).workspace_bytes;
+  DeviceBuffer workspace(needed), other(needed);
+  cudaStream_t first = nullptr, second = nullptr;
+  cudaEvent_t done = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&first), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreate(&second), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&done), cudaSuccess);
+  auto races = [&] {
+    std::size_t count = 0;
+    for (const auto& line : lines_of(path)) count += line.rfind("race ", 0) == 0;
+    return count;
+  };
+  {
+    ScopedEnvironment trace("FAKECUDA_TRACE", path);
+    auto on = [&](cudaStream_t stream, void* buffer) {
+      ASSERT_EQ(cudnnSetStream(handle, stream), CUDNN_STATUS_SUCCESS);
+      ASSERT_EQ(forward(t.dx.get(), buffer, needed), CUDNN_STATUS_SUCCESS);
+    };
+    on(first, workspace.get());
+    on(second, other.get());
+    EXPECT_EQ(races(), 0u) << "separate workspaces";
+    on(first, workspace.get());
+    ASSERT_EQ(cudaEventRecord(done, first), cudaSuccess);
+    ASSERT_EQ(cudaStreamWaitEvent(second, done, 0), cudaSuccess);
+    on(second, workspace.get());
+    EXPECT_EQ(races(), 0u) << "ordered by the event";
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    on(first, workspace.get());
+    on(first, workspace.get());
+    EXPECT_EQ(races(), 0u) << "the same stream is ordered";
+    on(second, workspace.get());
+    EXPECT_EQ(races(), 1u) << "unordered: both may run at once";
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    on(first, workspace.get());
+    EXPECT_EQ(races(), 1u) << "finished work races with nothing";
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
+  ::unlink(path);
+  cudnnSetStream(handle, nullptr);
+  cudaEventDestroy(done);
+  cudaStreamDestroy(first);
+  cudaStreamDestroy(second);
+}
+
 TEST_F(FakeCudnnChecks, TraceHasOneLinePerEvent) {
   char path[] = "/tmp/fakecuda_trace_XXXXXX";
   const int fd = ::mkstemp(path);

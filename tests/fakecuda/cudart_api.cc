@@ -153,10 +153,19 @@ bool pinned(const void* p, std::size_t bytes) {
 
 // Work on `stream`: recorded into the graph when the stream captures (true), else its cost
 // taken now and its memory effect queued in order.
-bool issue(cudaStream_t stream, StreamCaptures::Work compute, StreamCaptures::Work account = {}) {
+bool issue(cudaStream_t stream, StreamCaptures::Work compute, StreamCaptures::Work account = {},
+           ScratchRange scratch = {}) {
   if (runtime().captures.capture(stream, {compute, account})) return true;
   if (account) account();
-  runtime().order.enqueue(stream, std::move(compute));
+  if (!runtime().order.enqueue(stream, std::move(compute), scratch)) {
+    trace_line("race scratch=%p bytes=%zu stream=%p", reinterpret_cast<void*>(scratch.begin),
+               static_cast<std::size_t>(scratch.end - scratch.begin), static_cast<void*>(stream));
+    std::fprintf(stderr,
+                 "fakecuda: work on stream %p uses workspace [%p, +%zu bytes) that work on another "
+                 "stream, not ordered before it, still uses: a race on a GPU\n",
+                 static_cast<void*>(stream), reinterpret_cast<void*>(scratch.begin),
+                 static_cast<std::size_t>(scratch.end - scratch.begin));
+  }
   return false;
 }
 
@@ -202,12 +211,17 @@ int fakecuda_find_allocation(const void* p, size_t bytes) {
 }
 
 int fakecuda_issue(cudaStream_t stream, void (*compute)(void*), void (*account)(void*),
-                   void* context, void (*release)(void*)) {
+                   void* context, void (*release)(void*), const void* scratch,
+                   size_t scratch_bytes) {
   auto owned = std::shared_ptr<void>(context, release);
   StreamCaptures::Work run = [compute, owned] { compute(owned.get()); };
   StreamCaptures::Work cost;
   if (account) cost = [account, owned] { account(owned.get()); };
-  return issue(stream, std::move(run), std::move(cost)) ? 1 : 0;
+  const auto begin = reinterpret_cast<std::uintptr_t>(scratch);
+  return issue(stream, std::move(run), std::move(cost),
+               {begin, scratch ? begin + scratch_bytes : begin})
+             ? 1
+             : 0;
 }
 
 cudaError_t cudaMalloc(void** devPtr, size_t size) {

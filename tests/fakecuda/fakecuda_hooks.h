@@ -27,9 +27,13 @@ int fakecuda_find_allocation(const void* p, size_t bytes);
 // records it for the graph's launch and returns 1; otherwise runs account(context) now (the
 // work's modeled time and trace line) and queues compute(context) in stream order (it runs
 // when the host synchronizes with it), returning 0. Either way the runtime owns context and
-// calls release(context) when done with it. account may be null.
+// calls release(context) when done with it. account may be null. [scratch, scratch +
+// scratch_bytes) is device memory the work uses as scratch (a workspace): issued while work on
+// another stream that is not ordered before it uses overlapping scratch, the two would race
+// on a GPU: a "race" trace line and a message report it.
 int fakecuda_issue(cudaStream_t stream, void (*compute)(void*), void (*account)(void*),
-                   void* context, void (*release)(void*));
+                   void* context, void (*release)(void*), const void* scratch,
+                   size_t scratch_bytes);
 
 }  // extern "C"
 

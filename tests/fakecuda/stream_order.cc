@@ -28,7 +28,8 @@ void StreamOrder::set_non_blocking(cudaStream_t stream) {
   non_blocking_.insert(key(stream));
 }
 
-std::uint64_t StreamOrder::push(cudaStream_t key, Work work, std::vector<std::uint64_t> after) {
+std::uint64_t StreamOrder::push(cudaStream_t key, Work work, std::vector<std::uint64_t> after,
+                                ScratchRange scratch, bool* raced) {
   const std::uint64_t id = next_id_++;
   if (auto last = last_on_stream_.find(key); last != last_on_stream_.end())
     after.push_back(last->second);
@@ -40,8 +41,19 @@ std::uint64_t StreamOrder::push(cudaStream_t key, Work work, std::vector<std::ui
     if (auto legacy = last_on_stream_.find(nullptr); legacy != last_on_stream_.end())
       after.push_back(legacy->second);
   }
+  if (raced && scratch.begin < scratch.end) {
+    // What the new item is ordered after: its dependencies, theirs, and so on (one pass from
+    // the newest item back, as in finish()).
+    std::unordered_set<std::uint64_t> before(after.begin(), after.end());
+    for (auto item = pending_.rbegin(); item != pending_.rend(); ++item)
+      if (before.contains(item->id)) before.insert(item->after.begin(), item->after.end());
+    for (const Item& item : pending_)
+      if (item.scratch.begin < scratch.end && scratch.begin < item.scratch.end &&
+          !before.contains(item.id))
+        *raced = true;
+  }
   last_on_stream_[key] = id;
-  pending_.push_back(Item{id, key, std::move(work), std::move(after)});
+  pending_.push_back(Item{id, key, std::move(work), std::move(after), scratch});
   // The oldest pending item depends only on older, finished ones: it can run.
   while (pending_.size() > kMaxPending) {
     run(pending_.front());
@@ -78,9 +90,11 @@ void StreamOrder::finish(IsTarget is_target) {
   pending_ = std::move(still_pending);
 }
 
-void StreamOrder::enqueue(cudaStream_t stream, Work work) {
+bool StreamOrder::enqueue(cudaStream_t stream, Work work, ScratchRange scratch) {
   std::lock_guard lock(mutex_);
-  push(key(stream), std::move(work), {});
+  bool raced = false;
+  push(key(stream), std::move(work), {}, scratch, &raced);
+  return !raced;
 }
 
 void StreamOrder::record(cudaEvent_t event, cudaStream_t stream) {

@@ -8,6 +8,10 @@
 // (cudaStreamNonBlocking streams are exempt). The queue is bounded as a GPU's launch queue:
 // past kMaxPending items the oldest runs when more is issued.
 //
+// Work may name memory it uses as scratch (a kernel's workspace): issued while earlier work
+// on another stream uses overlapping memory and is not ordered before it, the two would race
+// on a GPU; enqueue reports it.
+//
 // Work must not call the runtime (CUDA forbids it in host functions); an attempt is refused
 // with cudaErrorNotPermitted (running_work()).
 #include <cuda_runtime_api.h>
@@ -22,13 +26,19 @@
 
 namespace ucudnn::fakecuda {
 
+// Memory a work item uses as scratch: [begin, end).
+struct ScratchRange {
+  std::uintptr_t begin = 0, end = 0;
+};
+
 class StreamOrder {
  public:
   using Work = std::function<void()>;
   static constexpr std::size_t kMaxPending = 1024;
 
   void set_non_blocking(cudaStream_t stream);
-  void enqueue(cudaStream_t stream, Work work);
+  // False when `scratch` overlaps the scratch of pending work that is not ordered before it.
+  bool enqueue(cudaStream_t stream, Work work, ScratchRange scratch = {});
   // The event completes when the stream's work issued so far has run.
   void record(cudaEvent_t event, cudaStream_t stream);
   // The stream's later work runs after the event's.
@@ -54,10 +64,12 @@ class StreamOrder {
     cudaStream_t stream;
     Work work;
     std::vector<std::uint64_t> after;
+    ScratchRange scratch;
   };
   static cudaStream_t key(cudaStream_t stream);
   bool blocking(cudaStream_t key) const;
-  std::uint64_t push(cudaStream_t key, Work work, std::vector<std::uint64_t> after);
+  std::uint64_t push(cudaStream_t key, Work work, std::vector<std::uint64_t> after,
+                     ScratchRange scratch = {}, bool* raced = nullptr);
   template <typename IsTarget>
   void finish(IsTarget is_target);
   void run(Item& item);

@@ -11,9 +11,10 @@
 
 namespace ucudnn::fakecuda {
 
-// True when the work was captured rather than issued.
+// True when the work was captured rather than issued. `scratch`: the workspace it uses.
 inline bool run_on_stream(cudaStream_t stream, std::function<void()> compute,
-                          std::function<void()> account = {}) {
+                          std::function<void()> account = {}, const void* scratch = nullptr,
+                          std::size_t scratch_bytes = 0) {
   struct Kernel {
     std::function<void()> compute, account;
   };
@@ -23,7 +24,7 @@ inline bool run_on_stream(cudaStream_t stream, std::function<void()> compute,
     if (auto& account = static_cast<Kernel*>(context)->account) account();
   };
   const auto release = [](void* context) { delete static_cast<Kernel*>(context); };
-  return fakecuda_issue(stream, run, cost, owned, release) != 0;
+  return fakecuda_issue(stream, run, cost, owned, release, scratch, scratch_bytes) != 0;
 }
 
 }  // namespace ucudnn::fakecuda
