@@ -24,6 +24,22 @@ std::mutex& glpk_mutex() {
   return mutex;
 }
 
+// GLPK's environment is per thread and outlives the thread unless freed: a division made on
+// a short-lived thread (a framework's worker) would leak it. Freed when this solve made it;
+// one the thread had before (its own use of GLPK) is left alone.
+class GlpkEnvironment {
+ public:
+  GlpkEnvironment() : made_here_(glp_init_env() == 0) {}
+  ~GlpkEnvironment() {
+    if (made_here_) glp_free_env();
+  }
+  GlpkEnvironment(const GlpkEnvironment&) = delete;
+  GlpkEnvironment& operator=(const GlpkEnvironment&) = delete;
+
+ private:
+  bool made_here_;
+};
+
 struct Column {
   std::size_t group, choice;
 };
@@ -246,6 +262,7 @@ Expected<ChoiceSolution> solve_choice_knapsack(const std::vector<ChoiceGroup>& g
   }
 
   std::lock_guard lock(glpk_mutex());
+  const GlpkEnvironment environment;  // outlives the problem below
   GlpkProblem lp(glp_create_prob(), &glp_delete_prob);
   glp_set_obj_dir(lp.get(), GLP_MIN);
   const int group_rows = static_cast<int>(groups.size());
