@@ -42,16 +42,6 @@ bool WorkspaceDivisionSession::given_up() const {
   return given_up_;
 }
 
-int WorkspaceDivisionSession::divisions() const {
-  std::lock_guard lock(mutex_);
-  return divisions_;
-}
-
-std::uint64_t WorkspaceDivisionSession::arena_bytes() const {
-  std::lock_guard lock(mutex_);
-  return arena_ ? arena_->size() : 0;
-}
-
 int WorkspaceDivisionSession::index_of(const KernelIdentity& kernel) {
   auto [it, inserted] = index_.try_emplace(kernel, static_cast<int>(entries_.size()));
   if (inserted) {
@@ -238,7 +228,6 @@ bool WorkspaceDivisionSession::divide(const std::unordered_map<int, int>& runs,
     e.in_segment = std::move(executor);
   }
   divided_weights_ = std::move(weights);
-  ++divisions_;
   std::string network;
   for (const auto& group : divided)
     network += entries_[members[group].second].kernel.key.hash_hex() + ";";

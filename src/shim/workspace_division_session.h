@@ -78,10 +78,6 @@ class WorkspaceDivisionSession {
   std::optional<Configuration> reported_configuration(const KernelIdentity& kernel,
                                                       const PlannerContext& context);
 
-  // For tests and logs: divisions made, and the arena's bytes now.
-  int divisions() const;
-  std::uint64_t arena_bytes() const;
-
  private:
   // A stretch of device memory that calls on several streams may share.
   struct Region {
@@ -138,7 +134,6 @@ class WorkspaceDivisionSession {
   Region scratch_region_;
   bool arena_captured_ = false;  // a captured graph may use it: never freed
   bool given_up_ = false;
-  int divisions_ = 0;
 };
 
 }  // namespace ucudnn::shim
