@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 
 namespace ucudnn {
 
@@ -241,6 +242,81 @@ struct ExactSearch {
   }
 };
 
+// The program over the given columns: one row per group (its counts sum to its
+// multiplicity; equation 3), one for the capacity (equation 2); counts are integers from 0
+// to the multiplicity (equation 4), weighted by time (equation 1).
+GlpkProblem load_program(const std::vector<ChoiceGroup>& groups, const std::vector<Column>& columns,
+                         std::uint64_t capacity) {
+  GlpkProblem lp(glp_create_prob(), &glp_delete_prob);
+  glp_set_obj_dir(lp.get(), GLP_MIN);
+  const int group_rows = static_cast<int>(groups.size());
+  glp_add_rows(lp.get(), group_rows + 1);
+  for (int g = 1; g <= group_rows; ++g) {
+    const auto m = static_cast<double>(groups[g - 1].multiplicity);
+    glp_set_row_bnds(lp.get(), g, GLP_FX, m, m);
+  }
+  glp_set_row_bnds(lp.get(), group_rows + 1, GLP_UP, 0.0, static_cast<double>(capacity));
+  const int n = static_cast<int>(columns.size());
+  glp_add_cols(lp.get(), n);
+  std::vector<int> rows(1), cols(1);
+  std::vector<double> values(1);
+  rows.reserve(2 * columns.size() + 1);
+  cols.reserve(2 * columns.size() + 1);
+  values.reserve(2 * columns.size() + 1);
+  for (int j = 1; j <= n; ++j) {
+    const auto [g, c] = columns[j - 1];
+    glp_set_col_kind(lp.get(), j, GLP_IV);
+    glp_set_col_bnds(lp.get(), j, GLP_DB, 0.0, static_cast<double>(groups[g].multiplicity));
+    glp_set_obj_coef(lp.get(), j, groups[g].time[c]);
+    rows.insert(rows.end(), {static_cast<int>(g) + 1, group_rows + 1});
+    cols.insert(cols.end(), {j, j});
+    values.insert(values.end(), {1.0, static_cast<double>(groups[g].weight[c])});
+  }
+  glp_load_matrix(lp.get(), static_cast<int>(rows.size()) - 1, rows.data(), cols.data(),
+                  values.data());
+  return lp;
+}
+
+// The columns of the LP relaxation: per group, the vertices of the lower-left convex hull
+// of its (weight, time) points. Every other choice costs at least as much as a mix of these
+// at any price of capacity, so the relaxation over the hull has the optimum and the duals
+// of the relaxation over all choices, at a fraction of the size.
+std::vector<Column> hull_columns(const std::vector<ChoiceGroup>& groups,
+                                 const std::vector<Column>& columns) {
+  std::vector<Column> hull;
+  std::vector<Column> group_columns;
+  for (std::size_t begin = 0; begin < columns.size();) {
+    const auto g = columns[begin].group;
+    auto end = begin;
+    while (end < columns.size() && columns[end].group == g) ++end;
+    const auto& group = groups[g];
+    group_columns.assign(columns.begin() + static_cast<std::ptrdiff_t>(begin),
+                         columns.begin() + static_cast<std::ptrdiff_t>(end));
+    std::sort(group_columns.begin(), group_columns.end(), [&](Column a, Column b) {
+      return std::tie(group.weight[a.choice], group.time[a.choice]) <
+             std::tie(group.weight[b.choice], group.time[b.choice]);
+    });
+    // Monotone chain over increasing weight, keeping strictly decreasing times and turning
+    // left only (the cross product in long double: weights reach 2^64).
+    const auto first = hull.size();
+    for (const auto column : group_columns) {
+      if (hull.size() > first && group.time[column.choice] >= group.time[hull.back().choice])
+        continue;
+      while (hull.size() >= first + 2) {
+        const auto a = hull[hull.size() - 2], b = hull.back();
+        const long double ax = group.weight[a.choice], ay = group.time[a.choice];
+        const long double bx = group.weight[b.choice], by = group.time[b.choice];
+        const long double cx = group.weight[column.choice], cy = group.time[column.choice];
+        if ((bx - ax) * (cy - ay) - (by - ay) * (cx - ax) > 0) break;  // b stays a vertex
+        hull.pop_back();
+      }
+      hull.push_back(column);
+    }
+    begin = end;
+  }
+  return hull;
+}
+
 }  // namespace
 
 Expected<ChoiceSolution> solve_choice_knapsack(const std::vector<ChoiceGroup>& groups,
@@ -262,43 +338,22 @@ Expected<ChoiceSolution> solve_choice_knapsack(const std::vector<ChoiceGroup>& g
   }
 
   std::lock_guard lock(glpk_mutex());
-  const GlpkEnvironment environment;  // outlives the problem below
-  GlpkProblem lp(glp_create_prob(), &glp_delete_prob);
-  glp_set_obj_dir(lp.get(), GLP_MIN);
-  const int group_rows = static_cast<int>(groups.size());
-  glp_add_rows(lp.get(), group_rows + 1);
-  for (int g = 1; g <= group_rows; ++g) {  // equation 3, per group of identical kernels
-    const auto m = static_cast<double>(groups[g - 1].multiplicity);
-    glp_set_row_bnds(lp.get(), g, GLP_FX, m, m);
-  }
-  glp_set_row_bnds(lp.get(), group_rows + 1, GLP_UP, 0.0, static_cast<double>(capacity));  // eq. 2
-  const int n = static_cast<int>(columns.size());
-  glp_add_cols(lp.get(), n);
-  std::vector<int> rows(1), cols(1);
-  std::vector<double> values(1);
-  for (int j = 1; j <= n; ++j) {
-    const auto [g, c] = columns[j - 1];
-    glp_set_col_kind(lp.get(), j, GLP_IV);  // eq. 4, as counts 0..multiplicity
-    glp_set_col_bnds(lp.get(), j, GLP_DB, 0.0, static_cast<double>(groups[g].multiplicity));
-    glp_set_obj_coef(lp.get(), j, groups[g].time[c]);  // eq. 1
-    rows.insert(rows.end(), {static_cast<int>(g) + 1, group_rows + 1});
-    cols.insert(cols.end(), {j, j});
-    values.insert(values.end(), {1.0, static_cast<double>(groups[g].weight[c])});
-  }
-  glp_load_matrix(lp.get(), static_cast<int>(rows.size()) - 1, rows.data(), cols.data(),
-                  values.data());
+  const GlpkEnvironment environment;  // outlives the problems below
 
+  // The LP relaxation, over each group's convex hull.
+  const auto hull = hull_columns(groups, columns);
+  GlpkProblem relaxation = load_program(groups, hull, capacity);
   glp_smcp simplex;
   glp_init_smcp(&simplex);
   simplex.msg_lev = GLP_MSG_OFF;
   // At weights of millions of units the floating-point simplex occasionally gives up; GLPK's
   // rational-arithmetic simplex then solves the relaxation exactly.
-  if (glp_simplex(lp.get(), &simplex) != 0 || glp_get_status(lp.get()) != GLP_OPT) {
-    if (glp_exact(lp.get(), &simplex) != 0 || glp_get_status(lp.get()) != GLP_OPT)
+  if (glp_simplex(relaxation.get(), &simplex) != 0 || glp_get_status(relaxation.get()) != GLP_OPT) {
+    if (glp_exact(relaxation.get(), &simplex) != 0 || glp_get_status(relaxation.get()) != GLP_OPT)
       return Error{"the LP relaxation of the WD program was not solved"};
   }
-  const double lower_bound = glp_get_obj_val(lp.get());
-  Counts best = round_relaxation(groups, columns, lp.get());
+  const double lower_bound = glp_get_obj_val(relaxation.get());
+  Counts best = round_relaxation(groups, hull, relaxation.get());
   if (weight_of(groups, best) > capacity) {
     // The LP may overstep the capacity within GLPK's tolerance; everything at its lightest
     // is feasible by the precondition.
@@ -312,22 +367,31 @@ Expected<ChoiceSolution> solve_choice_knapsack(const std::vector<ChoiceGroup>& g
   improve_greedily(groups, capacity, best);
   const double upper_bound = time_of(groups, best);
 
-  // Reduced-cost fixing: raising a column from 0 costs at least its reduced cost, so one
-  // whose reduced cost exceeds the gap is 0 in every solution better than the incumbent.
-  // Exact: the better of the reduced program's optimum and the incumbent is optimal.
+  // Reduced-cost fixing over every column, priced with the relaxation's duals: raising a
+  // count from 0 costs at least its reduced cost, so a column whose reduced cost exceeds the
+  // gap is 0 in every solution better than the incumbent. Exact: the better of the reduced
+  // program's optimum and the incumbent is optimal.
   const double gap = upper_bound - lower_bound;
   const double slack = 1e-9 * std::max(1.0, std::abs(upper_bound));
+  const double capacity_price =
+      glp_get_row_dual(relaxation.get(), static_cast<int>(groups.size()) + 1);
+  std::vector<double> group_price(groups.size());
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    group_price[g] = glp_get_row_dual(relaxation.get(), static_cast<int>(g) + 1);
   ChoiceSolution solution;
   solution.variables = columns.size();
-  for (int j = 1; j <= n; ++j) {
-    if (glp_get_col_stat(lp.get(), j) == GLP_NL && glp_get_col_dual(lp.get(), j) > gap + slack)
-      glp_set_col_bnds(lp.get(), j, GLP_FX, 0.0, 0.0);
-    else
-      ++solution.unfixed_variables;
+  std::vector<Column> unfixed;
+  for (const auto column : columns) {
+    const auto& group = groups[column.group];
+    const double reduced = group.time[column.choice] - group_price[column.group] -
+                           capacity_price * static_cast<double>(group.weight[column.choice]);
+    if (reduced <= gap + slack) unfixed.push_back(column);
   }
+  solution.unfixed_variables = unfixed.size();
 
   if (gap > slack) {
-    ExactSearch search{lp.get(), groups, columns, capacity, std::move(best), upper_bound};
+    GlpkProblem program = load_program(groups, unfixed, capacity);
+    ExactSearch search{program.get(), groups, unfixed, capacity, std::move(best), upper_bound};
     if (auto failed = search.run(0)) return Error{*failed};
     best = std::move(search.best);
   }

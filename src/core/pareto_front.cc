@@ -13,17 +13,18 @@ namespace ucudnn {
 
 namespace {
 
-// Indices of the non-dominated items, by increasing workspace and strictly decreasing time.
+// Indices of the non-dominated items into `kept`, by increasing workspace and strictly
+// decreasing time; `order` is working memory (both reused by callers that prune often).
 template <typename Item, typename Time, typename Workspace>
-std::vector<std::size_t> non_dominated(const std::vector<Item>& items, Time time_of,
-                                       Workspace workspace_of) {
-  std::vector<std::size_t> order(items.size());
+void non_dominated(const std::vector<Item>& items, Time time_of, Workspace workspace_of,
+                   std::vector<std::size_t>& order, std::vector<std::size_t>& kept) {
+  order.resize(items.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return std::make_tuple(workspace_of(items[a]), time_of(items[a])) <
            std::make_tuple(workspace_of(items[b]), time_of(items[b]));
   });
-  std::vector<std::size_t> kept;
+  kept.clear();
   double best = std::numeric_limits<double>::infinity();
   for (auto index : order) {
     if (time_of(items[index]) < best) {
@@ -31,25 +32,180 @@ std::vector<std::size_t> non_dominated(const std::vector<Item>& items, Time time
       best = time_of(items[index]);
     }
   }
-  return kept;
 }
 
-// One element of the front of a sub-batch b: the first micro-configuration and the
-// element of the front of b - s that follows it.
-struct Entry {
-  double time_ms;
-  int level;       // index into the sorted distinct workspace sizes
-  int size_index;  // into the micro fronts
-  int micro_index;
-  int rest;  // index into the front of b - s; -1 when b == s
+// The dynamic program's working memory, reused across the tables one worker plans: a table
+// at batch 256 needs about a megabyte, and allocating it afresh costs page faults each time.
+struct FrontScratch {
+  // The micro-configurations worth combining (the front of each size), flattened in the
+  // order candidates are tried (sizes from the last to the first, each by increasing
+  // workspace): size index, micro-batch size, index into the table's candidates, workspace
+  // level and time. One flat loop instead of one per size: at a few elements per size, the
+  // inner loop's exits cost more than its work.
+  std::vector<int> size_of, candidate_of, level_of;
+  std::vector<std::int64_t> batch_of;
+  std::vector<double> micro_time;
+  std::vector<std::uint64_t> workspaces;  // the distinct levels, increasing
+  std::vector<std::size_t> order, kept;   // for non_dominated
+
+  // The front of every sub-batch b, flattened: elements front_begin[b]..front_begin[b+1],
+  // by increasing level; each names its first micro-configuration (the one of largest
+  // workspace), the rest being the best front element of b - s at or below its level.
+  std::vector<std::size_t> front_begin;
+  std::vector<int> front_level, front_micro;
+  std::vector<double> front_time;
+
+  // best_rest[l * (batch + 1) + b]: the time of the fastest element of b's front at or below
+  // level l (infinity when none; 0 for b = 0, the empty rest), written up to top_level[b]
+  // (at or above its last element's level): above it the answer is the same. By level
+  // first: consecutive b read and write neighbouring entries, which keeps the working set
+  // in cache where by-b-first rows (a megabyte at batch 256) would not.
+  std::vector<double> best_rest;
+  std::vector<int> top_level;
+  std::vector<double> best_time;  // per level, for the b being computed
+  std::vector<int> best_micro;
 };
+
+constexpr double kNone = std::numeric_limits<double>::infinity();
+
+void prepare_micro(const MicroTable& table, FrontScratch& scratch) {
+  scratch.size_of.clear();
+  scratch.batch_of.clear();
+  scratch.candidate_of.clear();
+  scratch.micro_time.clear();
+  scratch.workspaces.clear();
+  for (std::size_t i = table.sizes.size(); i-- > 0;) {  // larger sizes first win ties
+    const auto& all = table.candidates[i];
+    non_dominated(
+        all, [](const MicroConfiguration& m) { return m.time_ms; },
+        [](const MicroConfiguration& m) { return m.workspace_bytes; }, scratch.order, scratch.kept);
+    for (auto index : scratch.kept) {
+      scratch.size_of.push_back(static_cast<int>(i));
+      scratch.batch_of.push_back(table.sizes[i]);
+      scratch.candidate_of.push_back(static_cast<int>(index));
+      scratch.micro_time.push_back(all[index].time_ms);
+      scratch.workspaces.push_back(all[index].workspace_bytes);
+    }
+  }
+  scratch.level_of.resize(scratch.size_of.size());
+  auto& workspaces = scratch.workspaces;
+  std::sort(workspaces.begin(), workspaces.end());
+  workspaces.erase(std::unique(workspaces.begin(), workspaces.end()), workspaces.end());
+  for (std::size_t j = 0; j < scratch.size_of.size(); ++j) {
+    const auto bytes =
+        table.candidates[scratch.size_of[j]][scratch.candidate_of[j]].workspace_bytes;
+    scratch.level_of[j] = static_cast<int>(
+        std::lower_bound(workspaces.begin(), workspaces.end(), bytes) - workspaces.begin());
+  }
+}
+
+ParetoFront desirable_configurations(const MicroTable& table, FrontScratch& scratch) {
+  const auto batch = table.batch;
+  if (batch <= 0) return {};
+  prepare_micro(table, scratch);
+  const auto levels = scratch.workspaces.size();
+  if (levels == 0) return {};  // no micro-configuration at all
+  const int* level_of = scratch.level_of.data();
+  const double* micro_time = scratch.micro_time.data();
+
+  scratch.front_begin.assign(2, 0);  // b = 0: the empty rest, no element
+  scratch.front_level.clear();
+  scratch.front_micro.clear();
+  scratch.front_time.clear();
+  // Entries are written before they are read; only b = 0's is set here.
+  const auto stride = static_cast<std::size_t>(batch) + 1;
+  scratch.best_rest.resize(stride * levels);
+  scratch.best_rest[0] = 0;
+  double* best_rest = scratch.best_rest.data();
+  scratch.top_level.assign(static_cast<std::size_t>(batch) + 1, 0);
+  scratch.best_time.assign(levels, kNone);
+  scratch.best_micro.assign(levels, -1);
+  double* best_time = scratch.best_time.data();
+  int* best_micro = scratch.best_micro.data();
+  int* top_level = scratch.top_level.data();
+  const std::int64_t* batch_of = scratch.batch_of.data();
+  const auto micro_count = scratch.batch_of.size();
+  // Sizes not increasing: every micro-configuration is tried and the sizes checked one by one.
+  auto first_fitting = std::is_sorted(table.sizes.begin(), table.sizes.end()) ? micro_count : 0;
+
+  for (std::int64_t b = 1; b <= batch; ++b) {
+    // Every configuration has a micro-configuration of largest workspace; taking that one
+    // first, the rest must fit within its workspace, and the best such rest is the fastest
+    // element of the rest's front at or below its level. Candidates whose rest needs more
+    // are generated when their own largest element comes first.
+    int highest = 0;
+    // With sizes increasing (as measured), those that fit b are a suffix of the flat order.
+    while (first_fitting > 0 && batch_of[first_fitting - 1] <= b) --first_fitting;
+    for (auto m = first_fitting; m < micro_count; ++m) {
+      const auto s = batch_of[m];
+      if (s > b) continue;  // only where sizes are not increasing
+      const int level = level_of[m];
+      // Infinity when no rest fits.
+      const double time =
+          micro_time[m] +
+          best_rest[static_cast<std::size_t>(std::min(level, top_level[b - s])) * stride +
+                    static_cast<std::size_t>(b - s)];
+      const bool better = time < best_time[level];
+      best_time[level] = better ? time : best_time[level];
+      best_micro[level] = better ? static_cast<int>(m) : best_micro[level];
+      highest = better ? std::max(highest, level) : highest;
+    }
+    // The front: by increasing level, each element faster than all below it.
+    double* column = best_rest + b;
+    double running = kNone;
+    top_level[b] = highest;
+    for (std::size_t level = 0; level <= static_cast<std::size_t>(highest); ++level) {
+      if (best_time[level] < running) {
+        running = best_time[level];
+        scratch.front_level.push_back(static_cast<int>(level));
+        scratch.front_micro.push_back(best_micro[level]);
+        scratch.front_time.push_back(running);
+      }
+      column[level * stride] = running;
+      best_time[level] = kNone;
+    }
+    scratch.front_begin.push_back(scratch.front_level.size());
+  }
+
+  // Walk each element of the batch's front back through the rests it was built on.
+  ParetoFront result;
+  const auto top_begin = scratch.front_begin[batch], top_end = scratch.front_begin[batch + 1];
+  result.reserve(top_end - top_begin);
+  for (auto top = top_begin; top < top_end; ++top) {
+    // The chain of flat micro indices first, so that the configuration is built at its size.
+    scratch.order.clear();
+    auto element = top;
+    for (std::int64_t b = batch;;) {
+      const auto m = static_cast<std::size_t>(scratch.front_micro[element]);
+      scratch.order.push_back(m);
+      b -= scratch.batch_of[m];
+      if (b == 0) break;
+      // The last element of b's front at or below the level: the one best_rest named.
+      const auto first =
+          scratch.front_level.begin() + static_cast<std::ptrdiff_t>(scratch.front_begin[b]);
+      const auto last =
+          scratch.front_level.begin() + static_cast<std::ptrdiff_t>(scratch.front_begin[b + 1]);
+      element = static_cast<std::size_t>(std::upper_bound(first, last, level_of[m]) -
+                                         scratch.front_level.begin()) -
+                1;
+    }
+    Configuration configuration;
+    configuration.micro.reserve(scratch.order.size());
+    for (auto m : scratch.order)
+      configuration.micro.push_back(table.candidates[static_cast<std::size_t>(
+          scratch.size_of[m])][static_cast<std::size_t>(scratch.candidate_of[m])]);
+    result.push_back(std::move(configuration));
+  }
+  return result;
+}
 
 }  // namespace
 
 ParetoFront pareto_prune(std::vector<Configuration> configurations) {
-  auto kept = non_dominated(
+  std::vector<std::size_t> order, kept;
+  non_dominated(
       configurations, [](const Configuration& c) { return c.time_ms(); },
-      [](const Configuration& c) { return c.workspace_bytes(); });
+      [](const Configuration& c) { return c.workspace_bytes(); }, order, kept);
   ParetoFront front;
   front.reserve(kept.size());
   for (auto index : kept) front.push_back(std::move(configurations[index]));
@@ -57,108 +213,8 @@ ParetoFront pareto_prune(std::vector<Configuration> configurations) {
 }
 
 ParetoFront desirable_configurations(const MicroTable& table) {
-  const auto batch = table.batch;
-  if (batch <= 0) return {};
-  const std::size_t size_count = table.sizes.size();
-
-  // The micro-configurations worth combining: the front of each size.
-  std::vector<std::vector<MicroConfiguration>> micro(size_count);
-  std::vector<std::uint64_t> workspaces;
-  for (std::size_t i = 0; i < size_count; ++i) {
-    const auto& all = table.candidates[i];
-    for (auto index : non_dominated(
-             all, [](const MicroConfiguration& m) { return m.time_ms; },
-             [](const MicroConfiguration& m) { return m.workspace_bytes; })) {
-      micro[i].push_back(all[index]);
-      workspaces.push_back(all[index].workspace_bytes);
-    }
-  }
-  std::sort(workspaces.begin(), workspaces.end());
-  workspaces.erase(std::unique(workspaces.begin(), workspaces.end()), workspaces.end());
-  auto level_of = [&](std::uint64_t bytes) {
-    return static_cast<int>(std::lower_bound(workspaces.begin(), workspaces.end(), bytes) -
-                            workspaces.begin());
-  };
-  std::vector<std::vector<int>> micro_level(size_count);
-  for (std::size_t i = 0; i < size_count; ++i)
-    for (const auto& m : micro[i]) micro_level[i].push_back(level_of(m.workspace_bytes));
-
-  const int levels = static_cast<int>(workspaces.size());
-  constexpr double kNone = std::numeric_limits<double>::infinity();
-  std::vector<std::vector<Entry>> fronts(batch + 1);
-  // at_or_below[b][l]: index of the last element of fronts[b] with level <= l, or -1.
-  std::vector<std::vector<int>> at_or_below(batch + 1);
-  std::vector<Entry> best(levels, Entry{kNone, 0, 0, 0, 0});
-  // Levels touched for the current b, so that clearing and sweeping cost what was used.
-  std::vector<std::uint64_t> touched((levels + 63) / 64, 0);
-
-  for (std::int64_t b = 1; b <= batch; ++b) {
-    auto consider = [&](int level, double time, int size_index, int micro_index, int rest) {
-      if (time < best[level].time_ms) {
-        best[level] = {time, level, size_index, micro_index, rest};
-        touched[level / 64] |= std::uint64_t{1} << (level % 64);
-      }
-    };
-    for (std::size_t i = size_count; i-- > 0;) {  // larger sizes first win ties
-      const auto s = table.sizes[i];
-      if (s > b) continue;
-      if (b == s) {
-        for (std::size_t m = 0; m < micro[i].size(); ++m)
-          consider(micro_level[i][m], micro[i][m].time_ms, static_cast<int>(i), static_cast<int>(m),
-                   -1);
-        continue;
-      }
-      const auto& rest = fronts[b - s];
-      if (rest.empty()) continue;
-      const auto& rest_at = at_or_below[b - s];
-      for (std::size_t m = 0; m < micro[i].size(); ++m) {
-        // Every configuration has a micro-configuration of largest workspace; taking that
-        // one first, the rest must fit within its workspace, and the best such rest is the
-        // last element of the rest's front at or below its level. Candidates whose rest
-        // needs more are generated when their own largest element comes first.
-        const int level = micro_level[i][m];
-        const int k = rest_at[level];
-        if (k >= 0)
-          consider(level, micro[i][m].time_ms + rest[k].time_ms, static_cast<int>(i),
-                   static_cast<int>(m), k);
-      }
-    }
-    double running = kNone;
-    for (std::size_t word = 0; word < touched.size(); ++word) {
-      for (auto bits = touched[word]; bits; bits &= bits - 1) {
-        auto& e = best[word * 64 + static_cast<std::size_t>(__builtin_ctzll(bits))];
-        if (e.time_ms < running) {
-          fronts[b].push_back(e);
-          running = e.time_ms;
-        }
-        e.time_ms = kNone;
-      }
-      touched[word] = 0;
-    }
-    auto& index = at_or_below[b];
-    index.assign(levels, -1);
-    for (std::size_t k = 0; k < fronts[b].size(); ++k) {
-      const int from = fronts[b][k].level;
-      const int to = k + 1 < fronts[b].size() ? fronts[b][k + 1].level : levels;
-      std::fill(index.begin() + from, index.begin() + to, static_cast<int>(k));
-    }
-  }
-
-  ParetoFront result;
-  result.reserve(fronts[batch].size());
-  for (const auto& top : fronts[batch]) {
-    Configuration configuration;
-    const Entry* e = &top;
-    for (std::int64_t b = batch;;) {
-      configuration.micro.push_back(micro[e->size_index][e->micro_index]);
-      const auto s = table.sizes[e->size_index];
-      if (e->rest < 0) break;
-      b -= s;
-      e = &fronts[b][e->rest];
-    }
-    result.push_back(std::move(configuration));
-  }
-  return result;
+  FrontScratch scratch;
+  return desirable_configurations(table, scratch);
 }
 
 std::vector<ParetoFront> desirable_configurations(const std::vector<MicroTable>& tables,
@@ -171,8 +227,9 @@ std::vector<ParetoFront> desirable_configurations(const std::vector<MicroTable>&
   std::exception_ptr error;
   auto work = [&] {
     try {
+      FrontScratch scratch;
       for (std::size_t i; (i = next.fetch_add(1)) < tables.size();)
-        fronts[i] = desirable_configurations(tables[i]);
+        fronts[i] = desirable_configurations(tables[i], scratch);
     } catch (...) {
       next = tables.size();  // the others stop at their next table
       std::lock_guard lock(error_mutex);
