@@ -1,5 +1,7 @@
 #include "db/layered_store.h"
 
+#include <algorithm>
+
 namespace ucudnn {
 
 std::optional<MeasurementRecord> LayeredStore::find_measurement(const std::string& fingerprint,
@@ -27,6 +29,18 @@ std::optional<std::vector<Configuration>> LayeredStore::find_plan(const PlanKey&
 void LayeredStore::put_plan(const PlanKey& key, const std::vector<Configuration>& plan,
                             const LimitRange& valid) {
   if (user_) user_->put_plan(key, plan, valid);
+}
+
+std::vector<std::string> LayeredStore::plan_subjects(const PlanKey& key) {
+  std::vector<std::string> subjects =
+      user_ ? user_->plan_subjects(key) : std::vector<std::string>{};
+  if (system_) {
+    auto more = system_->plan_subjects(key);
+    subjects.insert(subjects.end(), more.begin(), more.end());
+    std::sort(subjects.begin(), subjects.end());
+    subjects.erase(std::unique(subjects.begin(), subjects.end()), subjects.end());
+  }
+  return subjects;
 }
 
 void LayeredStore::flush() {

@@ -23,6 +23,7 @@ class LayeredStore final : public BenchmarkStore {
   void put_plan(const PlanKey& key, const std::vector<Configuration>& plan,
                 const LimitRange& valid) override;
   using BenchmarkStore::put_plan;
+  std::vector<std::string> plan_subjects(const PlanKey& key) override;
   void flush() override;
 
   BenchmarkStore* user() const { return user_.get(); }

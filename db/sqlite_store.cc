@@ -606,6 +606,17 @@ std::optional<std::vector<Configuration>> SqliteStore::find_plan(const PlanKey& 
   }
 }
 
+std::vector<std::string> SqliteStore::plan_subjects(const PlanKey& key) {
+  auto& impl = *impl_;
+  std::lock_guard lock(impl.mutex);
+  try {
+    impl.device(key.fingerprint);
+    return impl.plans.subjects(key);
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
 void SqliteStore::put_plan(const PlanKey& key, const std::vector<Configuration>& plan,
                            const LimitRange& valid) {
   auto& impl = *impl_;

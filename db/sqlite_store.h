@@ -71,6 +71,7 @@ class SqliteStore final : public BenchmarkStore {
   void put_plan(const PlanKey& key, const std::vector<Configuration>& plan,
                 const LimitRange& valid) override;
   using BenchmarkStore::put_plan;
+  std::vector<std::string> plan_subjects(const PlanKey& key) override;
   // Opens the file again if it was locked at open, reads devices whose rows were locked,
   // and saves what is still unsaved.
   void flush() override;

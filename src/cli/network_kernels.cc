@@ -27,13 +27,6 @@ std::vector<DistinctKernel> distinct_kernels(const std::vector<NetworkKernel>& k
   return distinct;
 }
 
-std::string network_subject(const std::vector<NetworkKernel>& kernels,
-                            const std::vector<DistinctKernel>& distinct) {
-  std::string subject = "network:";
-  for (const auto& d : distinct) subject += kernels[d.first].key.hash_hex() + ";";
-  return subject;
-}
-
 double flops_per_image(const KernelKey& key) {
   const auto& p = key.problem;
   double flops = 2.0 * static_cast<double>(p.w.dims[0]) * static_cast<double>(p.w.dims[1]);

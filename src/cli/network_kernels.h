@@ -26,11 +26,6 @@ struct DistinctKernel {
 // In order of first use.
 std::vector<DistinctKernel> distinct_kernels(const std::vector<NetworkKernel>& kernels);
 
-// The subject of the network's WD plan as the shim keys it: "network:" followed by each
-// distinct kernel's hash_hex() and ';', in order of first use.
-std::string network_subject(const std::vector<NetworkKernel>& kernels,
-                            const std::vector<DistinctKernel>& distinct);
-
 // Multiply-adds of one image, for progress estimates: 2 N K P Q (C/groups) R S / N.
 double flops_per_image(const KernelKey& key);
 

@@ -1,5 +1,6 @@
 #include "planning.h"
 
+#include "core/division_key.h"
 #include "core/pareto_front.h"
 #include "core/workspace_division.h"
 #include "core/workspace_reuse.h"
@@ -27,7 +28,13 @@ Expected<DivisionOutcome> divide(const std::vector<NetworkKernel>& kernels, Netw
   auto division = plan_workspace_division(candidates, total);
   if (!division) return Error{division.error()};
   DivisionOutcome outcome;
-  outcome.subject = network_subject(kernels, plan.distinct);
+  // Named by the set of kernels and their uses, as the shim names the network it learns.
+  std::vector<DivisionMember> members;
+  for (const auto& d : plan.distinct)
+    members.push_back({kernels[d.first].key.hash_hex(), static_cast<std::int64_t>(d.uses.size())});
+  auto key = division_key(members);
+  outcome.subject = std::move(key.subject);
+  outcome.stored_order = std::move(key.order);
   for (std::size_t d = 0; d < fronts.size(); ++d)
     outcome.chosen.push_back(fronts[d][division->choice[d]]);
   outcome.offsets = division->offsets;
@@ -73,9 +80,12 @@ void store_plans(BenchmarkStore& store, const std::string& fingerprint,
       store.put_plan({fingerprint, kernels[plan.distinct[d].first].key.to_string(), policy,
                       request.workspace_limit, "WR"},
                      {*wr}, plan.plans[d].plan_limits);
-  if (plan.division && *plan.division)
-    store.put_plan({fingerprint, (*plan.division)->subject, policy, *request.total_workspace, "WD"},
-                   (*plan.division)->chosen);
+  if (plan.division && *plan.division) {
+    const DivisionOutcome& wd = **plan.division;
+    std::vector<Configuration> stored;
+    for (auto d : wd.stored_order) stored.push_back(wd.chosen[d]);
+    store.put_plan({fingerprint, wd.subject, policy, *request.total_workspace, "WD"}, stored);
+  }
 }
 
 }  // namespace ucudnn::cli

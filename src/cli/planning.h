@@ -23,10 +23,11 @@ struct KernelPlan {
 };
 
 struct DivisionOutcome {
-  std::string subject;                 // the network key (network_subject)
-  std::vector<Configuration> chosen;   // per distinct kernel, times unweighted
-  std::vector<std::uint64_t> offsets;  // per distinct kernel, in the one workspace
-  double time_ms = 0;                  // the network: each kernel's time times its uses
+  std::string subject;                    // the network's name in the store (division_key)
+  std::vector<std::size_t> stored_order;  // distinct kernels in the order the subject lists
+  std::vector<Configuration> chosen;      // per distinct kernel, times unweighted
+  std::vector<std::uint64_t> offsets;     // per distinct kernel, in the one workspace
+  double time_ms = 0;                     // the network: each kernel's time times its uses
   std::uint64_t workspace_bytes = 0;
   std::size_t variables = 0;
 };

@@ -58,6 +58,10 @@ class BenchmarkStore {
   void put_plan(const PlanKey& key, const std::vector<Configuration>& plan) {
     put_plan(key, plan, LimitRange::exactly(key.workspace_limit));
   }
+  // The subjects with a plan for key's device, policy and mode whose range contains
+  // key.workspace_limit (key.subject is ignored), sorted: how the shim finds a division made
+  // offline before it has seen the whole network.
+  virtual std::vector<std::string> plan_subjects(const PlanKey& key) = 0;
 
   // Saves what could not be saved before (a lock held by another process, a full disk).
   // Stores that write through have nothing to do.

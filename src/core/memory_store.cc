@@ -30,4 +30,9 @@ void MemoryStore::put_plan(const PlanKey& key, const std::vector<Configuration>&
   plans_.put(key, plan, valid);
 }
 
+std::vector<std::string> MemoryStore::plan_subjects(const PlanKey& key) {
+  std::lock_guard lock(mutex_);
+  return plans_.subjects(key);
+}
+
 }  // namespace ucudnn

@@ -21,6 +21,7 @@ class MemoryStore final : public BenchmarkStore {
   void put_plan(const PlanKey& key, const std::vector<Configuration>& plan,
                 const LimitRange& valid) override;
   using BenchmarkStore::put_plan;
+  std::vector<std::string> plan_subjects(const PlanKey& key) override;
 
  private:
   using MeasurementKey = std::tuple<std::string, std::string, std::string, std::string>;

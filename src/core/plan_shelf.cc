@@ -25,4 +25,18 @@ std::optional<std::vector<Configuration>> PlanShelf::find(const PlanKey& key) co
   return std::nullopt;
 }
 
+std::vector<std::string> PlanShelf::subjects(const PlanKey& key) const {
+  std::vector<std::string> found;
+  for (const auto& [subject, ranges] : shelves_) {
+    const auto& [fingerprint, name, policy, mode] = subject;
+    if (fingerprint != key.fingerprint || policy != key.policy || mode != key.mode) continue;
+    for (const auto& [from, entry] : ranges)
+      if (LimitRange{from, entry.below}.contains(key.workspace_limit)) {
+        found.push_back(name);
+        break;
+      }
+  }
+  return found;  // the map's order: sorted
+}
+
 }  // namespace ucudnn

@@ -22,6 +22,8 @@ class PlanShelf {
   // The plan whose range contains key.workspace_limit; where stored ranges overlap (plans
   // made from different measurements), the one starting highest, which may use the most.
   std::optional<std::vector<Configuration>> find(const PlanKey& key) const;
+  // BenchmarkStore::plan_subjects.
+  std::vector<std::string> subjects(const PlanKey& key) const;
   void clear() { shelves_.clear(); }
 
  private:

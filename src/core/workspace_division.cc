@@ -82,26 +82,41 @@ Expected<DivisionPlan> plan_workspace_division(const std::vector<KernelCandidate
   }
 
   // Hand each group's chosen configurations to its kernels in order; lay segments out.
-  std::uint64_t offset = 0;
+  std::vector<Configuration> chosen;
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     auto& row = counts[group_of[k]];
-    const auto chosen = static_cast<std::size_t>(
+    const auto choice = static_cast<std::size_t>(
         std::find_if(row.begin(), row.end(), [](std::int64_t n) { return n > 0; }) - row.begin());
-    if (chosen == row.size())
+    if (choice == row.size())
       return Error{"the WD integer program chose nothing for kernel '" + kernels[k].name + "'"};
-    --row[chosen];
-    const auto index = choices[group_of[k]][chosen];
-    const auto& c = kernels[k].front[index];
+    --row[choice];
+    const auto index = choices[group_of[k]][choice];
     plan.choice.push_back(index);
-    plan.offsets.push_back(offset);
-    offset += units_of(c.workspace_bytes(), alignment) * alignment;
-    plan.time_ms += c.time_ms();
+    chosen.push_back(kernels[k].front[index]);
+    plan.time_ms += chosen.back().time_ms();
   }
+  plan.offsets = segment_offsets(chosen, alignment);
+  const std::uint64_t offset = plan.offsets.back();
+  plan.offsets.pop_back();
   plan.workspace_bytes = offset;
   if (offset > capacity * alignment)
     return Error{"the WD integer program exceeded the limit (" + std::to_string(offset) + " > " +
                  std::to_string(total_limit) + " bytes)"};
   return plan;
+}
+
+std::vector<std::uint64_t> segment_offsets(const std::vector<Configuration>& chosen,
+                                           std::uint64_t alignment) {
+  if (alignment == 0) alignment = 1;
+  std::vector<std::uint64_t> offsets;
+  std::uint64_t offset = 0;
+  for (const auto& c : chosen) {
+    offsets.push_back(offset);
+    offset = saturating_add(
+        offset, saturating_multiply(units_of(c.workspace_bytes(), alignment), alignment));
+  }
+  offsets.push_back(offset);
+  return offsets;
 }
 
 }  // namespace ucudnn

@@ -33,4 +33,9 @@ Expected<DivisionPlan> plan_workspace_division(const std::vector<KernelCandidate
                                                std::uint64_t total_limit,
                                                std::uint64_t alignment = 256);
 
+// Segments for `chosen` laid out in its order, each at a multiple of `alignment` bytes as
+// plan_workspace_division lays them: the offsets, then the arena's size.
+std::vector<std::uint64_t> segment_offsets(const std::vector<Configuration>& chosen,
+                                           std::uint64_t alignment = 256);
+
 }  // namespace ucudnn

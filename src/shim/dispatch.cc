@@ -286,9 +286,9 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
           auto* division =
               captured ? state->division.get() : division_session(*state, request->settings);
           if (division && !division->given_up() && !captured) {
-            division->note(kernel);
-            const auto configuration =
-                division->reported_configuration(kernel, context_for(*state, request->settings));
+            const auto context = context_for(*state, request->settings);
+            division->note(kernel, context);
+            const auto configuration = division->reported_configuration(kernel, context);
             if (!configuration) return CUDNN_STATUS_NOT_SUPPORTED;
             // The arena is ucudnn's: the application allocates nothing.
             plan = AlgorithmPerf{cudnn::virtual_algorithm(operation),
@@ -375,7 +375,7 @@ cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
     if (auto* division =
             captured ? state->division.get() : division_session(*state, request->settings);
         division && !division->given_up()) {
-      if (!captured) division->note(request->kernel);
+      if (!captured) division->note(request->kernel, context_for(*state, request->settings));
       return CUDNN_STATUS_SUCCESS;
     }
     return or_else(

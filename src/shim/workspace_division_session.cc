@@ -4,6 +4,7 @@
 #include <numeric>
 #include <unordered_set>
 
+#include "core/division_key.h"
 #include "core/workspace_division.h"
 #include "cudnn/current_device.h"
 #include "shim/log.h"
@@ -54,9 +55,12 @@ int WorkspaceDivisionSession::index_of(const KernelIdentity& kernel) {
   return it->second;
 }
 
-void WorkspaceDivisionSession::note(const KernelIdentity& kernel) {
+void WorkspaceDivisionSession::note(const KernelIdentity& kernel, const PlannerContext& context) {
   std::lock_guard lock(mutex_);
-  index_of(kernel);
+  if (given_up_) return;
+  const int k = index_of(kernel);
+  adopt_stored_division(kernel, context);
+  take_stored_segment(k, context);
 }
 
 void WorkspaceDivisionSession::release_memory() {
@@ -70,6 +74,8 @@ void WorkspaceDivisionSession::release_memory() {
     g.segment.reset();
     g.representative = -1;
   }
+  stored_segments_.clear();
+  division_subject_.clear();
   // cudaFree waits for the work still using these.
   scratch_.reset();
   scratch_region_ = {};
@@ -98,7 +104,12 @@ WorkspaceDivisionSession::~WorkspaceDivisionSession() {
 std::optional<Configuration> WorkspaceDivisionSession::reported_configuration(
     const KernelIdentity& kernel, const PlannerContext& context) {
   std::lock_guard lock(mutex_);
-  Entry& e = entries_[index_of(kernel)];
+  const int k = index_of(kernel);
+  if (!given_up_) {
+    adopt_stored_division(kernel, context);
+    take_stored_segment(k, context);
+  }
+  Entry& e = entries_[k];
   if (e.in_segment) return e.in_segment->configuration();
   if (!e.best_within_total) {
     auto plan = plan_reuse(context, kernel.key, total_);
@@ -162,7 +173,7 @@ bool WorkspaceDivisionSession::divide(const std::unordered_map<int, int>& runs,
                                       const PlannerContext& context) {
   // Per group: the runs of its kernels, and the kernel of the largest batch to divide for.
   std::unordered_map<KernelIdentity, std::pair<int, int>, KernelIdentityHash> members;
-  std::vector<KernelIdentity> order;  // groups by first sight, for stable messages and keys
+  std::vector<KernelIdentity> order;  // groups by first sight, for stable messages
   for (int k = 0; k < static_cast<int>(entries_.size()); ++k) {
     auto found = runs.find(k);
     if (found == runs.end()) continue;
@@ -173,72 +184,216 @@ bool WorkspaceDivisionSession::divide(const std::unordered_map<int, int>& runs,
     if (e.kernel.key.problem.batch() > entries_[it->second.second].kernel.key.problem.batch())
       it->second.second = k;
   }
-  std::vector<KernelCandidates> candidates;
-  std::vector<ParetoFront> fronts;
-  std::vector<KernelIdentity> divided;
+  std::vector<DivisionMember> named;
+  std::vector<int> representatives;
   std::unordered_map<KernelIdentity, int, KernelIdentityHash> weights;
   for (const auto& group : order) {
     const auto [weight, representative] = members[group];
-    const KernelKey& key = entries_[representative].kernel.key;
-    auto front = desirable_set(context, key, total_);
+    named.push_back({entries_[representative].kernel.key.hash_hex(), weight});
+    representatives.push_back(representative);
+    weights[group] = weight;
+  }
+  const auto key = division_key(named);
+
+  // The stored division adopted before learning is this iteration's: keep it.
+  if (arena_ && key.subject == division_subject_ && !stored_division_invalid_ &&
+      std::all_of(order.begin(), order.end(), [&](const KernelIdentity& group) {
+        const Group& g = groups_[group];
+        return g.segment && g.representative == members[group].second;
+      })) {
+    stored_segments_.clear();
+    divided_weights_ = std::move(weights);
+    return true;
+  }
+
+  // A division stored under this network's name (made offline, or by an earlier run).
+  std::vector<int> kernels;
+  for (auto i : key.order) kernels.push_back(representatives[i]);
+  if (auto stored = stored_division(key.subject, kernels, context)) {
+    std::vector<Configuration> chosen(order.size());
+    for (std::size_t i = 0; i < key.order.size(); ++i) chosen[key.order[i]] = (*stored)[i];
+    if (!install(order, representatives, chosen, context)) return false;
+    divided_weights_ = std::move(weights);
+    division_subject_ = key.subject;
+    log(LogLevel::kInfo, "workspace division of " + std::to_string(order.size()) +
+                             " kernel groups taken from the database");
+    return true;
+  }
+
+  std::vector<KernelCandidates> candidates;
+  std::vector<ParetoFront> fronts;
+  std::vector<KernelIdentity> divided;
+  std::vector<int> divided_representatives;
+  std::vector<DivisionMember> divided_named;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const auto& group = order[i];
+    const auto [weight, representative] = members[group];
+    const KernelKey& key_of_group = entries_[representative].kernel.key;
+    auto front = desirable_set(context, key_of_group, total_);
     if (!front) {
       // Left out: it runs beside the arena, the others are divided.
-      warn_once("wd-left-out:" + key.to_string(),
-                "workspace division leaves out " + key.to_string() + ": " + front.error());
+      warn_once("wd-left-out:" + key_of_group.to_string(),
+                "workspace division leaves out " + key_of_group.to_string() + ": " + front.error());
+      weights.erase(group);
       continue;
     }
     // Time counts once per run in an iteration: a kernel run three times weighs three times.
     ParetoFront weighted = *front;
     for (auto& configuration : weighted)
       for (auto& m : configuration.micro) m.time_ms *= weight;
-    candidates.push_back({key.to_string(), std::move(weighted)});
+    candidates.push_back({key_of_group.to_string(), std::move(weighted)});
     fronts.push_back(std::move(*front));
     divided.push_back(group);
-    weights[group] = weight;
+    divided_representatives.push_back(representative);
+    divided_named.push_back(named[i]);
   }
   auto division = plan_workspace_division(candidates, total_);
   if (!division) {
     give_up(division.error());
     return false;
   }
-  release_memory();
-  {
-    const cudnn::CurrentDevice on(context.runtime, context.device);
-    arena_ = cudnn::DeviceBuffer::allocate(context.runtime, division->workspace_bytes);
-  }
-  if (!arena_) {
-    give_up("cannot allocate the " + format_byte_size(division->workspace_bytes) + " arena");
-    return false;
-  }
   std::vector<Configuration> chosen;
-  for (std::size_t i = 0; i < divided.size(); ++i) {
-    const int representative = members[divided[i]].second;
-    Entry& e = entries_[representative];
-    chosen.push_back(fronts[i][division->choice[i]]);
-    auto executor = std::make_shared<cudnn::PlanExecutor>(context.api, context.handle, e.kernel.key,
-                                                          chosen.back());
-    // Segments are sized by the measurements; a kernel needing more than its measurement
-    // said (a poisoned database) must not spill into its neighbour's.
-    if (executor->workspace_bytes() > chosen.back().workspace_bytes()) continue;
-    Group& g = groups_[divided[i]];
-    g.segment.emplace();
-    g.segment->data = static_cast<char*>(arena_->data()) + division->offsets[i];
-    g.segment->bytes = chosen.back().workspace_bytes();
-    g.representative = representative;
-    e.in_segment = std::move(executor);
-  }
+  for (std::size_t i = 0; i < divided.size(); ++i) chosen.push_back(fronts[i][division->choice[i]]);
+  if (!install(divided, divided_representatives, chosen, context)) return false;
   divided_weights_ = std::move(weights);
-  std::string network;
-  for (const auto& group : divided)
-    network += entries_[members[group].second].kernel.key.hash_hex() + ";";
-  context.store.put_plan({context.fingerprint.to_string(), "network:" + network,
+  // Stored under the set of its kernels, listed in the name's order.
+  const auto stored_key = division_key(divided_named);
+  std::vector<Configuration> listed;
+  for (auto i : stored_key.order) listed.push_back(chosen[i]);
+  context.store.put_plan({context.fingerprint.to_string(), stored_key.subject,
                           std::string(name_of(context.policy)), total_, "WD"},
-                         chosen);
+                         listed);
+  division_subject_ = stored_key.subject;
   log(LogLevel::kInfo, "workspace division of " + std::to_string(divided.size()) +
                            " kernel groups: " + std::to_string(division->time_ms) + " ms in " +
                            format_byte_size(division->workspace_bytes) + " of " +
                            format_byte_size(total_));
   return true;
+}
+
+// The division stored under `subject`, one configuration per kernel in the subject's order,
+// when it fits the total and every configuration can run here.
+std::optional<std::vector<Configuration>> WorkspaceDivisionSession::stored_division(
+    const std::string& subject, const std::vector<int>& kernels, const PlannerContext& context) {
+  auto stored = context.store.find_plan({context.fingerprint.to_string(), subject,
+                                         std::string(name_of(context.policy)), total_, "WD"});
+  if (!stored) return std::nullopt;
+  std::optional<std::string> problem;
+  if (stored->size() != kernels.size())
+    problem = "it lists " + std::to_string(stored->size()) + " kernels, not " +
+              std::to_string(kernels.size());
+  else if (segment_offsets(*stored).back() > total_)
+    problem = "it needs more than the total";
+  for (std::size_t i = 0; !problem && i < kernels.size(); ++i)
+    problem = plan_problem(context, entries_[kernels[i]].kernel.key, (*stored)[i],
+                           (*stored)[i].workspace_bytes());
+  if (problem) {
+    warn_once("wd-invalid:" + subject,
+              "discarding an invalid stored workspace division: " + *problem);
+    return std::nullopt;
+  }
+  return stored;
+}
+
+// Frees the division in place and lays out a new one: the arena, and each group's segment
+// with its representative's plan.
+bool WorkspaceDivisionSession::install(const std::vector<KernelIdentity>& groups,
+                                       const std::vector<int>& representatives,
+                                       const std::vector<Configuration>& chosen,
+                                       const PlannerContext& context) {
+  release_memory();
+  const auto offsets = segment_offsets(chosen);
+  {
+    const cudnn::CurrentDevice on(context.runtime, context.device);
+    arena_ = cudnn::DeviceBuffer::allocate(context.runtime, offsets.back());
+  }
+  if (!arena_) {
+    give_up("cannot allocate the " + format_byte_size(offsets.back()) + " arena");
+    return false;
+  }
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    Entry& e = entries_[representatives[i]];
+    auto executor =
+        std::make_shared<cudnn::PlanExecutor>(context.api, context.handle, e.kernel.key, chosen[i]);
+    // Segments are sized by the measurements; a kernel needing more than its measurement
+    // said (a poisoned database) must not spill into its neighbour's.
+    if (executor->workspace_bytes() > chosen[i].workspace_bytes()) continue;
+    Group& g = groups_[groups[i]];
+    g.segment.emplace();
+    g.segment->data = static_cast<char*>(arena_->data()) + offsets[i];
+    g.segment->bytes = chosen[i].workspace_bytes();
+    g.representative = representatives[i];
+    e.in_segment = std::move(executor);
+  }
+  return true;
+}
+
+void WorkspaceDivisionSession::adopt_stored_division(const KernelIdentity& kernel,
+                                                     const PlannerContext& context) {
+  if (looked_for_stored_ || arena_ || given_up_) return;
+  looked_for_stored_ = true;
+  const std::string hash = kernel.key.hash_hex();
+  PlanKey key{context.fingerprint.to_string(), "", std::string(name_of(context.policy)), total_,
+              "WD"};
+  for (const auto& subject : context.store.plan_subjects(key)) {
+    const auto members = parse_division_subject(subject);
+    if (!members || std::none_of(members->begin(), members->end(),
+                                 [&](const DivisionMember& m) { return m.kernel_hash == hash; }))
+      continue;
+    key.subject = subject;
+    const auto plan = context.store.find_plan(key);
+    if (!plan || plan->size() != members->size()) continue;
+    const auto offsets = segment_offsets(*plan);
+    std::unordered_map<std::string, StoredSegment> segments;
+    for (std::size_t i = 0; i < plan->size(); ++i)
+      segments.try_emplace((*members)[i].kernel_hash, StoredSegment{offsets[i], (*plan)[i]});
+    // Layers of one shape (UcudnnHandle_t layer ids) would share a segment: not taken.
+    if (offsets.back() > total_ || segments.size() != plan->size()) continue;
+    {
+      const cudnn::CurrentDevice on(context.runtime, context.device);
+      arena_ = cudnn::DeviceBuffer::allocate(context.runtime, offsets.back());
+    }
+    if (!arena_) return;  // learned and divided as usual, later
+    stored_segments_ = std::move(segments);
+    division_subject_ = subject;
+    log(LogLevel::kInfo, "using the stored workspace division of " + std::to_string(plan->size()) +
+                             " kernels in " + format_byte_size(offsets.back()) +
+                             " from the first call");
+    return;
+  }
+}
+
+// Gives the kernel its segment in the adopted stored division, when it is one of its kernels
+// and the stored configuration can run here.
+void WorkspaceDivisionSession::take_stored_segment(int kernel, const PlannerContext& context) {
+  Entry& e = entries_[kernel];
+  if (stored_segments_.empty() || e.looked_up_stored) return;
+  e.looked_up_stored = true;
+  const auto found = stored_segments_.find(e.kernel.key.hash_hex());
+  if (found == stored_segments_.end()) return;
+  const StoredSegment stored = std::move(found->second);
+  stored_segments_.erase(found);
+  Group& g = groups_[e.group];
+  const std::uint64_t bytes = stored.configuration.workspace_bytes();
+  auto problem = plan_problem(context, e.kernel.key, stored.configuration, bytes);
+  std::shared_ptr<cudnn::PlanExecutor> executor;
+  if (!problem) {
+    executor = std::make_shared<cudnn::PlanExecutor>(context.api, context.handle, e.kernel.key,
+                                                     stored.configuration);
+    if (executor->workspace_bytes() > bytes) problem = "it needs more than its segment";
+  }
+  if (problem || g.segment) {
+    stored_division_invalid_ = true;  // divided anew once the iteration is learned
+    if (problem)
+      warn_once("wd-invalid:" + division_subject_,
+                "discarding an invalid stored workspace division: " + *problem);
+    return;
+  }
+  g.segment.emplace();
+  g.segment->data = static_cast<char*>(arena_->data()) + stored.offset;
+  g.segment->bytes = bytes;
+  g.representative = kernel;
+  e.in_segment = std::move(executor);
 }
 
 bool WorkspaceDivisionSession::solve(const PlannerContext& context) {
@@ -326,8 +481,10 @@ std::optional<WorkspaceDivisionSession::Placement> WorkspaceDivisionSession::pla
   std::unique_lock lock(mutex_);
   if (given_up_) return std::nullopt;
   const int k = index_of(kernel);
+  adopt_stored_division(kernel, context);
   observe(k, context);
   if (given_up_) return std::nullopt;
+  take_stored_segment(k, context);
   Entry& e = entries_[k];
   Group& g = groups_[e.group];
   if (const auto* plan = plan_in_segment(e, g, &context))

@@ -15,6 +15,14 @@
 // meanwhile), and the next iteration found is divided again only when its groups or their
 // relative weights differ. Groups not in it then age out.
 //
+// Stored divisions. A division is stored under the set of its kernels and their runs per
+// iteration (core/division_key.h), as `ucudnn bench --total-workspace` stores one made
+// offline. When learning finds an iteration, a stored division of it is used, after
+// validation, instead of measuring and solving. Before that, at the first kernel the session
+// sees, a stored division for this device, total and policy that lists the kernel is taken
+// at once: the arena is allocated and each of its kernels runs in its segment from its first
+// call, so that a job planned offline measures nothing, from its first iteration on.
+//
 // A kernel without a segment runs the best WR plan within what is left of the total beside
 // the arena, in a scratch buffer: never in the zero bytes the application was told it needs.
 // Segments and the scratch buffer remember the stream that last used them; a use on another
@@ -50,7 +58,7 @@ class WorkspaceDivisionSession {
   bool given_up() const;
 
   // A kernel the application asked about (Get/Find): known, not run.
-  void note(const KernelIdentity& kernel);
+  void note(const KernelIdentity& kernel, const PlannerContext& context);
 
   // Where a call runs, with the session locked until it is destroyed.
   struct Placement {
@@ -100,12 +108,25 @@ class WorkspaceDivisionSession {
     std::uint64_t waiting_limit = 0;
     bool no_waiting_plan = false;
     std::optional<Configuration> best_within_total;
+    bool looked_up_stored = false;  // in the adopted stored division
+  };
+  // A segment of the adopted stored division whose kernel has not come yet.
+  struct StoredSegment {
+    std::uint64_t offset = 0;
+    Configuration configuration;
   };
 
   int index_of(const KernelIdentity& kernel);
   void observe(int kernel, const PlannerContext& context);
   std::optional<std::size_t> repeated_iteration() const;
   bool divide(const std::unordered_map<int, int>& runs, const PlannerContext& context);
+  void adopt_stored_division(const KernelIdentity& kernel, const PlannerContext& context);
+  void take_stored_segment(int kernel, const PlannerContext& context);
+  std::optional<std::vector<Configuration>> stored_division(const std::string& subject,
+                                                            const std::vector<int>& kernels,
+                                                            const PlannerContext& context);
+  bool install(const std::vector<KernelIdentity>& groups, const std::vector<int>& representatives,
+               const std::vector<Configuration>& chosen, const PlannerContext& context);
   const cudnn::PlanExecutor* plan_in_segment(Entry& e, Group& g, const PlannerContext* context);
   const cudnn::PlanExecutor* plan_waiting(Entry& e, const PlannerContext& context);
   bool order_after_last_use(Region& region, cudaStream_t stream, const cudnn::CudaRuntime& runtime);
@@ -128,6 +149,12 @@ class WorkspaceDivisionSession {
   std::size_t position_ = 0;
   bool following_ = false;
   std::unordered_map<KernelIdentity, int, KernelIdentityHash> divided_weights_;  // per group
+  std::string division_subject_;  // the store's name of the division in place
+
+  // The stored division taken before learning, by kernel hash; looked for once.
+  std::unordered_map<std::string, StoredSegment> stored_segments_;
+  bool looked_for_stored_ = false;
+  bool stored_division_invalid_ = false;
 
   std::optional<cudnn::DeviceBuffer> arena_;
   std::optional<cudnn::DeviceBuffer> scratch_;

@@ -13,6 +13,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -182,14 +184,15 @@ Outcome train(const Scenario& scenario, std::mt19937_64& random) {
     if (scenario.two_streams) return handles[l % handles.size()];
     return operation == 0 ? handles.front() : handles.back();
   };
+  // Before selection: an arena taken from the database at the first call counts as held.
+  std::size_t free_before = 0, total = 0;
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
   if (!scenario.lazy)
     for (auto& [batch, layers] : by_batch)
       for (std::size_t l = 0; l < layers.size(); ++l)
         for (int operation = 0; operation < kOperations; ++operation)
           layers[l]->select(handle_for(l, operation), operation);
-  std::size_t free_before = 0, total = 0;
-  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  EXPECT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
   const std::size_t trace_start = trace_size();
   cudaEvent_t start, end;
   cudaEventCreate(&start);
@@ -323,8 +326,10 @@ TEST_F(WorkspaceDivision, LazyOnTwoHandlesDividesAsEagerOnOneAtThePlannersOptimu
   ASSERT_GT(unweighted.time_ms, optimum.time_ms * (1 + 1e-4))
       << "a total where the repeated layer's weight matters";
 
-  const Outcome eager = train({1, false, false}, random.engine());
+  // Lazy first: it learns. The division it stores is the one eager then finds in the (process's)
+  // database at its first call.
   const Outcome lazy = train({2, false, true}, random.engine());
+  const Outcome eager = train({1, false, false}, random.engine());
   print("eager, one handle:", eager);
   print("lazy, two handles:", lazy);
   for (const Outcome* outcome : {&eager, &lazy}) {
@@ -365,6 +370,64 @@ TEST_F(WorkspaceDivision, OneSegmentUsedFromTwoStreamsIsOrdered) {
   EXPECT_EQ(outcome.races, 0);
   EXPECT_LE(outcome.held_bytes, total_workspace());
   expect_steady(outcome, 3, "two streams");
+}
+
+// A division made offline (`ucudnn bench --total-workspace`, same device, policy and total) is
+// what the shim runs from the first call of a lazily selecting job: nothing measured, the
+// planner's optimum from the first iteration on, in one arena. The job is this program again,
+// in a process of its own with the tool's database (OfflineDivisionJob below).
+TEST_F(WorkspaceDivision, AnOfflineDivisionRunsFromTheFirstIterationWithoutMeasuring) {
+  const auto directory = std::filesystem::temp_directory_path() /
+                         ("ucudnn-wd-offline-" + std::to_string(random.engine()()));
+  std::filesystem::create_directories(directory);
+  const auto network = directory / "network.json", database = directory / "plans.db";
+  {
+    std::ofstream file(network);
+    file << R"({"format": "ucudnn-network/1", "name": "abbbc", "layers": [)";
+    for (std::size_t l = 0; l < kNetwork.size(); ++l) {
+      const Shape& s = kNetwork[l];
+      file << (l ? "," : "") << R"({"name": "conv)" << l << R"(", "input": [)" << s.c << ", "
+           << kSize << ", " << kSize << R"(], "output_channels": )" << s.k << R"(, "filter": )"
+           << s.filter << R"(, "padding": )" << s.pad << "}";
+    }
+    file << "]}";
+  }
+  // The tool runs on the doubles too, without the shim and without writing into our trace.
+  const auto bench_output = directory / "bench.txt", job_output = directory / "job.txt";
+  const std::string bench =
+      std::string("env -u LD_PRELOAD -u FAKECUDA_TRACE ") + UCUDNN_CLI +
+      " bench --backend cudnn --no-verify --repeats 1 --policy powerOfTwo --batch 16 --network " +
+      network.string() + " --database " + database.string() + " --total-workspace " +
+      std::to_string(total_workspace()) + " > " + bench_output.string() + " 2>&1";
+  ASSERT_EQ(std::system(bench.c_str()), 0) << bench;
+  const std::string job = "env UCUDNN_DATABASE=" + database.string() + " UCUDNN_WD_OFFLINE_JOB=1 " +
+                          std::filesystem::read_symlink("/proc/self/exe").string() +
+                          " --gtest_filter=WorkspaceDivision.OfflineDivisionJob > " +
+                          job_output.string() + " 2>&1";
+  const int status = std::system(job.c_str());
+  std::ifstream read(job_output);
+  const std::string output((std::istreambuf_iterator<char>(read)), {});
+  std::printf("%s", output.c_str());
+  EXPECT_EQ(status, 0) << job;
+  EXPECT_NE(output.find("[  PASSED  ] 1 test"), std::string::npos);
+  std::filesystem::remove_all(directory);
+}
+
+TEST_F(WorkspaceDivision, OfflineDivisionJob) {
+  if (!std::getenv("UCUDNN_WD_OFFLINE_JOB"))
+    GTEST_SKIP() << "the job AnOfflineDivisionRunsFromTheFirstIterationWithoutMeasuring runs";
+  const Optimum optimum = planner_optimum(16, 3);
+  const Outcome offline = train({2, false, true}, random.engine());
+  print("lazy, two handles, offline plan:", offline);
+  for (std::size_t i = 0; i < offline.iteration_ms.size(); ++i) {
+    SCOPED_TRACE("iteration " + std::to_string(i));
+    EXPECT_NEAR(offline.iteration_ms[i], optimum.time_ms, 1e-5 * optimum.time_ms + 2e-6);
+    // The application's convolutions and nothing else: no benchmark.
+    EXPECT_EQ(offline.counts[i].convolutions, offline.counts.back().convolutions);
+  }
+  EXPECT_EQ(offline.held_bytes, optimum.arena_bytes);
+  EXPECT_EQ(offline.races, 0);
+  expect_steady(offline, 1, "offline plan");
 }
 
 }  // namespace

@@ -1,0 +1,31 @@
+#pragma once
+// How a WD plan is named in the store: by the set of its kernels and their relative runs per
+// iteration, whatever the order they were met in. The shim learns the network from the calls
+// (first use order, threads interleaved) while `ucudnn bench` reads it from a file: both name
+// one network the same way, so that a division made offline is found at run time.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ucudnn {
+
+struct DivisionMember {
+  std::string kernel_hash;  // KernelKey::hash_hex() of the kernel the segment is divided for
+  std::int64_t runs = 1;    // runs per iteration: a kernel run three times weighs three times
+  friend bool operator==(const DivisionMember&, const DivisionMember&) = default;
+};
+
+struct DivisionKey {
+  std::string subject;             // "network:" then "hash*runs;" per member, sorted by hash
+  std::vector<std::size_t> order;  // order[i]: the input member listed i-th (the stored order)
+};
+
+// Runs are divided by their greatest common divisor: an iteration counted twice is the same.
+DivisionKey division_key(const std::vector<DivisionMember>& members);
+
+// The members a subject lists, in its order; nullopt for a subject in another form.
+std::optional<std::vector<DivisionMember>> parse_division_subject(std::string_view subject);
+
+}  // namespace ucudnn
