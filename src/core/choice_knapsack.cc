@@ -283,6 +283,7 @@ GlpkProblem load_program(const std::vector<ChoiceGroup>& groups, const std::vect
 // of the relaxation over all choices, at a fraction of the size.
 std::vector<Column> hull_columns(const std::vector<ChoiceGroup>& groups,
                                  const std::vector<Column>& columns) {
+  // `columns` lists each group's choices together (solve_choice_knapsack builds it by group).
   std::vector<Column> hull;
   std::vector<Column> group_columns;
   for (std::size_t begin = 0; begin < columns.size();) {

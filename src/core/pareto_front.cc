@@ -47,6 +47,7 @@ struct FrontScratch {
   std::vector<double> micro_time;
   std::vector<std::uint64_t> workspaces;  // the distinct levels, increasing
   std::vector<std::size_t> order, kept;   // for non_dominated
+  std::vector<std::size_t> chain;         // one answer's micro-configurations, while built
 
   // The front of every sub-batch b, flattened: elements front_begin[b]..front_begin[b+1],
   // by increasing level; each names its first micro-configuration (the one of largest
@@ -173,11 +174,11 @@ ParetoFront desirable_configurations(const MicroTable& table, FrontScratch& scra
   result.reserve(top_end - top_begin);
   for (auto top = top_begin; top < top_end; ++top) {
     // The chain of flat micro indices first, so that the configuration is built at its size.
-    scratch.order.clear();
+    scratch.chain.clear();
     auto element = top;
     for (std::int64_t b = batch;;) {
       const auto m = static_cast<std::size_t>(scratch.front_micro[element]);
-      scratch.order.push_back(m);
+      scratch.chain.push_back(m);
       b -= scratch.batch_of[m];
       if (b == 0) break;
       // The last element of b's front at or below the level: the one best_rest named.
@@ -190,8 +191,8 @@ ParetoFront desirable_configurations(const MicroTable& table, FrontScratch& scra
                 1;
     }
     Configuration configuration;
-    configuration.micro.reserve(scratch.order.size());
-    for (auto m : scratch.order)
+    configuration.micro.reserve(scratch.chain.size());
+    for (auto m : scratch.chain)
       configuration.micro.push_back(table.candidates[static_cast<std::size_t>(
           scratch.size_of[m])][static_cast<std::size_t>(scratch.candidate_of[m])]);
     result.push_back(std::move(configuration));

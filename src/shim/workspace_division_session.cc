@@ -295,6 +295,12 @@ std::optional<std::vector<Configuration>> WorkspaceDivisionSession::stored_divis
   return stored;
 }
 
+bool WorkspaceDivisionSession::allocate_arena(std::uint64_t bytes, const PlannerContext& context) {
+  const cudnn::CurrentDevice on(context.runtime, context.device);
+  arena_ = cudnn::DeviceBuffer::allocate(context.runtime, bytes);
+  return arena_.has_value();
+}
+
 // Frees the division in place and lays out a new one: the arena, and each group's segment
 // with its representative's plan.
 bool WorkspaceDivisionSession::install(const std::vector<KernelIdentity>& groups,
@@ -303,11 +309,7 @@ bool WorkspaceDivisionSession::install(const std::vector<KernelIdentity>& groups
                                        const PlannerContext& context) {
   release_memory();
   const auto offsets = segment_offsets(chosen);
-  {
-    const cudnn::CurrentDevice on(context.runtime, context.device);
-    arena_ = cudnn::DeviceBuffer::allocate(context.runtime, offsets.back());
-  }
-  if (!arena_) {
+  if (!allocate_arena(offsets.back(), context)) {
     give_up("cannot allocate the " + format_byte_size(offsets.back()) + " arena");
     return false;
   }
@@ -349,11 +351,7 @@ void WorkspaceDivisionSession::adopt_stored_division(const KernelIdentity& kerne
       segments.try_emplace((*members)[i].kernel_hash, StoredSegment{offsets[i], (*plan)[i]});
     // Layers of one shape (UcudnnHandle_t layer ids) would share a segment: not taken.
     if (offsets.back() > total_ || segments.size() != plan->size()) continue;
-    {
-      const cudnn::CurrentDevice on(context.runtime, context.device);
-      arena_ = cudnn::DeviceBuffer::allocate(context.runtime, offsets.back());
-    }
-    if (!arena_) return;  // learned and divided as usual, later
+    if (!allocate_arena(offsets.back(), context)) return;  // learned and divided as usual, later
     stored_segments_ = std::move(segments);
     division_subject_ = subject;
     log(LogLevel::kInfo, "using the stored workspace division of " + std::to_string(plan->size()) +

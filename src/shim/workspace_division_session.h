@@ -125,6 +125,7 @@ class WorkspaceDivisionSession {
   std::optional<std::vector<Configuration>> stored_division(const std::string& subject,
                                                             const std::vector<int>& kernels,
                                                             const PlannerContext& context);
+  bool allocate_arena(std::uint64_t bytes, const PlannerContext& context);
   bool install(const std::vector<KernelIdentity>& groups, const std::vector<int>& representatives,
                const std::vector<Configuration>& chosen, const PlannerContext& context);
   const cudnn::PlanExecutor* plan_in_segment(Entry& e, Group& g, const PlannerContext* context);
