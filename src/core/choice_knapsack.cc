@@ -25,6 +25,20 @@ std::mutex& glpk_mutex() {
   return mutex;
 }
 
+// GLPK prints some routines' progress (glp_scale_prob's, unasked) to the process's standard
+// output, which belongs to the application; silenced while a program is solved and restored
+// for a thread that uses GLPK itself.
+class GlpkSilence {
+ public:
+  GlpkSilence() : previous_(glp_term_out(GLP_OFF)) {}
+  ~GlpkSilence() { glp_term_out(previous_); }
+  GlpkSilence(const GlpkSilence&) = delete;
+  GlpkSilence& operator=(const GlpkSilence&) = delete;
+
+ private:
+  int previous_;
+};
+
 // GLPK's environment is per thread and outlives the thread unless freed: a division made on
 // a short-lived thread (a framework's worker) would leak it. Freed when this solve made it;
 // one the thread had before (its own use of GLPK) is left alone.
@@ -347,6 +361,84 @@ std::vector<Column> hull_columns(const std::vector<ChoiceGroup>& groups,
   return hull;
 }
 
+// Gives `lp` (the program over `hull`, as hull_columns lists it) the optimal basis of its
+// relaxation, so that GLPK's simplex only confirms it: the relaxation of a multiple-choice
+// knapsack is solved by upgrading groups along their hulls in order of decreasing saving per
+// unit of weight until the capacity runs out (the last upgrade fractional). Basic: each
+// group's vertex reached, and the fractional upgrade's; the capacity row is tight when an
+// upgrade stopped short. A basis GLPK cannot factorize is replaced by its standard one.
+void set_relaxation_basis(const std::vector<ChoiceGroup>& groups, const std::vector<Column>& hull,
+                          std::uint64_t capacity, glp_prob* lp) {
+  struct Upgrade {
+    long double saving_per_unit;
+    std::size_t group;
+    int to;  // column (1-based) of the vertex reached
+  };
+  std::vector<Upgrade> upgrades;
+  std::vector<int> reached(groups.size(), 0);  // column of each group's current vertex
+  std::uint64_t used = 0;
+  for (std::size_t j = 0; j < hull.size(); ++j) {
+    const auto [g, c] = hull[j];
+    const int column = static_cast<int>(j) + 1;
+    if (reached[g] == 0) {
+      reached[g] = column;
+      used = saturating_add(used,
+                            saturating_multiply(static_cast<std::uint64_t>(groups[g].multiplicity),
+                                                groups[g].weight[c]));
+      continue;
+    }
+    const auto previous = hull[j - 1].choice;
+    upgrades.push_back(
+        {static_cast<long double>(groups[g].time[previous] - groups[g].time[c]) /
+             static_cast<long double>(groups[g].weight[c] - groups[g].weight[previous]),
+         g, column});
+  }
+  std::stable_sort(upgrades.begin(), upgrades.end(), [](const Upgrade& a, const Upgrade& b) {
+    return a.saving_per_unit > b.saving_per_unit;
+  });
+  const int n = static_cast<int>(hull.size());
+  for (int j = 1; j <= n; ++j) glp_set_col_stat(lp, j, GLP_NL);
+  const int capacity_row = static_cast<int>(groups.size()) + 1;
+  for (int r = 1; r < capacity_row; ++r) glp_set_row_stat(lp, r, GLP_NS);
+  glp_set_row_stat(lp, capacity_row, GLP_BS);
+  for (const auto& upgrade : upgrades) {
+    const auto& group = groups[upgrade.group];
+    const auto need = saturating_multiply(
+        static_cast<std::uint64_t>(group.multiplicity),
+        group.weight[hull[static_cast<std::size_t>(upgrade.to) - 1].choice] -
+            group.weight[hull[static_cast<std::size_t>(reached[upgrade.group]) - 1].choice]);
+    if (used <= capacity && need <= capacity - used) {
+      used += need;
+      reached[upgrade.group] = upgrade.to;
+      continue;
+    }
+    glp_set_col_stat(lp, upgrade.to, GLP_BS);  // the fractional upgrade, beside its start
+    glp_set_row_stat(lp, capacity_row, GLP_NU);
+    break;
+  }
+  for (const int column : reached) glp_set_col_stat(lp, column, GLP_BS);
+  if (glp_factorize(lp) != 0) glp_std_basis(lp);
+}
+
+// Gives `to` the basis `from` ended with, column by column (a column `from` lacks enters at
+// its lower bound, 0): the program over the columns that survive reduced-cost fixing keeps
+// every basic column of its relaxation, and the columns it adds price out at the same duals,
+// so its root relaxation is already solved.
+void carry_basis(glp_prob* from, const std::vector<Column>& from_columns, glp_prob* to,
+                 const std::vector<Column>& to_columns, const std::vector<ChoiceGroup>& groups) {
+  std::vector<std::vector<int>> status(groups.size());
+  for (std::size_t g = 0; g < groups.size(); ++g) status[g].assign(groups[g].time.size(), GLP_NL);
+  for (std::size_t j = 0; j < from_columns.size(); ++j)
+    status[from_columns[j].group][from_columns[j].choice] =
+        glp_get_col_stat(from, static_cast<int>(j) + 1);
+  for (std::size_t j = 0; j < to_columns.size(); ++j)
+    glp_set_col_stat(to, static_cast<int>(j) + 1,
+                     status[to_columns[j].group][to_columns[j].choice]);
+  for (int r = 1; r <= static_cast<int>(groups.size()) + 1; ++r)
+    glp_set_row_stat(to, r, glp_get_row_stat(from, r));
+  if (glp_factorize(to) != 0) glp_std_basis(to);
+}
+
 }  // namespace
 
 Expected<ChoiceSolution> solve_choice_knapsack(const std::vector<ChoiceGroup>& groups,
@@ -369,10 +461,12 @@ Expected<ChoiceSolution> solve_choice_knapsack(const std::vector<ChoiceGroup>& g
 
   std::lock_guard lock(glpk_mutex());
   const GlpkEnvironment environment;  // outlives the problems below
+  const GlpkSilence silence;
 
   // The LP relaxation, over each group's convex hull.
   const auto hull = hull_columns(groups, columns);
   GlpkProblem relaxation = load_program(groups, hull, capacity);
+  set_relaxation_basis(groups, hull, capacity, relaxation.get());
   if (!solve_relaxation(relaxation.get()) || glp_get_status(relaxation.get()) != GLP_OPT)
     return Error{"the LP relaxation of the WD program was not solved"};
   const double lower_bound = glp_get_obj_val(relaxation.get());
@@ -390,33 +484,38 @@ Expected<ChoiceSolution> solve_choice_knapsack(const std::vector<ChoiceGroup>& g
   improve_greedily(groups, capacity, best);
   const double upper_bound = time_of(groups, best);
 
-  // Reduced-cost fixing over every column, priced with the relaxation's duals: raising a
-  // count from 0 costs at least its reduced cost, so a column whose reduced cost exceeds the
-  // gap is 0 in every solution better than the incumbent. Exact: the better of the reduced
-  // program's optimum and the incumbent is optimal.
-  const double gap = upper_bound - lower_bound;
+  // Reduced-cost fixing over every column, priced with the relaxation's duals. A division
+  // of time V uses only columns whose reduced cost is at most V - lower_bound (its reduced
+  // costs, times its counts, sum to at most that). So the program over the columns within a
+  // threshold holds every division faster than lower_bound + threshold, and its optimum is
+  // the optimum when it is that fast. Fixing first to an eighth of the incumbent's gap
+  // (typically above the optimum's) leaves a much smaller program; when its answer is not
+  // that fast, the threshold rises to that answer's gap, which holds the optimum.
   const double slack = 1e-9 * std::max(1.0, std::abs(upper_bound));
   const double capacity_price =
       glp_get_row_dual(relaxation.get(), static_cast<int>(groups.size()) + 1);
-  std::vector<double> group_price(groups.size());
-  for (std::size_t g = 0; g < groups.size(); ++g)
-    group_price[g] = glp_get_row_dual(relaxation.get(), static_cast<int>(g) + 1);
+  std::vector<double> reduced(columns.size());
+  for (std::size_t j = 0; j < columns.size(); ++j) {
+    const auto [g, c] = columns[j];
+    reduced[j] = groups[g].time[c] - glp_get_row_dual(relaxation.get(), static_cast<int>(g) + 1) -
+                 capacity_price * static_cast<double>(groups[g].weight[c]);
+  }
   ChoiceSolution solution;
   solution.variables = columns.size();
-  std::vector<Column> unfixed;
-  for (const auto column : columns) {
-    const auto& group = groups[column.group];
-    const double reduced = group.time[column.choice] - group_price[column.group] -
-                           capacity_price * static_cast<double>(group.weight[column.choice]);
-    if (reduced <= gap + slack) unfixed.push_back(column);
-  }
-  solution.unfixed_variables = unfixed.size();
-
-  if (gap > slack) {
+  double best_time = upper_bound;
+  for (double threshold = (upper_bound - lower_bound) / 8;; threshold = best_time - lower_bound) {
+    if (best_time - lower_bound <= slack) break;  // the incumbent meets the bound
+    std::vector<Column> unfixed;
+    for (std::size_t j = 0; j < columns.size(); ++j)
+      if (reduced[j] <= threshold + slack) unfixed.push_back(columns[j]);
+    solution.unfixed_variables = unfixed.size();
     GlpkProblem program = load_program(groups, unfixed, capacity);
-    ExactSearch search{program.get(), groups, unfixed, capacity, std::move(best), upper_bound};
+    carry_basis(relaxation.get(), hull, program.get(), unfixed, groups);
+    ExactSearch search{program.get(), groups, unfixed, capacity, std::move(best), best_time};
     if (auto failed = search.run(0)) return Error{*failed};
     best = std::move(search.best);
+    best_time = search.best_time;
+    if (best_time <= lower_bound + threshold + slack) break;  // proven optimal
   }
   solution.counts = std::move(best);
   return solution;

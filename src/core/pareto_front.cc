@@ -5,7 +5,6 @@
 #include <exception>
 #include <limits>
 #include <mutex>
-#include <numeric>
 #include <thread>
 #include <tuple>
 
@@ -13,23 +12,32 @@ namespace ucudnn {
 
 namespace {
 
+struct SortKey {
+  std::uint64_t workspace;
+  double time;
+  std::size_t index;
+};
+
 // Indices of the non-dominated items into `kept`, by increasing workspace and strictly
-// decreasing time; `order` is working memory (both reused by callers that prune often).
+// decreasing time; `keys` is working memory (both reused by callers that prune often). The
+// keys are read once into a small array: sorting through the items themselves (strings
+// beside the numbers, a sum per configuration's time) cost most of preparing a table.
 template <typename Item, typename Time, typename Workspace>
 void non_dominated(const std::vector<Item>& items, Time time_of, Workspace workspace_of,
-                   std::vector<std::size_t>& order, std::vector<std::size_t>& kept) {
-  order.resize(items.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return std::make_tuple(workspace_of(items[a]), time_of(items[a])) <
-           std::make_tuple(workspace_of(items[b]), time_of(items[b]));
+                   std::vector<SortKey>& keys, std::vector<std::size_t>& kept) {
+  keys.clear();
+  for (std::size_t i = 0; i < items.size(); ++i)
+    keys.push_back({workspace_of(items[i]), time_of(items[i]), i});
+  // Ties in both keep their input order (the index settles them).
+  std::sort(keys.begin(), keys.end(), [](const SortKey& a, const SortKey& b) {
+    return std::tie(a.workspace, a.time, a.index) < std::tie(b.workspace, b.time, b.index);
   });
   kept.clear();
   double best = std::numeric_limits<double>::infinity();
-  for (auto index : order) {
-    if (time_of(items[index]) < best) {
-      kept.push_back(index);
-      best = time_of(items[index]);
+  for (const auto& key : keys) {
+    if (key.time < best) {
+      kept.push_back(key.index);
+      best = key.time;
     }
   }
 }
@@ -46,15 +54,15 @@ struct FrontScratch {
   std::vector<std::int64_t> batch_of;
   std::vector<double> micro_time;
   std::vector<std::uint64_t> workspaces;  // the distinct levels, increasing
-  std::vector<std::size_t> order, kept;   // for non_dominated
-  std::vector<std::size_t> chain;         // one answer's micro-configurations, while built
+  std::vector<SortKey> keys;              // for non_dominated
+  std::vector<std::size_t> kept;
+  std::vector<std::size_t> chain;  // one answer's micro-configurations, while built
 
   // The front of every sub-batch b, flattened: elements front_begin[b]..front_begin[b+1],
   // by increasing level; each names its first micro-configuration (the one of largest
   // workspace), the rest being the best front element of b - s at or below its level.
   std::vector<std::size_t> front_begin;
-  std::vector<int> front_level, front_micro;
-  std::vector<double> front_time;
+  std::vector<int> front_level, front_micro;  // room beyond front_begin.back() is scratch
 
   // best_rest[l * (batch + 1) + b]: the time of the fastest element of b's front at or below
   // level l (infinity when none; 0 for b = 0, the empty rest), written up to top_level[b]
@@ -79,7 +87,7 @@ void prepare_micro(const MicroTable& table, FrontScratch& scratch) {
     const auto& all = table.candidates[i];
     non_dominated(
         all, [](const MicroConfiguration& m) { return m.time_ms; },
-        [](const MicroConfiguration& m) { return m.workspace_bytes; }, scratch.order, scratch.kept);
+        [](const MicroConfiguration& m) { return m.workspace_bytes; }, scratch.keys, scratch.kept);
     for (auto index : scratch.kept) {
       scratch.size_of.push_back(static_cast<int>(i));
       scratch.batch_of.push_back(table.sizes[i]);
@@ -110,9 +118,6 @@ ParetoFront desirable_configurations(const MicroTable& table, FrontScratch& scra
   const double* micro_time = scratch.micro_time.data();
 
   scratch.front_begin.assign(2, 0);  // b = 0: the empty rest, no element
-  scratch.front_level.clear();
-  scratch.front_micro.clear();
-  scratch.front_time.clear();
   // Entries are written before they are read; only b = 0's is set here.
   const auto stride = static_cast<std::size_t>(batch) + 1;
   scratch.best_rest.resize(stride * levels);
@@ -151,21 +156,32 @@ ParetoFront desirable_configurations(const MicroTable& table, FrontScratch& scra
       best_micro[level] = better ? static_cast<int>(m) : best_micro[level];
       highest = better ? std::max(highest, level) : highest;
     }
-    // The front: by increasing level, each element faster than all below it.
+    // The front: by increasing level, each element faster than all below it. Written
+    // branch-free past the elements kept so far (a level joins the front by advancing the
+    // write position), into room made before the loop.
+    const auto kept = scratch.front_begin.back();
+    if (scratch.front_level.size() < kept + static_cast<std::size_t>(highest) + 1) {
+      const auto room = std::max(2 * kept, kept + static_cast<std::size_t>(highest) + 1);
+      scratch.front_level.resize(room);
+      scratch.front_micro.resize(room);
+    }
+    int* out_level = scratch.front_level.data() + kept;
+    int* out_micro = scratch.front_micro.data() + kept;
     double* column = best_rest + b;
     double running = kNone;
     top_level[b] = highest;
-    for (std::size_t level = 0; level <= static_cast<std::size_t>(highest); ++level) {
-      if (best_time[level] < running) {
-        running = best_time[level];
-        scratch.front_level.push_back(static_cast<int>(level));
-        scratch.front_micro.push_back(best_micro[level]);
-        scratch.front_time.push_back(running);
-      }
-      column[level * stride] = running;
+    for (int level = 0; level <= highest; ++level) {
+      const double time = best_time[level];
+      const bool joins = time < running;
+      running = joins ? time : running;
+      *out_level = level;
+      *out_micro = best_micro[level];
+      out_level += joins;
+      out_micro += joins;
+      column[static_cast<std::size_t>(level) * stride] = running;
       best_time[level] = kNone;
     }
-    scratch.front_begin.push_back(scratch.front_level.size());
+    scratch.front_begin.push_back(static_cast<std::size_t>(out_level - scratch.front_level.data()));
   }
 
   // Walk each element of the batch's front back through the rests it was built on.
@@ -203,10 +219,11 @@ ParetoFront desirable_configurations(const MicroTable& table, FrontScratch& scra
 }  // namespace
 
 ParetoFront pareto_prune(std::vector<Configuration> configurations) {
-  std::vector<std::size_t> order, kept;
+  std::vector<SortKey> keys;
+  std::vector<std::size_t> kept;
   non_dominated(
       configurations, [](const Configuration& c) { return c.time_ms(); },
-      [](const Configuration& c) { return c.workspace_bytes(); }, order, kept);
+      [](const Configuration& c) { return c.workspace_bytes(); }, keys, kept);
   ParetoFront front;
   front.reserve(kept.size());
   for (auto index : kept) front.push_back(std::move(configurations[index]));

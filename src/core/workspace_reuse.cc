@@ -21,6 +21,7 @@ Expected<Configuration> plan_workspace_reuse(const MicroTable& table) {
   // time[b]: T(b); choice[b]: index into sizes of the first micro-batch of c(b). Unreachable
   // stays unreachable through the sums, so the loop needs no test but the size's.
   std::vector<double> time(batch + 1, kUnreachable);
+  const std::int64_t* sizes = table.sizes.data();
   std::vector<int> choice(batch + 1, -1);
   time[0] = 0;
   // Sizes increasing (as measured): those that fit b are a prefix, `fitting` long.
@@ -28,16 +29,26 @@ Expected<Configuration> plan_workspace_reuse(const MicroTable& table) {
   std::size_t fitting = increasing ? 0 : size_count;
   for (std::int64_t b = 1; b <= batch; ++b) {
     while (increasing && fitting < size_count && table.sizes[fitting] <= b) ++fitting;
-    double best_b = kUnreachable;
+    // The minimum first, in four independent running minima (no index to carry, no branch),
+    // then the largest size that reaches it (larger sizes first win ties): the same sums
+    // in the same order, so equal means the very candidate.
+    const auto candidate = [&](std::size_t i) {
+      const auto s = sizes[i];
+      return s > b ? kUnreachable : best_time[i] + time[b - s];  // only unsorted sizes skip
+    };
+    double lane[4] = {kUnreachable, kUnreachable, kUnreachable, kUnreachable};
+    std::size_t i = 0;
+    for (; i + 4 <= fitting; i += 4)
+      for (std::size_t l = 0; l < 4; ++l) lane[l] = std::min(lane[l], candidate(i + l));
+    for (; i < fitting; ++i) lane[0] = std::min(lane[0], candidate(i));
+    const double best_b = std::min(std::min(lane[0], lane[1]), std::min(lane[2], lane[3]));
     int choice_b = -1;
-    for (std::size_t i = fitting; i-- > 0;) {  // larger sizes first win ties
-      const auto s = table.sizes[i];
-      if (s > b) continue;  // only where sizes are not increasing
-      const double candidate = best_time[i] + time[b - s];
-      const bool better = candidate < best_b;
-      best_b = better ? candidate : best_b;
-      choice_b = better ? static_cast<int>(i) : choice_b;
-    }
+    if (best_b != kUnreachable)
+      for (std::size_t j = fitting; j-- > 0;)
+        if (candidate(j) == best_b) {
+          choice_b = static_cast<int>(j);
+          break;
+        }
     time[b] = best_b;
     choice[b] = choice_b;
   }

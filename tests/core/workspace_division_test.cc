@@ -131,6 +131,28 @@ TEST(WorkspaceDivision, ExactOnAndOneByteOffEveryBoundary) {
   EXPECT_GT(by_solver, limits / 4);
 }
 
+// The shim divides inside the application's process: its standard output is the
+// application's. GLPK prints scaling reports unless told not to.
+TEST(WorkspaceDivision, SolvingPrintsNothing) {
+  auto config = [](double t, std::uint64_t units) {
+    return Configuration{{MicroConfiguration{"t", "A", 1, t, units * 256}}};
+  };
+  // Measured: GLPK's branch and bound declared the optimum (146.75) infeasible here unscaled.
+  const std::vector<KernelCandidates> kernels = {
+      {"a", {config(1.625, 0), config(0.75, 11675519)}},
+      {"b", {config(98.25, 0), config(6.125, 13488598)}},
+      {"c", {config(11.625, 0)}},
+      {"d", {config(27.125, 502116), config(12.75, 2847010)}},
+      {"e", {config(100.25, 9006970), config(23, 11769818)}}};
+  ::testing::internal::CaptureStdout();
+  auto plan = plan_workspace_division(kernels, 6130547968ull, 256);
+  const std::string printed = ::testing::internal::GetCapturedStdout();
+  ASSERT_TRUE(plan) << plan.error();
+  EXPECT_GT(plan->variables, 0u) << "the integer program did not run";
+  EXPECT_EQ(plan->time_ms, 146.75);
+  EXPECT_EQ(printed, "");
+}
+
 TEST(WorkspaceDivision, IdenticalKernelsEqualExhaustiveSearch) {
   // Networks repeat layers: kernels drawn from a small pool of fronts, so that many share
   // one front and the solver counts choices per group instead of per kernel.
