@@ -2,10 +2,11 @@
 // UCUDNN_TOTAL_WORKSPACE_SIZE set (CMake): a network A B B B C (a repeated shape, as in every
 // ResNet stage) trained with forward on one handle and thread and backward on another (as
 // PyTorch's autograd thread), algorithms selected lazily right before each layer's first use
-// or eagerly up front, batches that change, and same-shape layers on two streams. Each checks
-// what the doubles count: one arena per device, the division the planner itself finds optimal
-// (the repeated layer weighted three times), nothing allocated, freed or synchronized per
-// iteration once learned, and no workspace shared by two streams without an event between.
+// or eagerly up front, batches that change, a layer frozen mid-training, and same-shape layers
+// on two streams. Each checks what the doubles count: one arena per device, the division the
+// planner itself finds optimal (the repeated layer weighted three times), nothing allocated,
+// freed or synchronized per iteration once learned, and no workspace shared by two streams
+// without an event between.
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 #include <dlfcn.h>
@@ -151,6 +152,7 @@ struct Scenario {
   bool lazy = false;             // select right before a layer's first call, not up front
   std::vector<int> batches{16};  // per iteration, cycled
   int iterations = 5;
+  int freeze_first_layer_at = -1;  // from this iteration on, layer 0's filter is not trained
 };
 
 struct Outcome {
@@ -207,6 +209,9 @@ Outcome train(const Scenario& scenario, std::mt19937_64& random) {
       std::thread(std::move(work)).join();  // a framework's other thread, one at a time
     };
     auto step = [&](std::size_t l, int operation) {
+      const bool frozen =
+          scenario.freeze_first_layer_at >= 0 && i >= scenario.freeze_first_layer_at;
+      if (frozen && l == 0 && operation == 2) return;  // fine-tuning: no gradient for layer 0
       if (scenario.lazy) layers[l]->select(handle_for(l, operation), operation);
       layers[l]->run(handle_for(l, operation), operation);
     };
@@ -247,7 +252,7 @@ struct Optimum {
   double time_ms = 0;
   std::uint64_t arena_bytes = 0;
 };
-Optimum planner_optimum(int batch, int repeat) {
+Optimum planner_optimum(int batch, int repeat, bool first_layer_frozen = false) {
   std::vector<ucudnn::ParetoFront> fronts;
   std::vector<int> runs;
   ucudnn::fakecuda::ModelBenchmarker model;
@@ -264,6 +269,7 @@ Optimum planner_optimum(int batch, int repeat) {
     p.dilation = {1, 1};
     p.mode = ucudnn::ConvolutionMode::kCrossCorrelation;
     for (auto op : {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter}) {
+      if (first_layer_frozen && l == 0 && op == Operation::kBackwardFilter) continue;
       const KernelKey key{op, p};
       auto table = ucudnn::restrict_to_limit(
           ucudnn::measure_micro_table(model, key, BatchSizePolicy::kPowerOfTwo,
@@ -356,6 +362,29 @@ TEST_F(WorkspaceDivision, ChangingBatchesShareSegmentsAndSettle) {
   EXPECT_EQ(alternating.iteration_ms[7], alternating.iteration_ms[5]);
   EXPECT_EQ(alternating.races, 0);
   expect_steady(alternating, 5, "alternating");
+}
+
+// Kernels that stop running age out: freezing the first layer (fine-tuning) ends its
+// BackwardFilter; once the new iteration is learned, the division is the planner's optimum
+// for the kernels still run, in an arena of that division's size (the old one freed), and
+// steady again.
+TEST_F(WorkspaceDivision, AKernelNoLongerRunAgesOut) {
+  const Optimum full = planner_optimum(16, 3), frozen = planner_optimum(16, 3, true);
+  std::printf("planner: %.6f ms in %llu bytes; first layer frozen: %.6f ms in %llu bytes\n",
+              full.time_ms, static_cast<unsigned long long>(full.arena_bytes), frozen.time_ms,
+              static_cast<unsigned long long>(frozen.arena_bytes));
+  ASSERT_NE(full.arena_bytes, frozen.arena_bytes)
+      << "a total where the frozen kernel's share shows";
+  Scenario scenario{2, false, true, {16}, 9};
+  scenario.freeze_first_layer_at = 3;
+  const Outcome outcome = train(scenario, random.engine());
+  print("first layer frozen from iteration 3:", outcome);
+  EXPECT_NEAR(outcome.iteration_ms[2], full.time_ms, 1e-5 * full.time_ms + 2e-6);
+  EXPECT_NEAR(outcome.iteration_ms.back(), frozen.time_ms, 1e-5 * frozen.time_ms + 2e-6);
+  EXPECT_EQ(outcome.iteration_ms.back(), outcome.iteration_ms[7]);
+  EXPECT_EQ(outcome.held_bytes, frozen.arena_bytes) << "the old arena freed, the new one held";
+  EXPECT_EQ(outcome.races, 0);
+  expect_steady(outcome, 7, "frozen");
 }
 
 // Layers of one shape on two streams run one kernel, so they share its segment: each use
