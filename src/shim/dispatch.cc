@@ -93,26 +93,27 @@ bool deterministic(const Configuration& configuration, Operation operation) {
                      });
 }
 
-// True when the handle's stream is capturing a CUDA graph, or when that cannot be told: then
-// ucudnn must not benchmark, allocate, free, synchronize or re-divide either.
-bool capturing(cudnnHandle_t handle) {
-  const auto& api = cudnn::cudnn_api();
-  const auto& runtime = cudnn::cuda_runtime();
+// The stream the handle's work goes to; nullopt when it cannot be read. Read once per call:
+// whether it captures and where WD orders a segment's uses both come from it.
+std::optional<cudaStream_t> stream_of(cudnnHandle_t handle) {
   cudaStream_t stream = nullptr;
-  if (api.cudnnGetStream(handle, &stream) != CUDNN_STATUS_SUCCESS) return true;
+  if (cudnn::cudnn_api().cudnnGetStream(handle, &stream) != CUDNN_STATUS_SUCCESS)
+    return std::nullopt;
+  return stream;
+}
+
+// True when the stream is capturing a CUDA graph, or when that cannot be told (the stream
+// unknown included): then ucudnn must not benchmark, allocate, free, synchronize or
+// re-divide either.
+bool capturing(std::optional<cudaStream_t> stream) {
+  if (!stream) return true;
+  const auto& runtime = cudnn::cuda_runtime();
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  if (runtime.cudaStreamIsCapturing(stream, &status) != cudaSuccess) {
+  if (runtime.cudaStreamIsCapturing(*stream, &status) != cudaSuccess) {
     runtime.cudaGetLastError();  // ours, not the application's
     return true;
   }
   return status != cudaStreamCaptureStatusNone;
-}
-
-// The stream the handle's work goes to (the legacy stream when it cannot be read).
-cudaStream_t stream_of(cudnnHandle_t handle) {
-  cudaStream_t stream = nullptr;
-  if (cudnn::cudnn_api().cudnnGetStream(handle, &stream) != CUDNN_STATUS_SUCCESS) return nullptr;
-  return stream;
 }
 
 // Brings the handle's WD session in line with its options and returns it: the device's
@@ -277,7 +278,7 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
     std::lock_guard lock(state->mutex);
     std::optional<AlgorithmPerf> plan;
     const std::string what = std::string(name_of(operation)) + " planning";
-    const bool captured = capturing(handle);
+    const bool captured = capturing(stream_of(handle));
     or_else(
         what,
         [&] {
@@ -371,7 +372,7 @@ cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
     auto state = Registry::instance().state(handle);
     std::lock_guard lock(state->mutex);
     *bytes = 0;
-    const bool captured = capturing(handle);
+    const bool captured = capturing(stream_of(handle));
     if (auto* division =
             captured ? state->division.get() : division_session(*state, request->settings);
         division && !division->given_up()) {
@@ -431,7 +432,8 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
     std::lock_guard lock(state->mutex);
     const auto& kernel = request->kernel;
     const std::string what = std::string(name_of(operation)) + " with the virtual algorithm";
-    const bool captured = capturing(handle);
+    const auto handle_stream = stream_of(handle);
+    const bool captured = capturing(handle_stream);
     cudnn::PlanExecutor::Result result;
     bool ran = false;
     const cudnnStatus_t planned = or_else(
@@ -446,7 +448,8 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
           if (auto* division =
                   captured ? state->division.get() : division_session(*state, request->settings);
               division && !division->given_up()) {
-            const cudaStream_t stream = stream_of(handle);
+            // The legacy stream where it cannot be read (then `captured` holds too).
+            const cudaStream_t stream = handle_stream.value_or(nullptr);
             placement =
                 captured ? division->captured_placement(kernel, stream)
                          : division->place(kernel, context_for(*state, request->settings), stream);
