@@ -4,17 +4,30 @@
 
 namespace ucudnn::db {
 
+namespace {
+
+nlohmann::json micro_to_json(const std::vector<MicroConfiguration>& micro) {
+  nlohmann::json result = nlohmann::json::array();
+  for (const auto& m : micro)
+    result.push_back({{"backend", m.backend},
+                      {"algorithm", m.algorithm},
+                      {"batch", m.batch},
+                      {"time_ms", m.time_ms},
+                      {"workspace_bytes", m.workspace_bytes}});
+  return result;
+}
+
+}  // namespace
+
 nlohmann::json configurations_to_json(const std::vector<Configuration>& plan) {
   nlohmann::json result = nlohmann::json::array();
   for (const auto& configuration : plan) {
-    nlohmann::json micro = nlohmann::json::array();
-    for (const auto& m : configuration.micro)
-      micro.push_back({{"backend", m.backend},
-                       {"algorithm", m.algorithm},
-                       {"batch", m.batch},
-                       {"time_ms", m.time_ms},
-                       {"workspace_bytes", m.workspace_bytes}});
-    result.push_back({{"micro", std::move(micro)}});
+    nlohmann::json entry = {{"micro", micro_to_json(configuration.micro)}};
+    if (const auto& share = configuration.offload)
+      entry["offload"] = {{"micro", micro_to_json(share->micro)},
+                          {"copy_ms", share->copy_ms},
+                          {"device_bytes", share->device_bytes}};
+    result.push_back(std::move(entry));
   }
   return result;
 }
@@ -35,6 +48,36 @@ Expected<MicroConfiguration> micro_from_json(const nlohmann::json& value) {
   return MicroConfiguration{*backend, *algorithm, *batch, *time, *workspace};
 }
 
+// `object`.micro as micro-configurations; errors name the path from `where`.
+Expected<std::vector<MicroConfiguration>> micro_list(const nlohmann::json& object,
+                                                     const std::string& where) {
+  if (!object.contains("micro")) return Error{where + ".micro: missing"};
+  const auto& micro = object["micro"];
+  if (!micro.is_array()) return Error{where + ".micro: " + describe(micro) + " is not a list"};
+  std::vector<MicroConfiguration> parsed;
+  parsed.reserve(micro.size());
+  for (std::size_t j = 0; j < micro.size(); ++j) {
+    const std::string at = where + ".micro[" + std::to_string(j) + "]";
+    if (!micro[j].is_object()) return Error{at + ": " + describe(micro[j]) + " is not an object"};
+    auto m = micro_from_json(micro[j]);
+    if (!m) return Error{at + "." + m.error()};
+    parsed.push_back(*m);
+  }
+  return parsed;
+}
+
+Expected<OffloadedShare> offload_from_json(const nlohmann::json& value, const std::string& where) {
+  if (!value.is_object()) return Error{where + ": " + describe(value) + " is not an object"};
+  auto micro = micro_list(value, where);
+  if (!micro) return Error{micro.error()};
+  if (micro->empty()) return Error{where + ".micro: an offloaded share has no micro-batches"};
+  auto copy = non_negative_number_field(value, "copy_ms");
+  if (!copy) return Error{where + "." + copy.error()};
+  auto device = unsigned_field(value, "device_bytes");
+  if (!device) return Error{where + "." + device.error()};
+  return OffloadedShare{std::move(*micro), *copy, *device};
+}
+
 }  // namespace
 
 Expected<std::vector<Configuration>> configurations_from_json(const nlohmann::json& value) {
@@ -47,17 +90,13 @@ Expected<std::vector<Configuration>> configurations_from_json(const nlohmann::js
     const auto& configuration = value[i];
     if (!configuration.is_object())
       return Error{where + ": " + describe(configuration) + " is not an object"};
-    if (!configuration.contains("micro")) return Error{where + ".micro: missing"};
-    const auto& micro = configuration["micro"];
-    if (!micro.is_array()) return Error{where + ".micro: " + describe(micro) + " is not a list"};
-    Configuration parsed;
-    parsed.micro.reserve(micro.size());
-    for (std::size_t j = 0; j < micro.size(); ++j) {
-      const std::string at = where + ".micro[" + std::to_string(j) + "]";
-      if (!micro[j].is_object()) return Error{at + ": " + describe(micro[j]) + " is not an object"};
-      auto m = micro_from_json(micro[j]);
-      if (!m) return Error{at + "." + m.error()};
-      parsed.micro.push_back(*m);
+    auto micro = micro_list(configuration, where);
+    if (!micro) return Error{micro.error()};
+    Configuration parsed{std::move(*micro), std::nullopt};
+    if (configuration.contains("offload")) {
+      auto share = offload_from_json(configuration["offload"], where + ".offload");
+      if (!share) return Error{share.error()};
+      parsed.offload = std::move(*share);
     }
     plan.push_back(std::move(parsed));
   }
@@ -70,8 +109,8 @@ std::string configurations_to_text(const std::vector<Configuration>& plan) {
 
 namespace {
 
-// Nesting deeper than a plan's own ([{"micro": [{...}]}] is 4 levels) is garbage: rejected
-// before parsing, so that a poisoned row cannot make the parser build a huge tree.
+// Nesting deeper than a plan's own ([{"offload": {"micro": [{...}]}}] is 5 levels) is garbage:
+// rejected before parsing, so that a poisoned row cannot make the parser build a huge tree.
 bool nested_deeper_than(std::string_view text, int limit) {
   int depth = 0;
   bool in_string = false;

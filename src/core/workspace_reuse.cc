@@ -6,23 +6,23 @@
 
 namespace ucudnn {
 
-Expected<Configuration> plan_workspace_reuse(const MicroTable& table) {
-  const auto batch = table.batch;
-  if (batch <= 0) return Error{"batch size " + std::to_string(batch) + " must be positive"};
+ReuseSolutions::ReuseSolutions(const MicroTable& table) : sizes_(table.sizes) {
+  const auto batch = std::max<std::int64_t>(table.batch, 0);
   constexpr double kUnreachable = std::numeric_limits<double>::infinity();
 
   // The fastest micro-configuration of each size, and its time (unreachable: none fits).
   const std::size_t size_count = table.sizes.size();
-  std::vector<const MicroConfiguration*> best(size_count);
+  best_.assign(size_count, nullptr);
   std::vector<double> best_time(size_count, kUnreachable);
   for (std::size_t i = 0; i < size_count; ++i)
-    if ((best[i] = fastest(table.candidates[i]))) best_time[i] = best[i]->time_ms;
+    if ((best_[i] = fastest(table.candidates[i]))) best_time[i] = best_[i]->time_ms;
 
   // time[b]: T(b); choice[b]: index into sizes of the first micro-batch of c(b). Unreachable
   // stays unreachable through the sums, so the loop needs no test but the size's.
-  std::vector<double> time(batch + 1, kUnreachable);
+  time_.assign(static_cast<std::size_t>(batch) + 1, kUnreachable);
+  choice_.assign(static_cast<std::size_t>(batch) + 1, -1);
+  double* time = time_.data();
   const std::int64_t* sizes = table.sizes.data();
-  std::vector<int> choice(batch + 1, -1);
   time[0] = 0;
   // Sizes increasing (as measured): those that fit b are a prefix, `fitting` long.
   const bool increasing = std::is_sorted(table.sizes.begin(), table.sizes.end());
@@ -50,16 +50,32 @@ Expected<Configuration> plan_workspace_reuse(const MicroTable& table) {
           break;
         }
     time[b] = best_b;
-    choice[b] = choice_b;
+    choice_[static_cast<std::size_t>(b)] = choice_b;
   }
-  if (time[batch] == kUnreachable)
-    return Error{"no configuration covers batch " + std::to_string(batch) +
-                 " within the workspace limit: no algorithm fits at the allowed micro-batch sizes"};
+}
 
+bool ReuseSolutions::covers(std::int64_t b) const {
+  return b >= 0 && b <= batch() && time_ms(b) != std::numeric_limits<double>::infinity();
+}
+
+Configuration ReuseSolutions::configuration(std::int64_t b) const {
   Configuration result;
-  for (std::int64_t b = batch; b > 0; b -= table.sizes[choice[b]])
-    result.micro.push_back(*best[choice[b]]);
+  while (b > 0) {
+    const auto choice = static_cast<std::size_t>(choice_[static_cast<std::size_t>(b)]);
+    result.micro.push_back(*best_[choice]);
+    b -= sizes_[choice];
+  }
   return result;
+}
+
+Expected<Configuration> plan_workspace_reuse(const MicroTable& table) {
+  if (table.batch <= 0)
+    return Error{"batch size " + std::to_string(table.batch) + " must be positive"};
+  const ReuseSolutions solutions(table);
+  if (!solutions.covers(table.batch))
+    return Error{"no configuration covers batch " + std::to_string(table.batch) +
+                 " within the workspace limit: no algorithm fits at the allowed micro-batch sizes"};
+  return solutions.configuration(table.batch);
 }
 
 LimitRange limits_answered(const MicroTable& table, const Configuration& plan) {

@@ -1,5 +1,6 @@
 #pragma once
-// The CUDA runtime functions ucudnn calls (device memory, events, device identity), resolved
+// The CUDA runtime functions ucudnn calls (device and pinned memory, streams, events, copies,
+// host functions, device identity), resolved
 // at run time from the libcudart the process uses, like the cuDNN table: ucudnn never links
 // the runtime, so it loads beside any application and its test doubles.
 #include <cuda_runtime_api.h>
@@ -33,7 +34,13 @@ namespace ucudnn::cudnn {
   X(cudaStreamDestroy)           \
   X(cudaStreamSynchronize)       \
   X(cudaStreamWaitEvent)         \
-  X(cudaStreamIsCapturing)
+  X(cudaStreamIsCapturing)       \
+  X(cudaStreamCreateWithFlags)   \
+  X(cudaEventCreateWithFlags)    \
+  X(cudaHostAlloc)               \
+  X(cudaFreeHost)                \
+  X(cudaMemcpyAsync)             \
+  X(cudaLaunchHostFunc)
 
 UCUDNN_FUNCTION_TABLE(CudaRuntime, UCUDNN_CUDA_FUNCTIONS)
 

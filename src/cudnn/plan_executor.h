@@ -24,10 +24,12 @@ class PlanExecutor {
   // descriptor is refused.
   PlanExecutor(const CudnnApi& api, cudnnHandle_t handle, const KernelKey& kernel,
                Configuration configuration);
+  virtual ~PlanExecutor() = default;
 
   const KernelKey& kernel() const { return kernel_; }
-  const Configuration& configuration() const { return configuration_; }
-  std::uint64_t workspace_bytes() const { return workspace_bytes_; }
+  // What runs (a CPU/GPU hybrid plan: its split; see shim/hybrid_executor.h).
+  virtual const Configuration& configuration() const { return configuration_; }
+  virtual std::uint64_t workspace_bytes() const { return workspace_bytes_; }
 
   struct Result {
     cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
@@ -35,8 +37,8 @@ class PlanExecutor {
   };
   // A workspace smaller than workspace_bytes() is refused before anything runs
   // (CUDNN_STATUS_BAD_PARAM, output untouched).
-  Result run(cudnnHandle_t handle, const void* alpha, const ConvolutionBuffers& buffers,
-             void* workspace, std::size_t workspace_bytes, const void* beta) const;
+  virtual Result run(cudnnHandle_t handle, const void* alpha, const ConvolutionBuffers& buffers,
+                     void* workspace, std::size_t workspace_bytes, const void* beta) const;
 
  private:
   struct Step {

@@ -17,6 +17,12 @@ inline const void* scaling_zero(DataType type) {
   return type == DataType::kDouble ? static_cast<const void*>(&kDouble) : &kFloat;
 }
 
+// The caller's scalar as a double.
+inline double scaling_value(const void* scale, DataType type) {
+  return type == DataType::kDouble ? *static_cast<const double*>(scale)
+                                   : *static_cast<const float*>(scale);
+}
+
 // Is the caller's scalar zero?
 inline bool scaling_is_zero(const void* scale, DataType type) {
   return type == DataType::kDouble ? *static_cast<const double*>(scale) == 0

@@ -10,11 +10,15 @@
 #include "cudnn/algorithms.h"
 #include "cudnn/convolution_calls.h"
 #include "cudnn/cudnn_types.h"
+#include "cudnn/current_device.h"
+#include "cudnn/host_link_probe.h"
 #include "cudnn/problem_from_descriptors.h"
 #include "cudnn/scaling.h"
+#include "shim/hybrid_executor.h"
 #include "shim/kernel_planner.h"
 #include "shim/log.h"
 #include "shim/registry.h"
+#include "shim/stream_state.h"
 #include "user_input/byte_size.h"
 
 namespace ucudnn::shim {
@@ -93,29 +97,6 @@ bool deterministic(const Configuration& configuration, Operation operation) {
                      });
 }
 
-// The stream the handle's work goes to; nullopt when it cannot be read. Read once per call:
-// whether it captures and where WD orders a segment's uses both come from it.
-std::optional<cudaStream_t> stream_of(cudnnHandle_t handle) {
-  cudaStream_t stream = nullptr;
-  if (cudnn::cudnn_api().cudnnGetStream(handle, &stream) != CUDNN_STATUS_SUCCESS)
-    return std::nullopt;
-  return stream;
-}
-
-// True when the stream is capturing a CUDA graph, or when that cannot be told (the stream
-// unknown included): then ucudnn must not benchmark, allocate, free, synchronize or
-// re-divide either.
-bool capturing(std::optional<cudaStream_t> stream) {
-  if (!stream) return true;
-  const auto& runtime = cudnn::cuda_runtime();
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  if (runtime.cudaStreamIsCapturing(*stream, &status) != cudaSuccess) {
-    runtime.cudaGetLastError();  // ours, not the application's
-    return true;
-  }
-  return status != cudaStreamCaptureStatusNone;
-}
-
 // Brings the handle's WD session in line with its options and returns it: the device's
 // session for the total and policy, or null (and the handle lets go of it) under WR.
 WorkspaceDivisionSession* division_session(HandleState& state, const Settings& settings) {
@@ -151,8 +132,75 @@ Planning planning_outside_find(const Settings& settings) {
   return {!settings.benchmark_in_find_only, false, std::nullopt};
 }
 
+// The host's side of CPU/GPU hybrid when UCUDNN_HYBRID asks for it: the CPU backend and the
+// link, probed once per GPU (with buffers within `limit`); nullopt when hybrid is off or
+// cannot be had.
+std::optional<HostSide> host_side(const HandleState& state, const Settings& settings,
+                                  std::uint64_t limit, bool may_measure) {
+  if (settings.hybrid == Hybrid::kOff) return std::nullopt;
+  auto& registry = Registry::instance();
+  HostBackend* backend = registry.host_backend();
+  if (!backend) return std::nullopt;
+  auto& device = registry.device(state.device);
+  std::optional<HostLink> link;
+  {
+    std::lock_guard lock(device.benchmark_mutex);
+    if (!device.host_link && may_measure) {
+      const auto& runtime = cudnn::cuda_runtime();
+      const cudnn::CurrentDevice on(runtime, state.device);
+      constexpr std::uint64_t kProbeBytes = 8u << 20;
+      device.host_link = cudnn::probe_host_link(
+          runtime,
+          static_cast<std::size_t>(std::max<std::uint64_t>(1, std::min(limit, kProbeBytes))));
+      if (!*device.host_link)
+        warn_once("no-host-link:" + std::to_string(state.device),
+                  "the host-device link could not be measured: CPU/GPU hybrid is off");
+    }
+    if (device.host_link)
+      link = *device.host_link;
+    else
+      link = HostLink{};  // nothing is measured now: only stored plans can answer
+  }
+  if (!link) return std::nullopt;
+  return HostSide{*backend, *link,
+                  settings.hybrid == Hybrid::kOn ? HybridMode::kOn : HybridMode::kAuto};
+}
+
+// The hybrid executor for `kernel` beside its GPU plan `device_only`, or nullptr where
+// hybrid is off, pays nothing (auto) or cannot be set up: the GPU's plan runs.
+std::shared_ptr<cudnn::PlanExecutor> hybrid_within(HandleState& state, const KernelIdentity& kernel,
+                                                   std::uint64_t limit, const Settings& settings,
+                                                   const PlannerContext& context,
+                                                   const Configuration& device_only) {
+  if (!splittable_between_devices(kernel.key)) return nullptr;
+  const auto host = host_side(state, settings, limit, context.may_measure);
+  if (!host) return nullptr;
+  const auto split = plan_hybrid(context, kernel.key, limit, *host);
+  if (!split) {
+    warn_once("no-hybrid:" + kernel.key.to_string() + std::to_string(limit),
+              "no CPU/GPU split for " + kernel.key.to_string() + ": " + split.error());
+    return nullptr;
+  }
+  if (!split->offload) return nullptr;
+  try {
+    auto executor =
+        std::make_shared<HybridExecutor>(cudnn::cudnn_api(), cudnn::cuda_runtime(), state.handle,
+                                         kernel.key, device_only, *split, host->backend);
+    log(LogLevel::kInfo, std::string(name_of(kernel.key.operation)) + " hybrid plan within " +
+                             format_byte_size(limit) + ": " + split->to_string() + " (" +
+                             std::to_string(split->time_ms()) + " ms)");
+    return executor;
+  } catch (const std::exception& error) {
+    warn_once("hybrid-setup:" + kernel.key.to_string(),
+              "the CPU/GPU split of " + kernel.key.to_string() + " cannot run (" + error.what() +
+                  "); the GPU takes the whole batch");
+    return nullptr;
+  }
+}
+
 // The kernel's WR plan within `limit`, planned at most once per limit until a Find retries a
-// failure; nullptr when nothing fits (the call passes through).
+// failure; nullptr when nothing fits (the call passes through). Under UCUDNN_HYBRID the plan
+// may split the batch with the CPU.
 std::shared_ptr<cudnn::PlanExecutor> plan_within(HandleState& state, const KernelIdentity& kernel,
                                                  std::uint64_t limit, const Settings& settings,
                                                  const Planning& how) {
@@ -176,6 +224,8 @@ std::shared_ptr<cudnn::PlanExecutor> plan_within(HandleState& state, const Kerne
     return nullptr;
   }
   auto& slot = plans.by_limit[limit];
+  slot = hybrid_within(state, kernel, limit, settings, context, *plan);
+  if (slot) return slot;
   slot = std::make_shared<cudnn::PlanExecutor>(cudnn::cudnn_api(), state.handle, kernel.key, *plan);
   log(LogLevel::kInfo, std::string(name_of(kernel.key.operation)) + " plan within " +
                            format_byte_size(limit) + ": " + plan->to_string() + " (" +

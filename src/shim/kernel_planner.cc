@@ -95,6 +95,85 @@ Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKe
   return plan;
 }
 
+namespace {
+
+// The GPU's fields, then the CPU's under "host.": a hybrid plan holds while both hold.
+DeviceFingerprint joint_fingerprint(const DeviceFingerprint& gpu, const DeviceFingerprint& cpu) {
+  DeviceFingerprint joint = gpu;
+  for (const auto& [name, value] : cpu.fields) joint.fields.emplace_back("host." + name, value);
+  return joint;
+}
+
+// The host measures sizes the policy allows, but not every size where it allows all: the CPU
+// has no workspace limit to fit, so its finest sizes buy nothing (any share is a sum of powers
+// of two) and would cost a measurement each.
+BatchSizePolicy host_policy(BatchSizePolicy policy) {
+  return policy == BatchSizePolicy::kAll ? BatchSizePolicy::kPowerOfTwo : policy;
+}
+
+std::optional<std::string> hybrid_problem(const PlannerContext& context, const KernelKey& kernel,
+                                          const Configuration& plan, std::uint64_t limit,
+                                          HostBackend& host) {
+  if (plan.batch() != kernel.problem.batch())
+    return "the plan covers " + std::to_string(plan.batch()) + " of " +
+           std::to_string(kernel.problem.batch()) + " images";
+  const Configuration device{plan.micro, std::nullopt};
+  if (plan.device_batch() > 0)
+    if (auto problem = plan_problem(context, kernel.with_batch(plan.device_batch()), device, limit))
+      return problem;
+  if (!plan.offload) return std::nullopt;
+  if (plan.offload->micro.empty()) return "the CPU's share has no micro-batches";
+  if (plan.offload->device_bytes > limit) return "the CPU's results need more than the limit";
+  try {
+    host.workspace_bytes(kernel.with_batch(plan.offload->batch()),
+                         Configuration{plan.offload->micro, std::nullopt});
+  } catch (const std::exception& error) {
+    return std::string("the CPU's share: ") + error.what();
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Expected<Configuration> plan_hybrid(const PlannerContext& context, const KernelKey& kernel,
+                                    std::uint64_t limit, const HostSide& host) {
+  Benchmarker& cpu = host.backend.benchmarker();
+  const PlanKey key{joint_fingerprint(context.fingerprint, cpu.fingerprint()).to_string(),
+                    kernel.to_string(), std::string(name_of(context.policy)), limit,
+                    host.mode == HybridMode::kOn ? "WR+CPU:on" : "WR+CPU:auto"};
+  if (auto stored = context.store.find_plan(key); stored && stored->size() == 1) {
+    if (auto problem = hybrid_problem(context, kernel, stored->front(), limit, host.backend))
+      warn_once(
+          "invalid-plan:" + key.subject + key.mode,
+          "discarding an invalid stored hybrid plan for " + kernel.to_string() + ": " + *problem);
+    else
+      return stored->front();
+  }
+  const MicroTable device = measure(context, kernel, limit);
+  NothingMeasured nothing(cpu);
+  StoredBenchmarker stored_cpu(context.may_measure ? cpu : nothing, context.store);
+  const MicroTable on_host =
+      measure_micro_table(stored_cpu, kernel, host_policy(context.policy), kNoWorkspaceLimit);
+  if (context.may_measure && stored_cpu.measurements_taken() > 0)
+    log(LogLevel::kInfo, "benchmarked " + std::to_string(stored_cpu.measurements_taken()) +
+                             " (CPU solver, micro-batch) pairs of " + kernel.to_string());
+  const bool complete = device.complete && on_host.complete;
+  if (!complete && !context.may_measure)
+    return Error{"not every measurement of " + kernel.to_string() + " is stored yet"};
+  auto split = plan_hybrid_split(kernel, device, on_host, host.link, limit, host.mode);
+  if (!split) return Error{split.error()};
+  log(LogLevel::kInfo,
+      std::string(name_of(kernel.operation)) + " hybrid within " + std::to_string(limit) +
+          " bytes: " + std::to_string(split->host_samples) + " of " +
+          std::to_string(kernel.problem.batch()) + " images on the CPU, " +
+          std::to_string(split->configuration.time_ms()) + " ms vs " +
+          std::to_string(split->device_only_ms) + " ms on the GPU alone; the throughput rule " +
+          "gives the CPU " + std::to_string(split->throughput_rule_samples) + " (" +
+          std::to_string(split->throughput_rule_ms) + " ms)");
+  if (complete) context.store.put_plan(key, {split->configuration}, LimitRange::exactly(limit));
+  return split->configuration;
+}
+
 Expected<ParetoFront> desirable_set(const PlannerContext& context, const KernelKey& kernel,
                                     std::uint64_t limit) {
   ParetoFront front = desirable_configurations(measure(context, kernel, limit));

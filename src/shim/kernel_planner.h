@@ -7,6 +7,8 @@
 
 #include "core/benchmark_store.h"
 #include "core/expected.h"
+#include "core/host_backend.h"
+#include "core/hybrid_split.h"
 #include "core/pareto_front.h"
 #include "cudnn/cuda_runtime.h"
 #include "cudnn/cudnn_api.h"
@@ -35,6 +37,20 @@ struct PlannerContext {
 // WR: the fastest configuration whose every micro-batch fits `limit`.
 Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKey& kernel,
                                    std::uint64_t limit);
+
+// CPU/GPU hybrid under WR: the host that takes a share of the batch, and how.
+struct HostSide {
+  HostBackend& backend;
+  HostLink link;
+  HybridMode mode;
+};
+
+// The split of the batch between the GPU (within `limit`) and the host that HybridMode asks
+// for: a configuration with an offloaded share, or the GPU's own plan where no split is
+// predicted to gain (kAuto). Measured and stored like WR's plans, under the GPU's and the
+// CPU's fingerprints together.
+Expected<Configuration> plan_hybrid(const PlannerContext& context, const KernelKey& kernel,
+                                    std::uint64_t limit, const HostSide& host);
 
 // WD: the kernel's desirable configurations (Pareto front) within `limit`.
 Expected<ParetoFront> desirable_set(const PlannerContext& context, const KernelKey& kernel,

@@ -4,6 +4,7 @@
 
 #include "core/memory_store.h"
 #include "cudnn/gpu_fingerprint.h"
+#include "shim/host_backend_loader.h"
 #include "shim/log.h"
 #include "shim/store_source.h"
 
@@ -98,6 +99,15 @@ Registry::Device& Registry::device(int ordinal) {
     }
   }
   return *device;
+}
+
+HostBackend* Registry::host_backend() {
+  std::call_once(host_backend_once_, [this] {
+    std::string error;
+    host_backend_ = load_host_backend(error);
+    if (!host_backend_) warn_once("no-host-backend", "CPU/GPU hybrid is off: " + error);
+  });
+  return host_backend_;
 }
 
 std::shared_ptr<WorkspaceDivisionSession> Registry::division_session(int device,

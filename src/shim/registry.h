@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <tuple>
@@ -15,6 +16,8 @@
 
 #include "core/benchmark_store.h"
 #include "core/device_fingerprint.h"
+#include "core/host_backend.h"
+#include "core/hybrid_split.h"
 #include "shim/handle_state.h"
 
 namespace ucudnn::shim {
@@ -41,6 +44,9 @@ class Registry {
     DeviceFingerprint fingerprint;
     std::unique_ptr<BenchmarkStore> unstored;  // set when the fingerprint is unreadable
     std::mutex benchmark_mutex;
+    // The host-device link for CPU/GPU hybrid, probed once under benchmark_mutex (nullopt
+    // inside: the probe failed).
+    std::optional<std::optional<HostLink>> host_link;
   };
   Device& device(int ordinal);
   // The WD session of a device for a total and batch-size policy, shared by every handle that
@@ -49,6 +55,10 @@ class Registry {
   std::shared_ptr<WorkspaceDivisionSession> division_session(int device, std::uint64_t total,
                                                              BatchSizePolicy policy);
   BenchmarkStore& store_for(Device& device) { return device.unstored ? *device.unstored : store(); }
+
+  // The CPU backend for CPU/GPU hybrid, loaded on first use; nullptr (one warning) when it
+  // cannot be.
+  HostBackend* host_backend();
 
  private:
   Registry() = default;
@@ -60,6 +70,8 @@ class Registry {
   std::map<int, std::unique_ptr<Device>> devices_;
   std::map<std::tuple<int, std::uint64_t, BatchSizePolicy>, std::weak_ptr<WorkspaceDivisionSession>>
       divisions_;
+  std::once_flag host_backend_once_;
+  HostBackend* host_backend_ = nullptr;
 };
 
 }  // namespace ucudnn::shim

@@ -112,6 +112,14 @@ Settings read_settings(const Environment& getenv,
     else if (!equals_ignoring_case(value, "get"))
       warn(rejected(used, value, "is not get or find", "the default: get"));
   }
+  if (const char* value = lookup(getenv, "UCUDNN_HYBRID", nullptr, used)) {
+    if (equals_ignoring_case(value, "auto"))
+      settings.hybrid = Hybrid::kAuto;
+    else if (equals_ignoring_case(value, "on"))
+      settings.hybrid = Hybrid::kOn;
+    else if (!equals_ignoring_case(value, "off"))
+      warn(rejected(used, value, "is not off, auto or on", "the default: off"));
+  }
   if (const char* value = lookup(getenv, "UCUDNN_DEVICES", "UCUDNN_BENCHMARK_DEVICES", used)) {
     if (auto devices = parse_device_list(value))
       settings.devices = *devices;

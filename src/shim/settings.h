@@ -18,6 +18,10 @@
 //                                 at the first Get*_v7, Find*, Get*WorkspaceSize or
 //                                 convolution that needs a plan; find: only in Find*/Find*Ex
 //                                 (other calls plan from the database or pass through)
+//   UCUDNN_HYBRID                 off (default) | auto | on: CPU/GPU hybrid under WR, the
+//                                 batch's last samples computed by the CPU backend while the
+//                                 GPU computes the rest; auto where the planner predicts a
+//                                 gain, on always (at least one sample: tests, demonstrations)
 //   UCUDNN_DEVICES                GPUs for offline benchmarking (`ucudnn bench`): "all" or
 //                                 "0,1,..."; alias UCUDNN_BENCHMARK_DEVICES (µ-cuDNN's)
 #include <chrono>
@@ -34,6 +38,8 @@ namespace ucudnn::shim {
 
 inline constexpr std::uint64_t kDefaultWorkspaceLimit = 64ull << 20;
 
+enum class Hybrid { kOff, kAuto, kOn };
+
 struct Settings {
   bool disabled = false;
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
@@ -44,6 +50,7 @@ struct Settings {
   std::chrono::milliseconds database_lock_timeout{100};
   int benchmark_repeats = 3;
   bool benchmark_in_find_only = false;
+  Hybrid hybrid = Hybrid::kOff;
   std::optional<std::vector<int>> devices;  // nullopt: all
   LogLevel log_level = LogLevel::kWarning;
 };

@@ -13,15 +13,27 @@ using ucudnn::testing::SeededRandom;
 
 TEST(ConfigurationJson, RoundTripsExactly) {
   SeededRandom random;
+  auto micro_list = [&](std::int64_t fewest) {
+    std::vector<MicroConfiguration> list;
+    for (auto n = random.uniform(fewest, 5); n > 0; --n)
+      list.push_back(MicroConfiguration{
+          random.chance(0.5) ? "cudnn" : "cpu", "ALGO_" + std::to_string(random.uniform(0, 9)),
+          random.uniform(1, std::numeric_limits<std::int64_t>::max()),
+          std::uniform_real_distribution<double>(0, 1e6)(random.engine()),
+          static_cast<std::uint64_t>(random.engine()())});
+    return list;
+  };
   for (int round = 0; round < 200; ++round) {
     std::vector<Configuration> plan(static_cast<std::size_t>(random.uniform(0, 4)));
-    for (auto& configuration : plan)
-      for (auto n = random.uniform(1, 5); n > 0; --n)
-        configuration.micro.push_back(MicroConfiguration{
-            random.chance(0.5) ? "cudnn" : "cpu", "ALGO_" + std::to_string(random.uniform(0, 9)),
-            random.uniform(1, std::numeric_limits<std::int64_t>::max()),
-            std::uniform_real_distribution<double>(0, 1e6)(random.engine()),
-            static_cast<std::uint64_t>(random.engine()())});
+    for (auto& configuration : plan) {
+      // A CPU/GPU hybrid configuration may leave the device no share.
+      const bool hybrid = random.chance(0.4);
+      configuration.micro = micro_list(hybrid ? 0 : 1);
+      if (hybrid)
+        configuration.offload = OffloadedShare{
+            micro_list(1), std::uniform_real_distribution<double>(0, 10)(random.engine()),
+            static_cast<std::uint64_t>(random.engine()())};
+    }
     auto back = configurations_from_text(configurations_to_text(plan));
     ASSERT_TRUE(back) << back.error();
     EXPECT_EQ(*back, plan);
@@ -43,6 +55,13 @@ TEST(ConfigurationJson, ErrorsNameTheField) {
        "\"workspace_bytes\": 18446744073709551616}]}]",
        "[0].micro[0].workspace_bytes: 1.8446744073709552e+19 is not a non-negative integer"},
       {"[", ": not valid JSON"},
+      {"[{\"micro\": [], \"offload\": 1}]", "[0].offload: 1 is not an object"},
+      {"[{\"micro\": [], \"offload\": {\"micro\": []}}]",
+       "[0].offload.micro: an offloaded share has no micro-batches"},
+      {"[{\"micro\": [], \"offload\": {\"micro\": [{\"backend\": \"cpu\", \"algorithm\": "
+       "\"b\", \"batch\": 2, \"time_ms\": 1, \"workspace_bytes\": 0}], \"copy_ms\": -1, "
+       "\"device_bytes\": 0}}]",
+       "[0].offload.copy_ms: -1 is not a finite number >= 0"},
   };
   for (const auto& [text, expected] : cases) {
     auto parsed = configurations_from_text(text);

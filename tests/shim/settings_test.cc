@@ -40,6 +40,7 @@ TEST(Settings, DefaultsWhenNothingIsSet) {
   EXPECT_EQ(r.settings.log_level, LogLevel::kWarning);
   EXPECT_FALSE(r.settings.devices);
   EXPECT_EQ(r.settings.database_lock_timeout, std::chrono::milliseconds(100));
+  EXPECT_EQ(r.settings.hybrid, Hybrid::kOff);
 }
 
 TEST(Settings, ReadsEveryVariable) {
@@ -52,7 +53,8 @@ TEST(Settings, ReadsEveryVariable) {
                        {"UCUDNN_LOG_LEVEL", "debug"},
                        {"UCUDNN_BENCHMARK_REPEATS", "7"},
                        {"UCUDNN_DEVICES", "0,2"},
-                       {"UCUDNN_DATABASE_LOCK_TIMEOUT", "2s"}});
+                       {"UCUDNN_DATABASE_LOCK_TIMEOUT", "2s"},
+                       {"UCUDNN_HYBRID", "Auto"}});
   EXPECT_TRUE(r.warnings.empty());
   EXPECT_TRUE(r.settings.disabled);
   EXPECT_EQ(r.settings.policy, BatchSizePolicy::kAll);
@@ -64,6 +66,9 @@ TEST(Settings, ReadsEveryVariable) {
   EXPECT_EQ(r.settings.benchmark_repeats, 7);
   EXPECT_EQ(r.settings.devices, (std::vector<int>{0, 2}));
   EXPECT_EQ(r.settings.database_lock_timeout, std::chrono::seconds(2));
+  EXPECT_EQ(r.settings.hybrid, Hybrid::kAuto);
+  EXPECT_EQ(read({{"UCUDNN_HYBRID", "on"}}).settings.hybrid, Hybrid::kOn);
+  EXPECT_EQ(read({{"UCUDNN_HYBRID", "off"}}).settings.hybrid, Hybrid::kOff);
 }
 
 TEST(Settings, LockTimeoutTakesMillisecondsOrSeconds) {
@@ -104,6 +109,7 @@ TEST(Settings, BadValuesWarnNamingVariableValueAndDefault) {
       {"UCUDNN_DEVICES", "0,x", "all"},
       {"UCUDNN_DATABASE_LOCK_TIMEOUT", "soon", "100ms"},
       {"UCUDNN_DATABASE_LOCK_TIMEOUT", "2h", "100ms"},
+      {"UCUDNN_HYBRID", "sometimes", "off"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.variable);
@@ -121,6 +127,7 @@ TEST(Settings, BadValuesWarnNamingVariableValueAndDefault) {
     EXPECT_EQ(r.settings.total_workspace, defaults.total_workspace);
     EXPECT_EQ(r.settings.benchmark_repeats, defaults.benchmark_repeats);
     EXPECT_EQ(r.settings.database_lock_timeout, defaults.database_lock_timeout);
+    EXPECT_EQ(r.settings.hybrid, defaults.hybrid);
   }
 }
 
