@@ -6,7 +6,9 @@
 #   2. PyTorch convolutions (forward and backward, several shapes) with
 #      TORCH_CUDNN_V8_API_DISABLED=1, without and with the preload: results and times;
 #   3. the µ-cuDNN table (Figs. 10 and 13): AlexNet and ResNet-50, forward + backward, batch
-#      256 and 64, under 8/64/512 MiB: undivided vs WR powerOfTwo vs WR all vs WD.
+#      256 and 64, under 8/64/512 MiB: undivided vs WR powerOfTwo vs WR all vs WD;
+#   4. CPU/GPU hybrid: PyTorch's results under UCUDNN_HYBRID=on and auto against its own, the
+#      splits logged; and ucudnn-bench-hybrid (the planner's split vs the throughput rule).
 # Each part says what it could not run; the exit status is nonzero when a part fails.
 # Set GPU_VALIDATE_QUICK=1 for a short run (batch 64 only, ResNet-50 with powerOfTwo only), and
 # UCUDNN_BUILD_DIR to a finished build (made elsewhere, for a machine that cannot install the
@@ -75,4 +77,21 @@ else
   "$bench" --networks alexnet --batches 256 64 --limits 8MiB 64MiB 512MiB --policies powerOfTwo all --run || status=1
   "$bench" --networks resnet50 --batches 256 64 --limits 8MiB 64MiB 512MiB --policies powerOfTwo all || status=1
 fi
+echo "== 4. CPU/GPU hybrid (UCUDNN_HYBRID): PyTorch's results with the CPU taking a share"
+if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  out=$(mktemp -d)
+  export TORCH_CUDNN_V8_API_DISABLED=1
+  python3 scripts/torch_conv_check.py run --out "$out/base.pt" || status=1
+  for hybrid in on auto; do
+    echo "-- under the preload, UCUDNN_HYBRID=$hybrid"
+    UCUDNN_DATABASE="$out/ucudnn-$hybrid.db" UCUDNN_HYBRID=$hybrid UCUDNN_LOG_LEVEL=info \
+      scripts/ucudnn-run python3 scripts/torch_conv_check.py run --out "$out/shim.pt" 2>&1 |
+      grep -E 'hybrid|error|Error' | head -20
+    python3 scripts/torch_conv_check.py compare "$out/base.pt" "$out/shim.pt" || status=1
+  done
+  rm -rf "$out"
+else
+  echo "gpu-validate: PyTorch with CUDA is not installed here: part 4 not run"
+fi
+"$build/bench/ucudnn-bench-hybrid" --batch 32 --operations all || status=1
 exit $status
