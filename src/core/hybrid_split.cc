@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace ucudnn {
 
@@ -138,6 +139,69 @@ Expected<HybridSplit> plan_hybrid_split(const KernelKey& kernel, const MicroTabl
     }
   }
   return split;
+}
+
+ParetoFront hybrid_desirable_configurations(const KernelKey& kernel, const MicroTable& device,
+                                            const MicroTable& host, const HostLink& link,
+                                            std::uint64_t workspace_limit, HybridMode mode) {
+  const std::int64_t batch = kernel.problem.batch();
+  if (batch <= 0 || device.batch != batch || host.batch != batch) return {};
+  const auto fronts = desirable_configurations_by_batch(device);
+  const ParetoFront& alone = fronts[static_cast<std::size_t>(batch)];
+  if (alone.empty()) return {};
+  if (!splittable_between_devices(kernel)) return mode == HybridMode::kAuto ? alone : ParetoFront{};
+  const std::uint64_t reserve = alone.front().workspace_bytes();  // the smallest
+  const ReuseSolutions on_host(host);
+
+  // Every candidate by its keys first; only the non-dominated are built.
+  struct Candidate {
+    std::uint64_t workspace;
+    double time;
+    std::int64_t host_samples;
+    std::size_t index;  // into the device's front at batch - host_samples
+    std::uint64_t device_bytes;
+    double copy_ms;
+  };
+  std::vector<Candidate> candidates;
+  if (mode == HybridMode::kAuto)
+    for (std::size_t i = 0; i < alone.size(); ++i)
+      candidates.push_back({alone[i].workspace_bytes(), alone[i].time_ms(), 0, i, 0, 0});
+  for (std::int64_t c = 1; c <= batch; ++c) {
+    if (!on_host.covers(c)) continue;
+    const auto traffic = share_traffic(kernel, c);
+    const std::uint64_t device_bytes = std::max(traffic.device_bytes, reserve);
+    if (device_bytes > workspace_limit) continue;
+    const double copies =
+        link.copy_ms(traffic.to_host_bytes) + link.copy_ms(traffic.to_device_bytes);
+    const double host_ms = on_host.time_ms(c) + copies;  // as OffloadedShare::time_ms
+    const auto& rest = fronts[static_cast<std::size_t>(batch - c)];
+    for (std::size_t i = 0; i < rest.size(); ++i)
+      candidates.push_back({std::max(rest[i].workspace_bytes(), device_bytes),
+                            std::max(rest[i].device_time_ms(), host_ms), c, i, device_bytes,
+                            copies});
+  }
+  // By increasing workspace, each kept only when faster than all before it; ties keep the
+  // device alone, then fewer host samples.
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    return std::tie(a.workspace, a.time, a.host_samples, a.index) <
+           std::tie(b.workspace, b.time, b.host_samples, b.index);
+  });
+  ParetoFront front;
+  double best = kNever;
+  for (const auto& candidate : candidates) {
+    if (!(candidate.time < best)) continue;
+    best = candidate.time;
+    if (candidate.host_samples == 0) {
+      front.push_back(alone[candidate.index]);
+      continue;
+    }
+    const auto& rest = fronts[static_cast<std::size_t>(batch - candidate.host_samples)];
+    front.push_back(
+        Configuration{rest[candidate.index].micro,
+                      OffloadedShare{on_host.configuration(candidate.host_samples).micro,
+                                     candidate.copy_ms, candidate.device_bytes}});
+  }
+  return front;
 }
 
 }  // namespace ucudnn

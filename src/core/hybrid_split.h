@@ -14,6 +14,7 @@
 #include "core/expected.h"
 #include "core/kernel_key.h"
 #include "core/micro_table.h"
+#include "core/pareto_front.h"
 #include "core/workspace_reuse.h"
 
 namespace ucudnn {
@@ -63,6 +64,17 @@ struct HybridSplit {
 Expected<HybridSplit> plan_hybrid_split(const KernelKey& kernel, const MicroTable& device,
                                         const MicroTable& host, const HostLink& link,
                                         std::uint64_t workspace_limit, HybridMode mode);
+
+// WD with the host beside: the kernel's desirable configurations (core/pareto_front.h) among
+// the device's own (kAuto only) and every split's, the device's front at B - b_c beside the
+// host's WR answer for b_c. A split needs no device workspace for the host's computation; it
+// holds what its results pass through, and what the device's own smallest configuration for
+// the whole batch needs (that plan runs while a CUDA graph is captured, when the host cannot
+// take part): both are its offload's device_bytes. Empty when the device alone cannot cover
+// the batch within `workspace_limit`.
+ParetoFront hybrid_desirable_configurations(const KernelKey& kernel, const MicroTable& device,
+                                            const MicroTable& host, const HostLink& link,
+                                            std::uint64_t workspace_limit, HybridMode mode);
 
 // The configuration that hands `host_samples` to the host: the device's WR answer for the
 // rest and the host's for the share; nullopt where either side cannot cover its part.

@@ -108,12 +108,14 @@ void prepare_micro(const MicroTable& table, FrontScratch& scratch) {
   }
 }
 
-ParetoFront desirable_configurations(const MicroTable& table, FrontScratch& scratch) {
+// The dynamic program: the fronts of every sub-batch up to the table's, in `scratch`. False
+// when there is nothing to combine (no batch, no micro-configuration).
+bool compute_fronts(const MicroTable& table, FrontScratch& scratch) {
   const auto batch = table.batch;
-  if (batch <= 0) return {};
+  if (batch <= 0) return false;
   prepare_micro(table, scratch);
   const auto levels = scratch.workspaces.size();
-  if (levels == 0) return {};  // no micro-configuration at all
+  if (levels == 0) return false;  // no micro-configuration at all
   const int* level_of = scratch.level_of.data();
   const double* micro_time = scratch.micro_time.data();
 
@@ -184,7 +186,13 @@ ParetoFront desirable_configurations(const MicroTable& table, FrontScratch& scra
     scratch.front_begin.push_back(static_cast<std::size_t>(out_level - scratch.front_level.data()));
   }
 
-  // Walk each element of the batch's front back through the rests it was built on.
+  return true;
+}
+
+// The front of sub-batch `batch` (1 to the table's) after compute_fronts: each element walked
+// back through the rests it was built on.
+ParetoFront front_of(const MicroTable& table, FrontScratch& scratch, std::int64_t batch) {
+  const int* level_of = scratch.level_of.data();
   ParetoFront result;
   const auto top_begin = scratch.front_begin[batch], top_end = scratch.front_begin[batch + 1];
   result.reserve(top_end - top_begin);
@@ -216,6 +224,11 @@ ParetoFront desirable_configurations(const MicroTable& table, FrontScratch& scra
   return result;
 }
 
+ParetoFront desirable_configurations(const MicroTable& table, FrontScratch& scratch) {
+  if (!compute_fronts(table, scratch)) return {};
+  return front_of(table, scratch, table.batch);
+}
+
 }  // namespace
 
 ParetoFront pareto_prune(std::vector<Configuration> configurations) {
@@ -233,6 +246,17 @@ ParetoFront pareto_prune(std::vector<Configuration> configurations) {
 ParetoFront desirable_configurations(const MicroTable& table) {
   FrontScratch scratch;
   return desirable_configurations(table, scratch);
+}
+
+std::vector<ParetoFront> desirable_configurations_by_batch(const MicroTable& table) {
+  std::vector<ParetoFront> fronts(static_cast<std::size_t>(std::max<std::int64_t>(table.batch, 0)) +
+                                  1);
+  if (!fronts.empty()) fronts[0] = {Configuration{}};
+  FrontScratch scratch;
+  if (!compute_fronts(table, scratch)) return fronts;
+  for (std::int64_t b = 1; b <= table.batch; ++b)
+    fronts[static_cast<std::size_t>(b)] = front_of(table, scratch, b);
+  return fronts;
 }
 
 std::vector<ParetoFront> desirable_configurations(const std::vector<MicroTable>& tables,

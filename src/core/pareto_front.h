@@ -16,6 +16,11 @@ using ParetoFront = std::vector<Configuration>;
 
 ParetoFront desirable_configurations(const MicroTable& table);
 
+// The fronts of every sub-batch b = 0..table.batch from one run of the dynamic program
+// (b = 0: the empty configuration), for the CPU/GPU split, which needs the device's front at
+// every batch the host leaves it.
+std::vector<ParetoFront> desirable_configurations_by_batch(const MicroTable& table);
+
 // The fronts of many kernels, computed by `threads` workers (0: one per hardware thread).
 std::vector<ParetoFront> desirable_configurations(const std::vector<MicroTable>& tables,
                                                   unsigned threads = 0);

@@ -13,6 +13,10 @@ PlanExecutor::PlanExecutor(const CudnnApi& api, cudnnHandle_t handle, const Kern
                            Configuration configuration)
     : api_(api), kernel_(kernel), configuration_(std::move(configuration)) {
   const auto& problem = kernel_.problem;
+  // A share for the host runs only through the hybrid executor (shim/hybrid_executor.h):
+  // here it would silently be left uncomputed.
+  if (configuration_.offload)
+    throw std::invalid_argument("the plan gives the CPU a share: it needs the hybrid executor");
   if (configuration_.batch() != problem.batch())
     throw std::invalid_argument("the plan covers " + std::to_string(configuration_.batch()) +
                                 " images of a batch of " + std::to_string(problem.batch()));

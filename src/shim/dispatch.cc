@@ -162,8 +162,18 @@ std::optional<HostSide> host_side(const HandleState& state, const Settings& sett
       link = HostLink{};  // nothing is measured now: only stored plans can answer
   }
   if (!link) return std::nullopt;
-  return HostSide{*backend, *link,
+  return HostSide{backend, *link,
                   settings.hybrid == Hybrid::kOn ? HybridMode::kOn : HybridMode::kAuto};
+}
+
+// What WD plans and runs with: with the host where UCUDNN_HYBRID asks for it (the link probed
+// within the total).
+PlannerContext division_context(HandleState& state, const Settings& settings) {
+  PlannerContext context = context_for(state, settings);
+  if (settings.hybrid != Hybrid::kOff)
+    context.host = host_side(state, settings, state.total_workspace(settings).value_or(0),
+                             context.may_measure);
+  return context;
 }
 
 // The hybrid executor for `kernel` beside its GPU plan `device_only`, or nullptr where
@@ -185,7 +195,7 @@ std::shared_ptr<cudnn::PlanExecutor> hybrid_within(HandleState& state, const Ker
   try {
     auto executor =
         std::make_shared<HybridExecutor>(cudnn::cudnn_api(), cudnn::cuda_runtime(), state.handle,
-                                         kernel.key, device_only, *split, host->backend);
+                                         kernel.key, device_only, *split, *host->backend);
     log(LogLevel::kInfo, std::string(name_of(kernel.key.operation)) + " hybrid plan within " +
                              format_byte_size(limit) + ": " + split->to_string() + " (" +
                              std::to_string(split->time_ms()) + " ms)");
@@ -337,7 +347,7 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
           auto* division =
               captured ? state->division.get() : division_session(*state, request->settings);
           if (division && !division->given_up() && !captured) {
-            const auto context = context_for(*state, request->settings);
+            const auto context = division_context(*state, request->settings);
             division->note(kernel, context);
             const auto configuration = division->reported_configuration(kernel, context);
             if (!configuration) return CUDNN_STATUS_NOT_SUPPORTED;
@@ -426,7 +436,7 @@ cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
     if (auto* division =
             captured ? state->division.get() : division_session(*state, request->settings);
         division && !division->given_up()) {
-      if (!captured) division->note(request->kernel, context_for(*state, request->settings));
+      if (!captured) division->note(request->kernel, division_context(*state, request->settings));
       return CUDNN_STATUS_SUCCESS;
     }
     return or_else(
@@ -500,9 +510,9 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
               division && !division->given_up()) {
             // The legacy stream where it cannot be read (then `captured` holds too).
             const cudaStream_t stream = handle_stream.value_or(nullptr);
-            placement =
-                captured ? division->captured_placement(kernel, stream)
-                         : division->place(kernel, context_for(*state, request->settings), stream);
+            placement = captured ? division->captured_placement(kernel, stream)
+                                 : division->place(
+                                       kernel, division_context(*state, request->settings), stream);
             if (placement) {
               plan = placement->plan;
               plan_workspace = placement->workspace;
@@ -723,8 +733,8 @@ cudnnStatus_t optimize(cudnnHandle_t handle) {
     if (!planning_possible()) return CUDNN_STATUS_NOT_INITIALIZED;
     auto* division = division_session(state, settings);
     if (!division) return CUDNN_STATUS_SUCCESS;  // WR plans are made per kernel already
-    return division->solve(context_for(state, settings)) ? CUDNN_STATUS_SUCCESS
-                                                         : CUDNN_STATUS_NOT_SUPPORTED;
+    return division->solve(division_context(state, settings)) ? CUDNN_STATUS_SUCCESS
+                                                              : CUDNN_STATUS_NOT_SUPPORTED;
   });
 }
 

@@ -8,6 +8,7 @@
 #include "cudnn/cudnn_benchmarker.h"
 #include "cudnn/current_device.h"
 #include "cudnn/micro_batch_descriptors.h"
+#include "shim/hybrid_executor.h"
 #include "shim/log.h"
 
 namespace ucudnn::shim {
@@ -55,8 +56,11 @@ PlanKey plan_key(const PlannerContext& context, const KernelKey& kernel, std::ui
 
 }  // namespace
 
-std::optional<std::string> plan_problem(const PlannerContext& context, const KernelKey& kernel,
-                                        const Configuration& plan, std::uint64_t limit) {
+namespace {
+
+std::optional<std::string> device_plan_problem(const PlannerContext& context,
+                                               const KernelKey& kernel, const Configuration& plan,
+                                               std::uint64_t limit) {
   return plan_validation_error(
       kernel, plan, "cudnn", limit,
       [&](const KernelKey& micro, const std::string& name) -> std::optional<std::uint64_t> {
@@ -75,6 +79,8 @@ std::optional<std::string> plan_problem(const PlannerContext& context, const Ker
         }
       });
 }
+
+}  // namespace
 
 Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKey& kernel,
                                    std::uint64_t limit) {
@@ -119,7 +125,8 @@ std::optional<std::string> hybrid_problem(const PlannerContext& context, const K
            std::to_string(kernel.problem.batch()) + " images";
   const Configuration device{plan.micro, std::nullopt};
   if (plan.device_batch() > 0)
-    if (auto problem = plan_problem(context, kernel.with_batch(plan.device_batch()), device, limit))
+    if (auto problem =
+            device_plan_problem(context, kernel.with_batch(plan.device_batch()), device, limit))
       return problem;
   if (!plan.offload) return std::nullopt;
   if (plan.offload->micro.empty()) return "the CPU's share has no micro-batches";
@@ -133,16 +140,34 @@ std::optional<std::string> hybrid_problem(const PlannerContext& context, const K
   return std::nullopt;
 }
 
+MicroTable measure_host(const PlannerContext& context, const KernelKey& kernel, Benchmarker& cpu) {
+  NothingMeasured nothing(cpu);
+  StoredBenchmarker stored(context.may_measure ? cpu : nothing, context.store);
+  MicroTable table =
+      measure_micro_table(stored, kernel, host_policy(context.policy), kNoWorkspaceLimit);
+  if (context.may_measure && stored.measurements_taken() > 0)
+    log(LogLevel::kInfo, "benchmarked " + std::to_string(stored.measurements_taken()) +
+                             " (CPU solver, micro-batch) pairs of " + kernel.to_string());
+  return table;
+}
+
 }  // namespace
+
+std::optional<std::string> plan_problem(const PlannerContext& context, const KernelKey& kernel,
+                                        const Configuration& plan, std::uint64_t limit) {
+  if (!plan.offload) return device_plan_problem(context, kernel, plan, limit);
+  if (!context.host) return "the plan gives the CPU a share, and CPU/GPU hybrid is off";
+  return hybrid_problem(context, kernel, plan, limit, *context.host->backend);
+}
 
 Expected<Configuration> plan_hybrid(const PlannerContext& context, const KernelKey& kernel,
                                     std::uint64_t limit, const HostSide& host) {
-  Benchmarker& cpu = host.backend.benchmarker();
+  Benchmarker& cpu = host.backend->benchmarker();
   const PlanKey key{joint_fingerprint(context.fingerprint, cpu.fingerprint()).to_string(),
                     kernel.to_string(), std::string(name_of(context.policy)), limit,
                     host.mode == HybridMode::kOn ? "WR+CPU:on" : "WR+CPU:auto"};
   if (auto stored = context.store.find_plan(key); stored && stored->size() == 1) {
-    if (auto problem = hybrid_problem(context, kernel, stored->front(), limit, host.backend))
+    if (auto problem = hybrid_problem(context, kernel, stored->front(), limit, *host.backend))
       warn_once(
           "invalid-plan:" + key.subject + key.mode,
           "discarding an invalid stored hybrid plan for " + kernel.to_string() + ": " + *problem);
@@ -150,13 +175,7 @@ Expected<Configuration> plan_hybrid(const PlannerContext& context, const KernelK
       return stored->front();
   }
   const MicroTable device = measure(context, kernel, limit);
-  NothingMeasured nothing(cpu);
-  StoredBenchmarker stored_cpu(context.may_measure ? cpu : nothing, context.store);
-  const MicroTable on_host =
-      measure_micro_table(stored_cpu, kernel, host_policy(context.policy), kNoWorkspaceLimit);
-  if (context.may_measure && stored_cpu.measurements_taken() > 0)
-    log(LogLevel::kInfo, "benchmarked " + std::to_string(stored_cpu.measurements_taken()) +
-                             " (CPU solver, micro-batch) pairs of " + kernel.to_string());
+  const MicroTable on_host = measure_host(context, kernel, cpu);
   const bool complete = device.complete && on_host.complete;
   if (!complete && !context.may_measure)
     return Error{"not every measurement of " + kernel.to_string() + " is stored yet"};
@@ -174,9 +193,33 @@ Expected<Configuration> plan_hybrid(const PlannerContext& context, const KernelK
   return split->configuration;
 }
 
+std::shared_ptr<cudnn::PlanExecutor> make_executor(const PlannerContext& context,
+                                                   const KernelKey& kernel,
+                                                   const Configuration& configuration) {
+  if (!configuration.offload)
+    return std::make_shared<cudnn::PlanExecutor>(context.api, context.handle, kernel,
+                                                 configuration);
+  if (!context.host)
+    throw std::invalid_argument("the plan gives the CPU a share, and CPU/GPU hybrid is off");
+  auto device_only = plan_reuse(context, kernel, configuration.workspace_bytes());
+  if (!device_only)
+    throw std::invalid_argument("no plan for the GPU alone within the split's workspace: " +
+                                device_only.error());
+  return std::make_shared<HybridExecutor>(context.api, context.runtime, context.handle, kernel,
+                                          *device_only, configuration, *context.host->backend);
+}
+
 Expected<ParetoFront> desirable_set(const PlannerContext& context, const KernelKey& kernel,
                                     std::uint64_t limit) {
-  ParetoFront front = desirable_configurations(measure(context, kernel, limit));
+  const MicroTable device = measure(context, kernel, limit);
+  ParetoFront front;
+  if (context.host) {
+    const MicroTable host = measure_host(context, kernel, context.host->backend->benchmarker());
+    front = hybrid_desirable_configurations(kernel, device, host, context.host->link, limit,
+                                            context.host->mode);
+  } else {
+    front = desirable_configurations(device);
+  }
   if (front.empty())
     return Error{"no configuration of " + kernel.to_string() + " fits " + std::to_string(limit) +
                  " bytes"};

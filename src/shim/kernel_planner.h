@@ -3,7 +3,9 @@
 // measured twice: not in this process, and with a database not ever), runs the WR dynamic
 // program or the Pareto-front DP for WD, and reuses stored plans only after validating them
 // against what cuDNN says now.
+#include <memory>
 #include <mutex>
+#include <optional>
 
 #include "core/benchmark_store.h"
 #include "core/expected.h"
@@ -13,9 +15,17 @@
 #include "cudnn/cuda_runtime.h"
 #include "cudnn/cudnn_api.h"
 #include "cudnn/cudnn_benchmarker.h"
+#include "cudnn/plan_executor.h"
 #include "shim/settings.h"
 
 namespace ucudnn::shim {
+
+// CPU/GPU hybrid: the host that takes a share of the batch, and how.
+struct HostSide {
+  HostBackend* backend;  // never null
+  HostLink link;
+  HybridMode mode;
+};
 
 struct PlannerContext {
   const cudnn::CudnnApi& api;
@@ -32,18 +42,14 @@ struct PlannerContext {
   bool may_measure = true;
   // Find*Ex: measure in the caller's buffers and workspace.
   std::optional<cudnn::CallerBuffers> caller;
+  // Set where WD may split kernels with the host (UCUDNN_HYBRID); WR's splits are planned by
+  // plan_hybrid.
+  std::optional<HostSide> host = std::nullopt;
 };
 
 // WR: the fastest configuration whose every micro-batch fits `limit`.
 Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKey& kernel,
                                    std::uint64_t limit);
-
-// CPU/GPU hybrid under WR: the host that takes a share of the batch, and how.
-struct HostSide {
-  HostBackend& backend;
-  HostLink link;
-  HybridMode mode;
-};
 
 // The split of the batch between the GPU (within `limit`) and the host that HybridMode asks
 // for: a configuration with an offloaded share, or the GPU's own plan where no split is
@@ -52,12 +58,21 @@ struct HostSide {
 Expected<Configuration> plan_hybrid(const PlannerContext& context, const KernelKey& kernel,
                                     std::uint64_t limit, const HostSide& host);
 
-// WD: the kernel's desirable configurations (Pareto front) within `limit`.
+// WD: the kernel's desirable configurations (Pareto front) within `limit`; with `context.host`
+// the splits with the host among them (hybrid_desirable_configurations).
 Expected<ParetoFront> desirable_set(const PlannerContext& context, const KernelKey& kernel,
                                     std::uint64_t limit);
 
-// Why a configuration cannot run on this device within `limit` (nullopt: it can).
+// Why a configuration cannot run on this device within `limit` (nullopt: it can); one with a
+// host share needs `context.host` and a host that can run it.
 std::optional<std::string> plan_problem(const PlannerContext& context, const KernelKey& kernel,
                                         const Configuration& plan, std::uint64_t limit);
+
+// The executor of `configuration`: cuDNN's, or for one with a host share the hybrid executor
+// beside the GPU's WR plan within the same workspace (what runs during capture). Throws as the
+// executors' constructors do.
+std::shared_ptr<cudnn::PlanExecutor> make_executor(const PlannerContext& context,
+                                                   const KernelKey& kernel,
+                                                   const Configuration& configuration);
 
 }  // namespace ucudnn::shim

@@ -18,7 +18,7 @@
 //                                 at the first Get*_v7, Find*, Get*WorkspaceSize or
 //                                 convolution that needs a plan; find: only in Find*/Find*Ex
 //                                 (other calls plan from the database or pass through)
-//   UCUDNN_HYBRID                 off (default) | auto | on: CPU/GPU hybrid under WR, the
+//   UCUDNN_HYBRID                 off (default) | auto | on: CPU/GPU hybrid (WR and WD), the
 //                                 batch's last samples computed by the CPU backend while the
 //                                 GPU computes the rest; auto where the planner predicts a
 //                                 gain, on always (at least one sample: tests, demonstrations)

@@ -239,8 +239,13 @@ bool WorkspaceDivisionSession::divide(const std::unordered_map<int, int>& runs,
     }
     // Time counts once per run in an iteration: a kernel run three times weighs three times.
     ParetoFront weighted = *front;
-    for (auto& configuration : weighted)
+    for (auto& configuration : weighted) {
       for (auto& m : configuration.micro) m.time_ms *= weight;
+      if (auto& share = configuration.offload) {
+        for (auto& m : share->micro) m.time_ms *= weight;
+        share->copy_ms *= weight;
+      }
+    }
     candidates.push_back({key_of_group.to_string(), std::move(weighted)});
     fronts.push_back(std::move(*front));
     divided.push_back(group);
@@ -315,8 +320,16 @@ bool WorkspaceDivisionSession::install(const std::vector<KernelIdentity>& groups
   }
   for (std::size_t i = 0; i < groups.size(); ++i) {
     Entry& e = entries_[representatives[i]];
-    auto executor =
-        std::make_shared<cudnn::PlanExecutor>(context.api, context.handle, e.kernel.key, chosen[i]);
+    std::shared_ptr<cudnn::PlanExecutor> executor;
+    try {
+      executor = make_executor(context, e.kernel.key, chosen[i]);
+    } catch (const std::exception& error) {
+      // Left without a segment: it runs beside the arena, as a kernel that needs too much.
+      warn_once("wd-executor:" + e.kernel.key.to_string(),
+                "workspace division cannot run " + chosen[i].to_string() + " for " +
+                    e.kernel.key.to_string() + ": " + error.what());
+      continue;
+    }
     // Segments are sized by the measurements; a kernel needing more than its measurement
     // said (a poisoned database) must not spill into its neighbour's.
     if (executor->workspace_bytes() > chosen[i].workspace_bytes()) continue;
@@ -376,9 +389,12 @@ void WorkspaceDivisionSession::take_stored_segment(int kernel, const PlannerCont
   auto problem = plan_problem(context, e.kernel.key, stored.configuration, bytes);
   std::shared_ptr<cudnn::PlanExecutor> executor;
   if (!problem) {
-    executor = std::make_shared<cudnn::PlanExecutor>(context.api, context.handle, e.kernel.key,
-                                                     stored.configuration);
-    if (executor->workspace_bytes() > bytes) problem = "it needs more than its segment";
+    try {
+      executor = make_executor(context, e.kernel.key, stored.configuration);
+      if (executor->workspace_bytes() > bytes) problem = "it needs more than its segment";
+    } catch (const std::exception& error) {
+      problem = error.what();
+    }
   }
   if (problem || g.segment) {
     stored_division_invalid_ = true;  // divided anew once the iteration is learned

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "support/random_tables.h"
 
@@ -205,6 +206,76 @@ TEST(HybridSplit, EqualsBruteForceOnRandomTables) {
     // The rule's split is one the planner could have chosen: never better than the best.
     if (std::isfinite(split->throughput_rule_ms)) {
       EXPECT_GE(split->throughput_rule_ms, c.time_ms() * (1 - 1e-12));
+    }
+  }
+}
+
+// WD's desirable set with the host beside, against every (time, workspace) point reachable:
+// the device alone (auto), and for each split every device configuration of the rest with the
+// host's best, the split holding its results' way back and the device's smallest whole-batch
+// configuration.
+TEST(HybridSplit, DesirableSetEqualsBruteForceOnRandomTables) {
+  testing::SeededRandom random;
+  using Point = std::pair<double, std::uint64_t>;
+  auto prune = [](std::vector<Point> points) {
+    std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
+      return std::tie(a.second, a.first) < std::tie(b.second, b.first);
+    });
+    std::vector<Point> front;
+    for (const auto& p : points)
+      if (front.empty() || p.first < front.back().first) front.push_back(p);
+    return front;
+  };
+  auto at = [](MicroTable table, std::int64_t b) {
+    table.batch = b;
+    return table;
+  };
+  for (int trial = 0; trial < 150; ++trial) {
+    const auto batch = random.uniform(1, 9);
+    const auto operation = static_cast<Operation>(random.uniform(0, 2));
+    const auto kernel = kernel_at(batch, operation);
+    const auto policy = static_cast<BatchSizePolicy>(random.uniform(0, 1));
+    const auto limit = static_cast<std::uint64_t>(random.uniform(0, 3 * batch + 4));
+    const auto device =
+        restrict_to_limit(testing::random_table(random, batch, policy, 3, 0.7), limit);
+    const auto host = testing::random_table(random, batch, policy, 2, 0.7);
+    const HostLink link{kNever, static_cast<double>(random.uniform(0, 2))};
+    const auto mode = random.chance(0.5) ? HybridMode::kAuto : HybridMode::kOn;
+    const auto device_limit = static_cast<std::uint64_t>(random.uniform(0, 300));
+    SCOPED_TRACE("trial " + std::to_string(trial) + " batch " + std::to_string(batch) + " " +
+                 std::string(name_of(operation)));
+
+    std::vector<Point> points;
+    const auto alone = testing::all_points(device);
+    if (!alone.empty()) {
+      std::uint64_t reserve = kNoWorkspaceLimit;
+      for (const auto& p : alone) reserve = std::min(reserve, p.second);
+      if (mode == HybridMode::kAuto) points = alone;
+      for (std::int64_t c = 1; c <= batch; ++c) {
+        const auto traffic = share_traffic(kernel, c);
+        const double host_ms = testing::brute_force_wr(at(host, c)) +
+                               link.copy_ms(traffic.to_host_bytes) +
+                               link.copy_ms(traffic.to_device_bytes);
+        const auto held = std::max(traffic.device_bytes, reserve);
+        if (std::isinf(host_ms) || held > device_limit) continue;
+        if (c == batch)
+          points.emplace_back(host_ms, held);
+        else
+          for (const auto& p : testing::all_points(at(device, batch - c)))
+            points.emplace_back(std::max(p.first, host_ms), std::max(p.second, held));
+      }
+    }
+    const auto expected = prune(points);
+    const auto front =
+        hybrid_desirable_configurations(kernel, device, host, link, device_limit, mode);
+    ASSERT_EQ(front.size(), expected.size());
+    for (std::size_t i = 0; i < front.size(); ++i) {
+      EXPECT_DOUBLE_EQ(front[i].time_ms(), expected[i].first) << front[i].to_string();
+      EXPECT_EQ(front[i].workspace_bytes(), expected[i].second) << front[i].to_string();
+      EXPECT_EQ(front[i].batch(), batch);
+      if (mode == HybridMode::kOn) {
+        EXPECT_TRUE(front[i].offload) << front[i].to_string();
+      }
     }
   }
 }

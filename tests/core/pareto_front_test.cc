@@ -94,5 +94,23 @@ TEST(ParetoFront, EmptyWhenNothingCoversTheBatch) {
   EXPECT_TRUE(desirable_configurations(table).empty());
 }
 
+// One run of the dynamic program answers every sub-batch as separate runs would.
+TEST(ParetoFront, FrontsByBatchEqualEachBatchsOwnFront) {
+  testing::SeededRandom random;
+  for (int trial = 0; trial < 300; ++trial) {
+    const auto [table, description] =
+        testing::random_case(random, 20, BatchSizePolicy::kUndivided, 4);
+    SCOPED_TRACE("trial " + std::to_string(trial) + " " + description);
+    const auto fronts = desirable_configurations_by_batch(table);
+    ASSERT_EQ(fronts.size(), static_cast<std::size_t>(table.batch) + 1);
+    EXPECT_EQ(fronts[0], ParetoFront{Configuration{}});
+    for (std::int64_t b = 1; b <= table.batch; ++b) {
+      MicroTable at = table;
+      at.batch = b;
+      EXPECT_EQ(fronts[static_cast<std::size_t>(b)], desirable_configurations(at)) << "batch " << b;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ucudnn

@@ -284,4 +284,27 @@ TEST_F(Hybrid, DuringCaptureTheGpuTakesTheWholeBatch) {
   cudaGraphDestroy(graph);
 }
 
+// Under WD (shim.hybrid_wd sets UCUDNN_TOTAL_WORKSPACE_SIZE) the splits are among each
+// kernel's desirable configurations; under "on" only splits are. Once the division has learned
+// the iteration, its kernels give the CPU a share, with the undivided results.
+TEST_F(Hybrid, UnderWorkspaceDivisionTheDivisionGivesTheCpuAShare) {
+  if (!std::getenv("UCUDNN_TOTAL_WORKSPACE_SIZE")) GTEST_SKIP() << "shim.hybrid_wd runs this";
+  make_layer(11);
+  const Op ops[] = {Op::kForward, Op::kBackwardData, Op::kBackwardFilter};
+  for (int iteration = 0; iteration < 6; ++iteration)
+    for (const Op op : ops) {
+      const auto [algorithm, bytes] = plan(op);
+      EXPECT_EQ(bytes, 0u) << "under WD the arena is ucudnn's";
+      ASSERT_EQ(run(op, true, algorithm, nullptr, 0, 1, 0), CUDNN_STATUS_SUCCESS);
+    }
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  // Six iterations of feeding each operation's output to the next grow the values past float.
+  fill(x_data, x_count(), random.engine());
+  fill(w_data, w_count(), random.engine());
+  fill(y_data, y_count(), random.engine());
+  expect_split(compare(Op::kForward, 0.75f, 0.5f));
+  expect_split(compare(Op::kBackwardData, 1.25f, 0.0f));
+  expect_split(compare(Op::kBackwardFilter, 0.5f, 0.25f));
+}
+
 }  // namespace
