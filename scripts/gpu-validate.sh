@@ -8,7 +8,8 @@
 #   3. the µ-cuDNN table (Figs. 10 and 13): AlexNet and ResNet-50, forward + backward, batch
 #      256 and 64, under 8/64/512 MiB: undivided vs WR powerOfTwo vs WR all vs WD;
 #   4. CPU/GPU hybrid: PyTorch's results under UCUDNN_HYBRID=on and auto against its own, the
-#      splits logged; and ucudnn-bench-hybrid (the planner's split vs the throughput rule).
+#      splits logged; ucudnn-bench-hybrid (the planner's split vs the throughput rule) and
+#      ucudnn-bench-hybrid-gpu (AlexNet, the GPU alone vs the sweep over b_c, measured).
 # Each part says what it could not run; the exit status is nonzero when a part fails.
 # Set GPU_VALIDATE_QUICK=1 for a short run (batch 64 only, ResNet-50 with powerOfTwo only), and
 # UCUDNN_BUILD_DIR to a finished build (made elsewhere, for a machine that cannot install the
@@ -94,4 +95,6 @@ else
   echo "gpu-validate: PyTorch with CUDA is not installed here: part 4 not run"
 fi
 "$build/bench/ucudnn-bench-hybrid" --batch 32 --operations all || status=1
+# Measured: the GPU alone vs every split of AlexNet's kernels at batch 64.
+"$build/bench/ucudnn-bench-hybrid-gpu" --batch 64 --step "${GPU_VALIDATE_HYBRID_STEP:-4}" || status=1
 exit $status
