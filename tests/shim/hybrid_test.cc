@@ -11,14 +11,17 @@
 #include <cudnn.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "device_harness.h"
 #include "support/random_seed.h"
+#include "support/subprocess.h"
 
 namespace {
 
@@ -282,6 +285,52 @@ TEST_F(Hybrid, DuringCaptureTheGpuTakesTheWholeBatch) {
   EXPECT_LT(relative_error(read_on_stream(Op::kForward), expected), 1e-5);
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
+}
+
+// A split is stored like any plan, under the GPU's and the CPU's fingerprints: the next process
+// with the same database runs it without measuring either device again.
+TEST_F(Hybrid, AStoredSplitIsReusedByTheNextProcessWithoutMeasuring) {
+  if (!hybrid_on() || std::getenv("UCUDNN_HYBRID_CHILD"))
+    GTEST_SKIP() << "the parent run of shim.hybrid runs this";
+  char folder[] = "/tmp/ucudnn-hybrid-XXXXXX";
+  ASSERT_TRUE(mkdtemp(folder));
+  const std::string database = std::string(folder) + "/ucudnn.db";
+  auto child = [&] {
+    return run_process({"/proc/self/exe", "--gtest_filter=Hybrid.ForwardEqualsTheUndividedCall"},
+                       {{"UCUDNN_DATABASE", database},
+                        {"UCUDNN_LOG_LEVEL", "info"},
+                        {"UCUDNN_HYBRID_CHILD", "1"},
+                        {"FAKECUDA_TRACE", std::string(folder) + "/trace"}});
+  };
+  const auto first = child();
+  ASSERT_EQ(first.status, 0) << first.out << first.err;
+  EXPECT_NE(first.err.find("(CPU solver, micro-batch) pairs"), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("hybrid plan within"), std::string::npos) << first.err;
+  // The split is stored as a plan of its own, under both fingerprints.
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open_v2(database.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* query = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db,
+                                 "SELECT f.canonical, p.configurations FROM plans p JOIN "
+                                 "fingerprints f ON f.id = p.fingerprint_id WHERE p.mode = "
+                                 "'WR+CPU:on'",
+                                 -1, &query, nullptr),
+              SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(query), SQLITE_ROW) << "no hybrid plan stored";
+    const std::string fingerprint = reinterpret_cast<const char*>(sqlite3_column_text(query, 0));
+    const std::string plan = reinterpret_cast<const char*>(sqlite3_column_text(query, 1));
+    EXPECT_NE(fingerprint.find("kind=gpu"), std::string::npos) << fingerprint;
+    EXPECT_NE(fingerprint.find("host.kind=cpu"), std::string::npos) << fingerprint;
+    EXPECT_NE(plan.find("\"offload\""), std::string::npos) << plan;
+    sqlite3_finalize(query);
+    sqlite3_close(db);
+  }
+  const auto second = child();
+  ASSERT_EQ(second.status, 0) << second.out << second.err;  // it split again (expect_split)
+  EXPECT_EQ(second.err.find("benchmarked"), std::string::npos) << second.err;
+  EXPECT_NE(second.err.find("hybrid plan within"), std::string::npos) << second.err;
+  std::filesystem::remove_all(folder);
 }
 
 // Under WD (shim.hybrid_wd sets UCUDNN_TOTAL_WORKSPACE_SIZE) the splits are among each
