@@ -75,13 +75,13 @@ int main(int argc, char** argv) {
   cpu::ThreadPool pool;
   cpu::CpuBenchmarker host(pool, {1, repeats, 0.5});
   std::vector<Operation> ops = {Operation::kForward};
-  if (operations == "all") ops = {Operation::kForward, Operation::kBackwardData,
-                                  Operation::kBackwardFilter};
+  if (operations == "all")
+    ops = {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter};
 
   std::printf("AlexNet batch %lld, GPU model x%g within %g MiB, link %g GB/s, %u CPU threads\n",
               static_cast<long long>(batch), gpu_scale, limit_mib, link_gbps, pool.size());
-  std::printf("%-6s %-15s %10s | %6s %10s %6s | %6s %10s %10s\n", "layer", "operation",
-              "GPU ms", "b_c", "split ms", "gain", "rule", "rule ms", "rule/best");
+  std::printf("%-6s %-15s %10s | %6s %10s %6s | %6s %10s %10s\n", "layer", "operation", "GPU ms",
+              "b_c", "split ms", "gain", "rule", "rule ms", "rule/best");
   double gpu_total = 0, best_total = 0, rule_total = 0, log_ratio = 0;
   int kernels = 0;
   for (const auto& layer : alexnet_convolutions(batch)) {
@@ -99,10 +99,9 @@ int main(int argc, char** argv) {
       const double best = split->configuration.time_ms();
       std::printf("%-6s %-15s %10.4f | %6lld %10.4f %5.2fx | %6lld %10.4f %9.3fx\n",
                   layer.name.c_str(), std::string(name_of(op)).c_str(), split->device_only_ms,
-                  static_cast<long long>(split->host_samples), best,
-                  split->device_only_ms / best,
-                  static_cast<long long>(split->throughput_rule_samples),
-                  split->throughput_rule_ms, split->throughput_rule_ms / best);
+                  static_cast<long long>(split->host_samples), best, split->device_only_ms / best,
+                  static_cast<long long>(split->throughput_rule_samples), split->throughput_rule_ms,
+                  split->throughput_rule_ms / best);
       if (sweep) {
         const ReuseSolutions on_device(device), on_cpu(on_host);
         for (std::int64_t c = 0; c <= batch; ++c)

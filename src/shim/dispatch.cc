@@ -135,14 +135,16 @@ Planning planning_outside_find(const Settings& settings) {
 // The host's side of CPU/GPU hybrid when UCUDNN_HYBRID asks for it: the CPU backend and the
 // link, probed once per GPU (with buffers within `limit`); nullopt when hybrid is off or
 // cannot be had.
-std::optional<HostSide> host_side(const HandleState& state, const Settings& settings,
+std::optional<HostSide> host_side(HandleState& state, const Settings& settings,
                                   std::uint64_t limit, bool may_measure) {
   if (settings.hybrid == Hybrid::kOff) return std::nullopt;
+  if (state.hybrid_host) return state.hybrid_host;
   auto& registry = Registry::instance();
   HostBackend* backend = registry.host_backend();
   if (!backend) return std::nullopt;
   auto& device = registry.device(state.device);
   std::optional<HostLink> link;
+  bool measured = false;
   {
     std::lock_guard lock(device.benchmark_mutex);
     if (!device.host_link && may_measure) {
@@ -156,14 +158,17 @@ std::optional<HostSide> host_side(const HandleState& state, const Settings& sett
         warn_once("no-host-link:" + std::to_string(state.device),
                   "the host-device link could not be measured: CPU/GPU hybrid is off");
     }
-    if (device.host_link)
+    measured = device.host_link.has_value();
+    if (measured)
       link = *device.host_link;
     else
       link = HostLink{};  // nothing is measured now: only stored plans can answer
   }
   if (!link) return std::nullopt;
-  return HostSide{backend, *link,
-                  settings.hybrid == Hybrid::kOn ? HybridMode::kOn : HybridMode::kAuto};
+  const HostSide host{backend, *link,
+                      settings.hybrid == Hybrid::kOn ? HybridMode::kOn : HybridMode::kAuto};
+  if (measured) state.hybrid_host = host;
+  return host;
 }
 
 // What WD plans and runs with: with the host where UCUDNN_HYBRID asks for it (the link probed

@@ -49,6 +49,9 @@ struct HandleState {
   // handles that ask for the same); null under WR. See division_session() in dispatch.cc.
   std::shared_ptr<WorkspaceDivisionSession> division;
   BatchSizePolicy division_policy = BatchSizePolicy::kAll;  // the policy it was asked for
+  // The host's side of CPU/GPU hybrid once its link is measured (UCUDNN_HYBRID is fixed for
+  // the process): WD's every call plans with it without taking the device's locks again.
+  std::optional<HostSide> hybrid_host;
 
   BatchSizePolicy policy(const Settings& settings) const {
     return options.policy.value_or(settings.policy);

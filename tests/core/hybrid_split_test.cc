@@ -167,23 +167,47 @@ double brute_force_split(const KernelKey& kernel, const MicroTable& device, cons
   return best;
 }
 
+// A random split problem: the device's table within a random limit, the host's, a link, a mode
+// and a limit on the device memory the host's results may hold.
+struct RandomSplit {
+  KernelKey kernel;
+  std::int64_t batch;
+  std::uint64_t limit;  // the device table's
+  MicroTable device, host;
+  HostLink link;
+  HybridMode mode;
+  std::uint64_t device_limit;
+  std::string description;
+};
+
+// `max_policy` in enum order; `priced_links`: finite bandwidths too, else free copies with
+// integer latencies (exact sums for point-by-point comparisons).
+RandomSplit random_split(testing::SeededRandom& random, std::int64_t max_batch,
+                         BatchSizePolicy max_policy, bool priced_links) {
+  RandomSplit r;
+  r.batch = random.uniform(1, max_batch);
+  const auto operation = static_cast<Operation>(random.uniform(0, 2));
+  r.kernel = kernel_at(r.batch, operation);
+  const auto policy = static_cast<BatchSizePolicy>(random.uniform(0, static_cast<int>(max_policy)));
+  r.limit = static_cast<std::uint64_t>(random.uniform(0, 3 * r.batch + 4));
+  r.device = restrict_to_limit(testing::random_table(random, r.batch, policy, 3, 0.7), r.limit);
+  r.host = testing::random_table(random, r.batch, policy, 2, 0.7);
+  const bool priced = priced_links && !random.chance(0.3);
+  r.link = {priced ? static_cast<double>(random.uniform(50, 800)) : kNever,
+            static_cast<double>(random.uniform(0, 2))};
+  r.mode = random.chance(0.5) ? HybridMode::kAuto : HybridMode::kOn;
+  r.device_limit = static_cast<std::uint64_t>(random.uniform(0, 300));
+  r.description = "batch " + std::to_string(r.batch) + " " + std::string(name_of(operation)) +
+                  " " + std::string(name_of(policy));
+  return r;
+}
+
 TEST(HybridSplit, EqualsBruteForceOnRandomTables) {
   testing::SeededRandom random;
   for (int trial = 0; trial < 400; ++trial) {
-    const auto batch = random.uniform(1, 14);
-    const auto operation = static_cast<Operation>(random.uniform(0, 2));
-    const auto kernel = kernel_at(batch, operation);
-    const auto policy = static_cast<BatchSizePolicy>(random.uniform(0, 2));
-    const auto limit = static_cast<std::uint64_t>(random.uniform(0, 3 * batch + 4));
-    const auto device =
-        restrict_to_limit(testing::random_table(random, batch, policy, 3, 0.7), limit);
-    const auto host = testing::random_table(random, batch, policy, 2, 0.7);
-    const HostLink link{random.chance(0.3) ? kNever : static_cast<double>(random.uniform(50, 800)),
-                        static_cast<double>(random.uniform(0, 2))};
-    const auto mode = random.chance(0.5) ? HybridMode::kAuto : HybridMode::kOn;
-    const auto device_limit = static_cast<std::uint64_t>(random.uniform(0, 300));
-    SCOPED_TRACE("trial " + std::to_string(trial) + " batch " + std::to_string(batch) + " " +
-                 std::string(name_of(operation)) + " " + std::string(name_of(policy)));
+    const auto r = random_split(random, 14, BatchSizePolicy::kUndivided, true);
+    const auto& [kernel, batch, limit, device, host, link, mode, device_limit, description] = r;
+    SCOPED_TRACE("trial " + std::to_string(trial) + " " + description);
     const double expected = brute_force_split(kernel, device, host, link, device_limit,
                                               mode == HybridMode::kOn ? 1 : 0);
     const auto split = plan_hybrid_split(kernel, device, host, link, device_limit, mode);
@@ -217,33 +241,14 @@ TEST(HybridSplit, EqualsBruteForceOnRandomTables) {
 TEST(HybridSplit, DesirableSetEqualsBruteForceOnRandomTables) {
   testing::SeededRandom random;
   using Point = std::pair<double, std::uint64_t>;
-  auto prune = [](std::vector<Point> points) {
-    std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
-      return std::tie(a.second, a.first) < std::tie(b.second, b.first);
-    });
-    std::vector<Point> front;
-    for (const auto& p : points)
-      if (front.empty() || p.first < front.back().first) front.push_back(p);
-    return front;
-  };
   auto at = [](MicroTable table, std::int64_t b) {
     table.batch = b;
     return table;
   };
   for (int trial = 0; trial < 150; ++trial) {
-    const auto batch = random.uniform(1, 9);
-    const auto operation = static_cast<Operation>(random.uniform(0, 2));
-    const auto kernel = kernel_at(batch, operation);
-    const auto policy = static_cast<BatchSizePolicy>(random.uniform(0, 1));
-    const auto limit = static_cast<std::uint64_t>(random.uniform(0, 3 * batch + 4));
-    const auto device =
-        restrict_to_limit(testing::random_table(random, batch, policy, 3, 0.7), limit);
-    const auto host = testing::random_table(random, batch, policy, 2, 0.7);
-    const HostLink link{kNever, static_cast<double>(random.uniform(0, 2))};
-    const auto mode = random.chance(0.5) ? HybridMode::kAuto : HybridMode::kOn;
-    const auto device_limit = static_cast<std::uint64_t>(random.uniform(0, 300));
-    SCOPED_TRACE("trial " + std::to_string(trial) + " batch " + std::to_string(batch) + " " +
-                 std::string(name_of(operation)));
+    const auto r = random_split(random, 9, BatchSizePolicy::kPowerOfTwo, false);
+    const auto& [kernel, batch, limit, device, host, link, mode, device_limit, description] = r;
+    SCOPED_TRACE("trial " + std::to_string(trial) + " " + description);
 
     std::vector<Point> points;
     const auto alone = testing::all_points(device);
@@ -265,7 +270,7 @@ TEST(HybridSplit, DesirableSetEqualsBruteForceOnRandomTables) {
             points.emplace_back(std::max(p.first, host_ms), std::max(p.second, held));
       }
     }
-    const auto expected = prune(points);
+    const auto expected = testing::front_of_points(points);
     const auto front =
         hybrid_desirable_configurations(kernel, device, host, link, device_limit, mode);
     ASSERT_EQ(front.size(), expected.size());

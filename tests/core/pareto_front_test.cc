@@ -17,14 +17,7 @@ std::vector<Point> points_of(const ParetoFront& front) {
 }
 
 std::vector<Point> brute_force_front(const MicroTable& table) {
-  auto points = testing::all_points(table);
-  std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
-    return std::tie(a.second, a.first) < std::tie(b.second, b.first);
-  });
-  std::vector<Point> front;
-  for (const auto& p : points)
-    if (front.empty() || p.first < front.back().first) front.push_back(p);
-  return front;
+  return testing::front_of_points(testing::all_points(table));
 }
 
 void expect_well_formed(const ParetoFront& front, const MicroTable& table) {

@@ -100,4 +100,17 @@ inline std::vector<std::pair<double, std::uint64_t>> all_points(const MicroTable
   return points;
 }
 
+// The non-dominated (time, workspace) points by increasing workspace, strictly decreasing
+// time: the Pareto front of a brute-force point set.
+inline std::vector<std::pair<double, std::uint64_t>> front_of_points(
+    std::vector<std::pair<double, std::uint64_t>> points) {
+  std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second < b.second : a.first < b.first;
+  });
+  std::vector<std::pair<double, std::uint64_t>> front;
+  for (const auto& p : points)
+    if (front.empty() || p.first < front.back().first) front.push_back(p);
+  return front;
+}
+
 }  // namespace ucudnn::testing
