@@ -215,6 +215,7 @@ int main(int argc, char** argv) {
       tables.push_back(measure_micro_table(memo, kernels.back(), *policy, kNoWorkspaceLimit));
     }
   std::map<std::uint64_t, double> speedups;
+  std::vector<double> prediction_errors;  // |measured/planned - 1| of every WR plan
   for (std::uint64_t limit : {std::uint64_t{8} << 20, std::uint64_t{64} << 20}) {
     double plan_total = 0, undivided_total = 0;
     for (std::size_t i = 0; i < kernels.size(); ++i) {
@@ -240,9 +241,10 @@ int main(int argc, char** argv) {
           repeats);
       plan_total += times[0];
       undivided_total += times[1];
-      std::printf("%-8s %-22s %-50s %8.2f ms | %-20s %8.2f ms | %.2fx\n",
+      prediction_errors.push_back(std::abs(times[0] * 1e3 / plan->time_ms() - 1));
+      std::printf("%-8s %-22s %-50s %8.2f ms (planned %8.2f) | %-20s %8.2f ms | %.2fx\n",
                   format_byte_size(limit).c_str(), names[i].c_str(), plan->to_string().c_str(),
-                  times[0] * 1e3, undivided->algorithm.c_str(), times[1] * 1e3,
+                  times[0] * 1e3, plan->time_ms(), undivided->algorithm.c_str(), times[1] * 1e3,
                   times[1] / times[0]);
     }
     speedups[limit] = undivided_total / plan_total;
@@ -253,8 +255,9 @@ int main(int argc, char** argv) {
 
   std::printf(
       "cpu-summary planner_vs_onednn_geomean=%.2f winograd_vs_onednn=%.2f gemm_fraction=%.2f "
-      "wr_speedup_8MiB=%.2f wr_speedup_64MiB=%.2f\n",
+      "wr_speedup_8MiB=%.2f wr_speedup_64MiB=%.2f predicted_vs_measured=%.3f\n",
       geomean(planner_ratios), geomean(winograd_ratios), median(gemm_fractions),
-      speedups[std::uint64_t{8} << 20], speedups[std::uint64_t{64} << 20]);
+      speedups[std::uint64_t{8} << 20], speedups[std::uint64_t{64} << 20],
+      median(prediction_errors));
   return 0;
 }

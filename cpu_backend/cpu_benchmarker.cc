@@ -24,31 +24,56 @@ std::vector<std::string> CpuBenchmarker::algorithms(const KernelKey& kernel) {
   return names;
 }
 
+HostTensors& CpuBenchmarker::whole_batch_tensors(const ConvolutionProblem& problem) {
+  if (!whole_batch_ || tensors_problem_ != problem) {
+    whole_batch_.reset();  // before the next allocation: never both at once
+    std::mt19937_64 random(std::random_device{}());
+    whole_batch_ = std::make_unique<HostTensors>(problem, random);
+    tensors_problem_ = problem;
+  }
+  return *whole_batch_;
+}
+
 std::optional<Measurement> CpuBenchmarker::benchmark(const KernelKey& kernel,
                                                      const std::string& algorithm,
                                                      std::int64_t micro_batch) {
   const Solver* solver = find_solver(algorithm);
   const KernelKey micro = kernel.with_batch(micro_batch);
-  if (!solver || !solver->applies(micro)) return std::nullopt;
+  const std::int64_t batch = kernel.problem.batch();
+  if (!solver || micro_batch < 1 || micro_batch > batch || !solver->applies(micro))
+    return std::nullopt;
   const std::size_t bytes = solver->workspace_bytes(micro);
+  const std::size_t element = element_size(kernel.problem.data_type);
+  const auto x_slice =
+      static_cast<std::size_t>(kernel.problem.x.strides[0] * micro_batch) * element;
+  const auto y_slice =
+      static_cast<std::size_t>(kernel.problem.y.strides[0] * micro_batch) * element;
+  const std::int64_t slices = batch / micro_batch;
   std::vector<double> times;
   try {
-    // Inside the try: a micro-batch too large for this machine's memory is "not supported".
-    std::mt19937_64 random(std::random_device{}());
-    HostTensors buffers(micro.problem, random);
+    // Inside the try: a batch too large for this machine's memory is "not supported".
+    const Tensors whole = whole_batch_tensors(kernel.problem).tensors();
     AlignedBuffer workspace(bytes);
     const Workspace ws{workspace.data(), bytes};
-    for (int i = 0; i < options_.warmup; ++i)
-      solver->run(micro, buffers.tensors(), {1, 0}, ws, pool_);
+    auto slice = [&](std::int64_t i) {
+      Tensors t = whole;
+      t.x = static_cast<std::byte*>(whole.x) + static_cast<std::size_t>(i) * x_slice;
+      t.y = static_cast<std::byte*>(whole.y) + static_cast<std::size_t>(i) * y_slice;
+      return t;
+    };
+    const bool accumulates = kernel.operation == Operation::kBackwardFilter;
+    for (int i = 0; i < options_.warmup; ++i) solver->run(micro, slice(0), {1, 0}, ws, pool_);
     double spent = 0;
-    for (int i = 0; i < std::max(1, options_.repeats) && (i == 0 || spent < options_.max_seconds);
-         ++i) {
-      const auto start = std::chrono::steady_clock::now();
-      solver->run(micro, buffers.tensors(), {1, 0}, ws, pool_);
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      spent += seconds;
-      times.push_back(seconds * 1e3);
+    while (times.empty() || (times.size() < static_cast<std::size_t>(options_.repeats) &&
+                             spent < options_.max_seconds)) {
+      for (std::int64_t i = 0; i < slices; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        solver->run(micro, slice(i), {1, accumulates && i > 0 ? 1.0 : 0.0}, ws, pool_);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        spent += seconds;
+        times.push_back(seconds * 1e3);
+      }
     }
   } catch (const std::bad_alloc&) {
     throw MeasurementUnavailable("not enough memory to benchmark CPU solver " + algorithm +

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/convolution_problem.h"
+#include "core/kernel_key.h"
 #include "solver.h"
 
 namespace ucudnn::cpu {
@@ -15,6 +16,8 @@ class HostTensors {
  public:
   HostTensors(const ConvolutionProblem& problem, std::mt19937_64& random);
   Tensors tensors() { return {x_.data(), w_.data(), y_.data()}; }
+  // The tensor `operation` writes (y, dx or dw), every element of its span, widened.
+  std::vector<double> output_values(Operation operation, DataType type) const;
 
  private:
   std::vector<std::byte> x_, w_, y_;

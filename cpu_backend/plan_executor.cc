@@ -29,6 +29,15 @@ std::size_t configuration_workspace_bytes(const KernelKey& kernel,
   return largest;
 }
 
+double configuration_tolerance(const KernelKey& kernel, const Configuration& configuration) {
+  double tolerance = 0;
+  for (const auto& m : configuration.micro) {
+    const KernelKey micro = kernel.with_batch(m.batch);
+    tolerance = std::max(tolerance, solver_for(micro, m).tolerance(micro));
+  }
+  return tolerance;
+}
+
 void run_configuration(const KernelKey& kernel, const Configuration& configuration,
                        const Tensors& tensors, Scaling scaling, Workspace workspace,
                        ThreadPool& pool) {

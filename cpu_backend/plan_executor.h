@@ -14,6 +14,9 @@ class ThreadPool;
 std::size_t configuration_workspace_bytes(const KernelKey& kernel,
                                           const Configuration& configuration);
 
+// The stated error bound of a configuration's output: its least accurate solver's.
+double configuration_tolerance(const KernelKey& kernel, const Configuration& configuration);
+
 // Throws std::invalid_argument for a configuration that does not cover the kernel's batch,
 // names an unknown or inapplicable solver, or needs more workspace than given.
 void run_configuration(const KernelKey& kernel, const Configuration& configuration,

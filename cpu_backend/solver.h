@@ -44,6 +44,16 @@ class Solver {
   // library it calls fails.
   virtual void run(const KernelKey& kernel, const Tensors& tensors, Scaling scaling,
                    Workspace workspace, ThreadPool& pool) const = 0;
+
+  // The stated bound on the normwise relative error of the output against the exact result
+  // (random inputs in [-1, 1]): what the solver tests hold each solver to, and what `ucudnn
+  // bench` allows between a plan's output and its undivided baseline's. A float32 direct sum
+  // by default; solvers whose transforms lose digits state more.
+  virtual double tolerance(const KernelKey& kernel) const {
+    return kernel.problem.data_type == DataType::kDouble ? kDoubleTolerance : kFloatTolerance;
+  }
+  static constexpr double kFloatTolerance = 1e-5;
+  static constexpr double kDoubleTolerance = 1e-12;
 };
 
 }  // namespace ucudnn::cpu

@@ -233,6 +233,11 @@ class OnednnSolver final : public Solver {
     return e.applicable ? e.total : 0;
   }
 
+  // oneDNN's Winograd is F(4x4, 3x3)-like: it loses about a digit.
+  double tolerance(const KernelKey& kernel) const override {
+    return choice_ == Choice::kWinograd ? 1e-4 : Solver::tolerance(kernel);
+  }
+
   std::string implementation(const KernelKey& kernel) const {
     const Entry& e = entry(kernel);
     return e.applicable ? e.impl : std::string();

@@ -76,6 +76,11 @@ class WinogradSolver final : public Solver {
     winograd::run(conv_of(kernel, tensors), kM, winograd::selected_kernel_variant(kM), scaling,
                   workspace.data, pool);
   }
+
+  // F(4x4, 3x3)'s transforms lose about a digit.
+  double tolerance(const KernelKey& kernel) const override {
+    return kM == 2 ? Solver::tolerance(kernel) : 1e-4;
+  }
 };
 
 }  // namespace

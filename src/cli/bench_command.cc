@@ -16,6 +16,7 @@
 #include "database_access.h"
 #include "db/default_store.h"
 #include "exit_status.h"
+#include "plan_check.h"
 #include "plan_report.h"
 #include "planning.h"
 #include "store_reader.h"
@@ -36,8 +37,9 @@ void add_bench_command(CLI::App& app, BenchOptions& options) {
   bench->add_option("--repeats", options.repeats, "timed runs per measurement (median)")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
-  bench->add_flag("!--no-verify", options.verify,
-                  "do not run the plans against the undivided baseline");
+  bench->add_flag("!--no-check-plans,!--no-verify", options.check_plans,
+                  "do not run each plan beside its undivided baseline on the same inputs "
+                  "(the comparison of outputs and of planned with measured times)");
 }
 
 namespace {
@@ -118,6 +120,7 @@ Setup set_up(const BenchOptions& options, const Cluster& cluster,
   }
   if (setup.workers.empty())
     return fail(kUsageError, "no device for --backend " + setup.request->backend);
+  for (auto& worker : setup.workers) worker->exclude(setup.request->excluded);
   std::map<std::string, std::string> fingerprints;  // -> the devices that have it
   for (const auto& worker : setup.workers) {
     auto& devices = fingerprints[worker->benchmarker().fingerprint().to_string()];
@@ -203,33 +206,6 @@ void print_header(const PlanningRequest& request, const std::vector<NetworkKerne
       "the database\n",
       work.measurements(), work.items.size(), work.reused);
   std::fflush(stdout);
-}
-
-// Runs every kernel's plan and its best undivided algorithm for real, side by side.
-void verify(Worker& worker, const std::vector<NetworkKernel>& kernels, const NetworkPlan& plan,
-            int repeats) {
-  std::fprintf(stderr, "verifying: running each plan and its undivided baseline for real\n");
-  double plan_ms = 0, undivided_ms = 0;
-  std::size_t skipped = 0;
-  worker.enter_thread();
-  for (std::size_t d = 0; d < plan.distinct.size(); ++d) {
-    const KernelPlan& p = plan.plans[d];
-    if (!p.plan || !p.undivided) continue;
-    const KernelKey& key = kernels[plan.distinct[d].first].key;
-    auto planned = worker.run_ms(key, *p.plan, repeats);
-    auto undivided = worker.run_ms(key, Configuration{{*p.undivided}}, repeats);
-    if (!planned || !undivided) {
-      ++skipped;
-      continue;
-    }
-    const auto uses = static_cast<double>(plan.distinct[d].uses.size());
-    plan_ms += *planned * uses;
-    undivided_ms += *undivided * uses;
-  }
-  std::printf("WR total, run for real side by side: plan %.1f ms vs best undivided %.1f ms: %.2fx",
-              plan_ms, undivided_ms, plan_ms > 0 ? undivided_ms / plan_ms : 1.0);
-  if (skipped) std::printf(" (%zu kernels could not run)", skipped);
-  std::printf("\n");
 }
 
 int bench(const BenchOptions& options, Cluster& cluster) {
@@ -342,7 +318,9 @@ int bench(const BenchOptions& options, Cluster& cluster) {
   store_plans(*database->store, fingerprint, kernels, plan, request);
   print_wr_plan(stdout, kernels, plan, request);
   std::fflush(stdout);
-  if (options.verify) verify(*setup.workers.front(), kernels, plan, options.repeats);
+  std::optional<PlanCheckSummary> check;
+  if (options.check_plans)
+    check = check_plans(stdout, *setup.workers.front(), kernels, plan, options.repeats);
   print_wd_plan(stdout, kernels, plan, request);
 
   const PlanTotals totals = plan_totals(kernels, plan);
@@ -352,6 +330,7 @@ int bench(const BenchOptions& options, Cluster& cluster) {
     return kFailure;
   }
   if (plan.division && !*plan.division) return kFailure;
+  if (check && check->disagreeing) return kFailure;
   return 0;
 }
 

@@ -16,7 +16,7 @@ struct BenchOptions {
   PlanningOptions planning;
   std::string devices;  // empty: UCUDNN_DEVICES / UCUDNN_BENCHMARK_DEVICES, else the current
   int repeats = 3;
-  bool verify = true;  // run the plans and the undivided baseline for real, side by side
+  bool check_plans = true;  // run each plan beside its undivided baseline (plan_check.h)
 };
 
 void add_bench_command(CLI::App& app, BenchOptions& options);

@@ -30,6 +30,11 @@ void add_planning_options(CLI::App& app, PlanningOptions& options) {
       ->capture_default_str();
   command->add_option("--total-workspace", options.total_workspace,
                       "total workspace for the whole network: also plan WD, e.g. 256MiB");
+  command
+      ->add_option("--exclude-algorithms", options.exclude_algorithms,
+                   "algorithms never benchmarked nor planned: backend:NAME,... with shell "
+                   "wildcards, e.g. cpu:WINOGRAD_F4X4_3X3,cudnn:FFT*")
+      ->envname("UCUDNN_EXCLUDE_ALGORITHMS");
   command->add_option("--database", options.database,
                       "database file (default: UCUDNN_DATABASE, else "
                       "$XDG_CACHE_HOME/ucudnn/ucudnn.db)");
@@ -69,6 +74,9 @@ Expected<PlanningRequest> resolve(const PlanningOptions& options,
     if (!total) return Error{"--total-workspace: " + total.error()};
     request.total_workspace = *total;
   }
+  auto excluded = AlgorithmExclusion::parse(options.exclude_algorithms);
+  if (!excluded) return Error{"--exclude-algorithms: " + excluded.error()};
+  request.excluded = std::move(excluded).value();
   request.batch = options.batch;
   if (!network_text) return Error{"--network: " + network_text.error()};
   auto network = parse_network(network_text->text, network_text->source, network_text->default_name,

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "core/algorithm_exclusion.h"
 #include "core/batch_size_policy.h"
 #include "core/expected.h"
 #include "networks/network.h"
@@ -19,8 +20,9 @@ struct PlanningOptions {
   std::string backend = "cpu";
   std::string policy = "powerOfTwo";
   std::string workspace_limit = "64MiB";
-  std::string total_workspace;  // empty: WR only
-  std::string database;         // empty: the default database (UCUDNN_DATABASE, ...)
+  std::string total_workspace;     // empty: WR only
+  std::string database;            // empty: the default database (UCUDNN_DATABASE, ...)
+  std::string exclude_algorithms;  // default UCUDNN_EXCLUDE_ALGORITHMS
 };
 
 void add_planning_options(CLI::App& command, PlanningOptions& options);
@@ -33,6 +35,7 @@ struct PlanningRequest {
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
   std::uint64_t workspace_limit = 0;
   std::optional<std::uint64_t> total_workspace;
+  AlgorithmExclusion excluded;
 };
 
 // The error names the option and the value. The second form parses a network text that

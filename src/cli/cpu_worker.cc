@@ -2,15 +2,10 @@
 
 #include <sched.h>
 
-#include <algorithm>
-#include <chrono>
-#include <functional>
-#include <random>
+#include <exception>
 
-#include "aligned_buffer.h"
 #include "gemm.h"
-#include "host_tensors.h"
-#include "plan_executor.h"
+#include "side_by_side.h"
 
 namespace ucudnn::cli {
 
@@ -21,26 +16,15 @@ std::string CpuWorker::description() const {
          cpu::blas_kernel_name() + ")";
 }
 
-std::optional<double> CpuWorker::run_ms(const KernelKey& kernel, const Configuration& configuration,
-                                        int repeats) {
-  std::mt19937_64 random(std::random_device{}());
-  cpu::HostTensors buffers(kernel.problem, random);
-  cpu::AlignedBuffer workspace(cpu::configuration_workspace_bytes(kernel, configuration));
-  auto run = [&] {
-    cpu::run_configuration(kernel, configuration, buffers.tensors(), {1, 0},
-                           {workspace.data(), workspace.size()}, pool_);
-  };
-  std::vector<double> times;
-  run();  // warm-up
-  for (int i = 0; i < std::max(1, repeats); ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    times.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count());
+std::optional<SideBySideRuns> CpuWorker::run_side_by_side(const KernelKey& kernel,
+                                                          const Configuration& plan,
+                                                          const Configuration& baseline,
+                                                          int repeats) {
+  try {
+    return cpu::run_side_by_side(kernel, plan, baseline, repeats, pool_, random_);
+  } catch (const std::exception&) {  // no memory for the buffers, a solver that fails
+    return std::nullopt;
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
 }
 
 std::optional<std::string> cpu_binding_problem(unsigned threads) {

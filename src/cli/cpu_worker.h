@@ -2,6 +2,7 @@
 // The CPU as a `ucudnn bench` worker: a thread pool over the physical cores and the CPU
 // backend's benchmarker.
 #include <memory>
+#include <random>
 
 #include "cpu_benchmarker.h"
 #include "thread_pool.h"
@@ -13,15 +14,18 @@ class CpuWorker final : public Worker {
  public:
   explicit CpuWorker(int repeats);
 
-  Benchmarker& benchmarker() override { return benchmarker_; }
   std::string description() const override;
-  std::optional<double> run_ms(const KernelKey& kernel, const Configuration& configuration,
-                               int repeats) override;
+  std::optional<SideBySideRuns> run_side_by_side(const KernelKey& kernel, const Configuration& plan,
+                                                 const Configuration& baseline,
+                                                 int repeats) override;
   unsigned threads() const { return pool_.size(); }
 
  private:
+  Benchmarker& device_benchmarker() override { return benchmarker_; }
+
   cpu::ThreadPool pool_;
   cpu::CpuBenchmarker benchmarker_;
+  std::mt19937_64 random_{std::random_device{}()};
 };
 
 // Why this process cannot run `threads` threads on their own cores (nullopt: it can). mpirun

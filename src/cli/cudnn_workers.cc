@@ -1,13 +1,14 @@
 #include "cudnn_workers.h"
 
 #include <algorithm>
+#include <random>
 
-#include "cudnn/configuration_timer.h"
 #include "cudnn/cuda_runtime.h"
 #include "cudnn/cudnn_api.h"
 #include "cudnn/cudnn_benchmarker.h"
 #include "cudnn/device_memory.h"
 #include "cudnn/gpu_fingerprint.h"
+#include "cudnn/side_by_side.h"
 
 namespace ucudnn::cli {
 
@@ -59,19 +60,22 @@ class GpuWorker final : public Worker {
   GpuWorker(const GpuWorker&) = delete;
   GpuWorker& operator=(const GpuWorker&) = delete;
 
-  Benchmarker& benchmarker() override { return *benchmarker_; }
   void enter_thread() override { runtime_.cudaSetDevice(device_); }
   std::string description() const override {
     return "GPU " + std::to_string(device_) + " (" + model_ + ")";
   }
 
-  std::optional<double> run_ms(const KernelKey& kernel, const Configuration& configuration,
-                               int repeats) override {
+  std::optional<SideBySideRuns> run_side_by_side(const KernelKey& kernel, const Configuration& plan,
+                                                 const Configuration& baseline,
+                                                 int repeats) override {
     enter_thread();
-    return cudnn::time_configuration(api_, runtime_, handle_, kernel, configuration, repeats);
+    return cudnn::run_side_by_side(api_, runtime_, handle_, kernel, plan, baseline, repeats,
+                                   random_);
   }
 
  private:
+  Benchmarker& device_benchmarker() override { return *benchmarker_; }
+
   GpuWorker(const CudnnApi& api, const CudaRuntime& runtime, int device, std::string model)
       : api_(api), runtime_(runtime), device_(device), model_(std::move(model)) {}
 
@@ -82,6 +86,7 @@ class GpuWorker final : public Worker {
   cudaStream_t stream_ = nullptr;
   cudnnHandle_t handle_ = nullptr;
   std::unique_ptr<cudnn::CudnnBenchmarker> benchmarker_;
+  std::mt19937_64 random_{std::random_device{}()};
 };
 
 }  // namespace

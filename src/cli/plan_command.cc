@@ -38,14 +38,19 @@ void report(const std::string& message) {
   report_error("plan", message);
 }
 
-// The algorithms of a kernel on the backend, known without a device.
-AlgorithmLister algorithm_lister(const std::string& backend, cpu::CpuBenchmarker& cpu) {
+// The algorithms of a kernel on the backend, known without a device, less the excluded.
+AlgorithmLister algorithm_lister(const std::string& backend, cpu::CpuBenchmarker& cpu,
+                                 const AlgorithmExclusion& excluded) {
+  return [&cpu, &excluded, backend](const KernelKey& kernel) {
 #ifdef UCUDNN_CLI_HAVE_CUDNN
-  if (backend == "cudnn")
-    return [](const KernelKey& kernel) { return cudnn::algorithm_names(kernel.operation); };
+    auto names =
+        backend == "cudnn" ? cudnn::algorithm_names(kernel.operation) : cpu.algorithms(kernel);
+#else
+    auto names = cpu.algorithms(kernel);
 #endif
-  (void)backend;
-  return [&cpu](const KernelKey& kernel) { return cpu.algorithms(kernel); };
+    std::erase_if(names, [&](const std::string& name) { return excluded.excludes(backend, name); });
+    return names;
+  };
 }
 
 // This machine's GPU, when one is usable.
@@ -140,7 +145,8 @@ int run_plan_command(const PlanOptions& options) {
     std::fprintf(stderr, "ucudnn plan: no usable GPU here: planning for %s\n", fingerprint.c_str());
   }
 
-  StoreReader reader(request.backend, fingerprint, algorithm_lister(request.backend, cpu),
+  StoreReader reader(request.backend, fingerprint,
+                     algorithm_lister(request.backend, cpu, request.excluded),
                      {database.store.get()});
   const NetworkPlan plan = plan_network(reader, kernels, request);
   if (const auto missing = reader.missing(); !missing.empty()) {

@@ -76,17 +76,19 @@ cudnnStatus_t or_else(const std::string& what, Planned planned, Fallback fallbac
 PlannerContext context_for(HandleState& state, const Settings& settings) {
   auto& registry = Registry::instance();
   auto& device = registry.device(state.device);
-  return {cudnn::cudnn_api(),
-          cudnn::cuda_runtime(),
-          state.handle,
-          state.device,
-          registry.store_for(device),
-          device.fingerprint,
-          device.benchmark_mutex,
-          state.policy(settings),
-          settings.benchmark_repeats,
-          true,
-          std::nullopt};
+  PlannerContext context{cudnn::cudnn_api(),
+                         cudnn::cuda_runtime(),
+                         state.handle,
+                         state.device,
+                         registry.store_for(device),
+                         device.fingerprint,
+                         device.benchmark_mutex,
+                         state.policy(settings),
+                         settings.benchmark_repeats,
+                         true,
+                         std::nullopt};
+  context.excluded = &settings.excluded;
+  return context;
 }
 
 bool deterministic(const Configuration& configuration, Operation operation) {
@@ -135,8 +137,8 @@ Planning planning_outside_find(const Settings& settings) {
 // The host's side of CPU/GPU hybrid when UCUDNN_HYBRID asks for it: the CPU backend and the
 // link, probed once per GPU (with buffers within `limit`); nullopt when hybrid is off or
 // cannot be had.
-std::optional<HostSide> host_side(HandleState& state, const Settings& settings,
-                                  std::uint64_t limit, bool may_measure) {
+std::optional<HostSide> host_side(HandleState& state, const Settings& settings, std::uint64_t limit,
+                                  bool may_measure) {
   if (settings.hybrid == Hybrid::kOff) return std::nullopt;
   if (state.hybrid_host) return state.hybrid_host;
   auto& registry = Registry::instance();

@@ -13,6 +13,8 @@
 
 namespace ucudnn::shim {
 
+const AlgorithmExclusion PlannerContext::kNothingExcluded;
+
 namespace {
 
 // Stands in for the device when measuring is not allowed: whatever the store lacks is
@@ -39,8 +41,9 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
   const cudnn::CurrentDevice on(context.runtime, context.device);
   cudnn::CudnnBenchmarker device(context.api, context.runtime, context.handle, context.fingerprint,
                                  {1, context.benchmark_repeats, limit, context.caller});
-  NothingMeasured nothing(device);
-  StoredBenchmarker stored(context.may_measure ? static_cast<Benchmarker&>(device) : nothing,
+  ExcludingBenchmarker allowed(device, *context.excluded);
+  NothingMeasured nothing(allowed);
+  StoredBenchmarker stored(context.may_measure ? static_cast<Benchmarker&>(allowed) : nothing,
                            context.store);
   MicroTable table = measure_micro_table(stored, kernel, context.policy, limit);
   if (context.may_measure && stored.measurements_taken() > 0)
@@ -58,9 +61,17 @@ PlanKey plan_key(const PlannerContext& context, const KernelKey& kernel, std::ui
 
 namespace {
 
+std::optional<std::string> excluded_problem(const PlannerContext& context,
+                                            const Configuration& plan) {
+  if (auto algorithm = context.excluded->excluded_in(plan))
+    return "it uses " + *algorithm + ", excluded by UCUDNN_EXCLUDE_ALGORITHMS";
+  return std::nullopt;
+}
+
 std::optional<std::string> device_plan_problem(const PlannerContext& context,
                                                const KernelKey& kernel, const Configuration& plan,
                                                std::uint64_t limit) {
+  if (auto problem = excluded_problem(context, plan)) return problem;
   return plan_validation_error(
       kernel, plan, "cudnn", limit,
       [&](const KernelKey& micro, const std::string& name) -> std::optional<std::uint64_t> {
@@ -120,6 +131,7 @@ BatchSizePolicy host_policy(BatchSizePolicy policy) {
 std::optional<std::string> hybrid_problem(const PlannerContext& context, const KernelKey& kernel,
                                           const Configuration& plan, std::uint64_t limit,
                                           HostBackend& host) {
+  if (auto problem = excluded_problem(context, plan)) return problem;
   if (plan.batch() != kernel.problem.batch())
     return "the plan covers " + std::to_string(plan.batch()) + " of " +
            std::to_string(kernel.problem.batch()) + " images";
@@ -141,8 +153,10 @@ std::optional<std::string> hybrid_problem(const PlannerContext& context, const K
 }
 
 MicroTable measure_host(const PlannerContext& context, const KernelKey& kernel, Benchmarker& cpu) {
-  NothingMeasured nothing(cpu);
-  StoredBenchmarker stored(context.may_measure ? cpu : nothing, context.store);
+  ExcludingBenchmarker allowed(cpu, *context.excluded);
+  NothingMeasured nothing(allowed);
+  StoredBenchmarker stored(context.may_measure ? static_cast<Benchmarker&>(allowed) : nothing,
+                           context.store);
   MicroTable table =
       measure_micro_table(stored, kernel, host_policy(context.policy), kNoWorkspaceLimit);
   if (context.may_measure && stored.measurements_taken() > 0)

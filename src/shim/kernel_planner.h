@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 
+#include "core/algorithm_exclusion.h"
 #include "core/benchmark_store.h"
 #include "core/expected.h"
 #include "core/host_backend.h"
@@ -45,6 +46,10 @@ struct PlannerContext {
   // Set where WD may split kernels with the host (UCUDNN_HYBRID); WR's splits are planned by
   // plan_hybrid.
   std::optional<HostSide> host = std::nullopt;
+  // UCUDNN_EXCLUDE_ALGORITHMS: never measured, planned or run from a stored plan.
+  const AlgorithmExclusion* excluded = &kNothingExcluded;
+
+  static const AlgorithmExclusion kNothingExcluded;
 };
 
 // WR: the fastest configuration whose every micro-batch fits `limit`.

@@ -120,6 +120,12 @@ Settings read_settings(const Environment& getenv,
     else if (!equals_ignoring_case(value, "off"))
       warn(rejected(used, value, "is not off, auto or on", "the default: off"));
   }
+  if (const char* value = lookup(getenv, "UCUDNN_EXCLUDE_ALGORITHMS", nullptr, used)) {
+    std::vector<std::string> unreadable;
+    settings.excluded = AlgorithmExclusion::parse_leniently(value, unreadable);
+    for (const auto& entry : unreadable)
+      warn(used + ": '" + entry + "' is not backend:ALGORITHM (e.g. cudnn:FFT); ignored");
+  }
   if (const char* value = lookup(getenv, "UCUDNN_DEVICES", "UCUDNN_BENCHMARK_DEVICES", used)) {
     if (auto devices = parse_device_list(value))
       settings.devices = *devices;

@@ -22,6 +22,9 @@
 //                                 batch's last samples computed by the CPU backend while the
 //                                 GPU computes the rest; auto where the planner predicts a
 //                                 gain, on always (at least one sample: tests, demonstrations)
+//   UCUDNN_EXCLUDE_ALGORITHMS     algorithms never benchmarked, planned or run from a stored
+//                                 plan: backend:NAME,... with shell wildcards, e.g.
+//                                 "cpu:WINOGRAD_F4X4_3X3,cudnn:FFT*" (core/algorithm_exclusion.h)
 //   UCUDNN_DEVICES                GPUs for offline benchmarking (`ucudnn bench`): "all" or
 //                                 "0,1,..."; alias UCUDNN_BENCHMARK_DEVICES (µ-cuDNN's)
 #include <chrono>
@@ -31,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "core/algorithm_exclusion.h"
 #include "core/batch_size_policy.h"
 #include "shim/log.h"
 
@@ -51,6 +55,7 @@ struct Settings {
   int benchmark_repeats = 3;
   bool benchmark_in_find_only = false;
   Hybrid hybrid = Hybrid::kOff;
+  AlgorithmExclusion excluded;
   std::optional<std::vector<int>> devices;  // nullopt: all
   LogLevel log_level = LogLevel::kWarning;
 };

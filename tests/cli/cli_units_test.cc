@@ -11,6 +11,7 @@
 #include "cluster.h"
 #include "core/memory_store.h"
 #include "network_kernels.h"
+#include "plan_check.h"
 #include "progress.h"
 #include "support/random_seed.h"
 #include "support/table_benchmarker.h"
@@ -27,6 +28,69 @@ Environment environment_of(const Variables& variables) {
     auto found = variables.find(name);
     return found == variables.end() ? nullptr : found->second.c_str();
   };
+}
+
+// Answers the plan check as told: a slow plan for one kernel, a wrong output for another.
+class ScriptedWorker final : public Worker {
+ public:
+  std::string description() const override { return "scripted"; }
+  std::optional<SideBySideRuns> run_side_by_side(const KernelKey& kernel, const Configuration&,
+                                                 const Configuration&, int) override {
+    const std::string key = kernel.to_string();
+    ++runs;
+    if (key == slow) return SideBySideRuns{13, 20, OutputComparison{0, 1e-5}};
+    if (key == wrong) return SideBySideRuns{10, 20, OutputComparison{0.5, 1e-5}};
+    if (key == failing) return std::nullopt;
+    return SideBySideRuns{10.5, 20, OutputComparison{1e-7, 1e-5}};
+  }
+  std::string slow, wrong, failing;
+  int runs = 0;
+
+ private:
+  Benchmarker& device_benchmarker() override { return table_; }
+  testing::TableBenchmarker table_{{"A"}};
+};
+
+TEST(PlanCheck, NamesKernelsOffTheirPlanAndPlansThatComputeSomethingElse) {
+  const auto kernels = network_kernels(*builtin_network("alexnet", 2));
+  NetworkPlan plan;
+  plan.distinct = distinct_kernels(kernels);
+  for (std::size_t d = 0; d < plan.distinct.size(); ++d) {
+    KernelPlan p;
+    p.plan = Configuration{{{"cpu", "A", 1, 5, 0}, {"cpu", "A", 1, 5, 0}}};  // 10 ms planned
+    p.undivided = MicroConfiguration{"cpu", "B", 2, 20, 0};
+    plan.plans.push_back(p);
+  }
+  ScriptedWorker worker;
+  worker.slow = kernels[0].key.to_string();
+  worker.wrong = kernels[1].key.to_string();
+  worker.failing = kernels[2].key.to_string();
+  char* text = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = open_memstream(&text, &size);
+  const PlanCheckSummary summary = check_plans(out, worker, kernels, plan, 1);
+  std::fclose(out);
+  const std::string printed(text, size);
+  std::free(text);
+
+  EXPECT_EQ(worker.runs, 15);
+  EXPECT_EQ(summary.checked, 14u);
+  EXPECT_EQ(summary.could_not_run, 1u);
+  EXPECT_EQ(summary.disagreeing, 1u);
+  EXPECT_NEAR(summary.predicted_vs_measured, 0.05, 1e-12);  // 12 of 14 at 10.5 / 10
+  EXPECT_DOUBLE_EQ(summary.plan_ms, 13 + 10 + 12 * 10.5);
+  EXPECT_NE(printed.find("warning: measured more than 25% off the plan: conv1 Forward (1.30x)\n"),
+            std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("error: the plan's output differs from its undivided baseline's beyond "
+                         "the stated tolerance: conv1 BackwardData\n"),
+            std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("conv1 BackwardFilter | could not run"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("predicted vs measured: median |measured/planned - 1| = 5.0% over 14"),
+            std::string::npos)
+      << printed;
+  EXPECT_EQ(printed.find("every plan agrees"), std::string::npos);
 }
 
 TEST(NetworkKernels, ThreeKernelsPerLayerInFileOrder) {

@@ -183,7 +183,7 @@ std::set<std::string> plan_keys(const std::vector<json>& rows) {
 
 TEST_F(CliTest, SecondBenchMeasuresNothingNew) {
   const auto args =
-      concat({"bench", "--database", path("a.db"), "--total-workspace", "1MiB", "--no-verify"},
+      concat({"bench", "--database", path("a.db"), "--total-workspace", "1MiB", "--no-check-plans"},
              bench_args());
   const auto first = run(args);
   ASSERT_EQ(first.status, 0) << describe(first);
@@ -224,8 +224,88 @@ TEST_F(CliTest, SecondBenchMeasuresNothingNew) {
   EXPECT_EQ(wd, 1u);
 }
 
+// The plan check runs every plan beside its baseline on the same inputs: each row has both
+// times and the outputs' difference against the stated tolerance.
+TEST_F(CliTest, PlanCheckComparesOutputsAndPredictions) {
+  const auto r = run(concat({"bench", "--database", path("a.db")}, bench_args()));
+  ASSERT_EQ(r.status, 0) << describe(r);
+  const auto at = r.out.find("\nplan check: ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  std::istringstream lines(r.out.substr(at + 1));
+  std::string line;
+  std::getline(lines, line);  // title
+  std::getline(lines, line);  // header
+  std::set<std::string> checked;
+  while (std::getline(lines, line) && line.rfind("WR total", 0) != 0) {
+    SCOPED_TRACE(line);
+    char layer[32], operation[32], verdict[16];
+    double planned, measured, ratio, base_planned, base_measured, base_ratio, difference, tolerance;
+    ASSERT_EQ(std::sscanf(line.c_str(),
+                          "%31s %31s | %lf %lf %lf | %lf %lf %lf | %lf (tolerance %lf) %15s", layer,
+                          operation, &planned, &measured, &ratio, &base_planned, &base_measured,
+                          &base_ratio, &difference, &tolerance, verdict),
+              11);
+    EXPECT_GT(planned, 0);
+    EXPECT_GT(measured, 0);
+    EXPECT_GT(ratio, 0);
+    EXPECT_LE(difference, tolerance);
+    EXPECT_GE(tolerance, 2e-5);
+    EXPECT_STREQ(verdict, "ok");
+    checked.insert(std::string(layer) + " " + operation);
+  }
+  EXPECT_EQ(checked.size(), 9u) << "every distinct kernel with a plan (conv3 repeats conv2)";
+  EXPECT_NE(r.out.find("predicted vs measured: median |measured/planned - 1| = "),
+            std::string::npos);
+  EXPECT_NE(r.out.find("outputs: every plan agrees with its undivided baseline"),
+            std::string::npos);
+}
+
+// Excluded algorithms are never measured, planned nor read back from the database.
+TEST_F(CliTest, ExcludedAlgorithmsAreNeitherMeasuredNorPlanned) {
+  const auto bench = run(concat({"bench", "--database", path("a.db"), "--no-check-plans",
+                                 "--exclude-algorithms", "cpu:lowering_*, cpu:ONEDNN_AUTO"},
+                                bench_args()));
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  const auto [measurements, plans] = rows(path("a.db"));
+  ASSERT_FALSE(measurements.empty());
+  std::set<std::string> algorithms;
+  for (const auto& row : measurements) algorithms.insert(row["algorithm"].get<std::string>());
+  EXPECT_TRUE(algorithms.count("DIRECT"));
+  for (const auto& name : algorithms) {
+    EXPECT_NE(name.rfind("LOWERING_", 0), 0u) << name;
+    EXPECT_NE(name, "ONEDNN_AUTO");
+  }
+  EXPECT_EQ(plan_part(bench.out).find("LOWERING"), std::string::npos) << bench.out;
+
+  // From the environment, on `plan`: measurements in the database are not used either.
+  const auto unfiltered =
+      run(concat({"bench", "--database", path("b.db"), "--no-check-plans"}, bench_args()));
+  ASSERT_EQ(unfiltered.status, 0) << describe(unfiltered);
+  const auto plan_args = concat({"plan", "--database", path("b.db"), "--json"}, network_args());
+  const auto planned =
+      run(plan_args, {{"UCUDNN_EXCLUDE_ALGORITHMS", "cpu:LOWERING_BATCHED,cpu:ONEDNN_*"}});
+  ASSERT_EQ(planned.status, 0) << describe(planned);
+  const json document = json::parse(planned.out);
+  std::set<std::string> used;
+  for (const auto& kernel : document["kernels"]) {
+    for (const auto& m : kernel["plan"]["micro"]) used.insert(m["algorithm"].get<std::string>());
+    if (!kernel["undivided"].is_null()) used.insert(kernel["undivided"]["algorithm"]);
+  }
+  ASSERT_FALSE(used.empty());
+  for (const auto& name : used) {
+    EXPECT_NE(name, "LOWERING_BATCHED");
+    EXPECT_NE(name.rfind("ONEDNN_", 0), 0u) << name;
+  }
+
+  const auto bad = run(
+      concat({"plan", "--database", path("b.db"), "--exclude-algorithms", "FFT"}, network_args()));
+  EXPECT_EQ(bad.status, 2) << describe(bad);
+  EXPECT_NE(bad.err.find("--exclude-algorithms: 'FFT' is not backend:ALGORITHM"), std::string::npos)
+      << bad.err;
+}
+
 TEST_F(CliTest, DefaultDatabaseIsTheShims) {
-  const auto bench = run(concat({"bench", "--no-verify"}, bench_args()));
+  const auto bench = run(concat({"bench", "--no-check-plans"}, bench_args()));
   ASSERT_EQ(bench.status, 0) << describe(bench);
   EXPECT_NE(bench.out.find("database: " + path("default.db")), std::string::npos) << bench.out;
   EXPECT_TRUE(std::filesystem::exists(path("default.db")));
@@ -271,7 +351,7 @@ int release(pid_t holder) {
 
 TEST_F(CliTest, PlanReadsWithoutBenchmarking) {
   const auto bench =
-      run(concat({"bench", "--database", path("a.db"), "--no-verify"}, bench_args()));
+      run(concat({"bench", "--database", path("a.db"), "--no-check-plans"}, bench_args()));
   ASSERT_EQ(bench.status, 0) << describe(bench);
   const auto before = rows(path("a.db"));
 
@@ -301,7 +381,7 @@ TEST_F(CliTest, PlanReadsWithoutBenchmarking) {
 
 TEST_F(CliTest, PlanNamesTheKernelsWithoutMeasurements) {
   const auto bench =
-      run(concat({"bench", "--database", path("a.db"), "--no-verify"}, bench_args()));
+      run(concat({"bench", "--database", path("a.db"), "--no-check-plans"}, bench_args()));
   ASSERT_EQ(bench.status, 0) << describe(bench);
   // Batch 8 was never benchmarked.
   const auto plan = run(concat({"plan", "--database", path("a.db")}, network_args(8)));
@@ -328,12 +408,12 @@ TEST_F(CliTest, PlanNamesAMissingDatabaseAndCreatesNothing) {
 // says so within a second or two instead of sitting silent.
 TEST_F(CliTest, WaitingForALockedDatabaseIsAnnounced) {
   const auto bench =
-      run(concat({"bench", "--database", path("a.db"), "--no-verify"}, bench_args()));
+      run(concat({"bench", "--database", path("a.db"), "--no-check-plans"}, bench_args()));
   ASSERT_EQ(bench.status, 0) << describe(bench);
   for (const char* command : {"plan", "bench"}) {
     SCOPED_TRACE(command);
     std::vector<std::string> args = {command, "--database", path("a.db")};
-    if (std::string(command) == "bench") args.push_back("--no-verify");
+    if (std::string(command) == "bench") args.push_back("--no-check-plans");
     const auto holder = hold_write_lock(path("a.db"), 3000);
     const auto started = std::chrono::steady_clock::now();
     const auto r = run(concat(args, network_args()));
@@ -348,7 +428,7 @@ TEST_F(CliTest, WaitingForALockedDatabaseIsAnnounced) {
 
 TEST_F(CliTest, DatabaseRoundTrip) {
   const auto bench =
-      run(concat({"bench", "--database", path("a.db"), "--no-verify"}, bench_args()));
+      run(concat({"bench", "--database", path("a.db"), "--no-check-plans"}, bench_args()));
   ASSERT_EQ(bench.status, 0) << describe(bench);
   const auto a = rows(path("a.db"));
 
@@ -425,13 +505,13 @@ TEST_F(CliTest, BadNetworkFilesAreNamedWithFieldAndValue) {
 TEST_F(CliTest, MpiRanksTogetherMeasureWhatOneProcessMeasures) {
   if (!have_mpirun()) GTEST_SKIP() << "mpirun not found: the cluster test needs Open MPI";
   const auto cluster = run_mpi(concat(
-      {"bench", "--database", path("cluster.db"), "--no-verify", "--total-workspace", "1MiB"},
+      {"bench", "--database", path("cluster.db"), "--no-check-plans", "--total-workspace", "1MiB"},
       bench_args()));
   ASSERT_EQ(cluster.status, 0) << describe(cluster);
   EXPECT_NE(cluster.out.find("cluster: 2 ranks"), std::string::npos) << cluster.out;
-  const auto single = run(
-      concat({"bench", "--database", path("single.db"), "--no-verify", "--total-workspace", "1MiB"},
-             bench_args()));
+  const auto single = run(concat(
+      {"bench", "--database", path("single.db"), "--no-check-plans", "--total-workspace", "1MiB"},
+      bench_args()));
   ASSERT_EQ(single.status, 0) << describe(single);
   EXPECT_EQ(counts(cluster), counts(single));
   const auto a = rows(path("cluster.db"));
@@ -445,7 +525,7 @@ TEST_F(CliTest, MpiRanksTogetherMeasureWhatOneProcessMeasures) {
 }
 
 TEST_F(CliTest, CudnnWithoutAUsableGpuSaysSo) {
-  const auto r = run(concat({"bench", "--backend", "cudnn", "--no-verify"}, bench_args()));
+  const auto r = run(concat({"bench", "--backend", "cudnn", "--no-check-plans"}, bench_args()));
   if (r.status == 0) GTEST_SKIP() << "a GPU is usable here";
   EXPECT_EQ(r.status, 1) << describe(r);
   EXPECT_NE(r.err.find("ucudnn bench: --backend cudnn: "), std::string::npos) << r.err;
@@ -462,6 +542,9 @@ TEST_F(CliTest, CudnnOnTheTestDoubles) {
   EXPECT_NE(first.out.find("devices: GPU 0 (ucudnn fakecuda test double)"), std::string::npos)
       << first.out;
   EXPECT_NE(first.out.find("WR total, run for real side by side"), std::string::npos);
+  EXPECT_NE(first.out.find("outputs: every plan agrees with its undivided baseline"),
+            std::string::npos)
+      << first.out;
   const auto [measured, reused] = counts(first);
   EXPECT_GT(measured, 0);
   const auto second = run(args, fakecuda());
@@ -504,8 +587,9 @@ TEST_F(CliTest, CudnnOnTheTestDoubles) {
 TEST_F(CliTest, CudnnClusterEqualsOneProcessBitForBit) {
   if (!have_fakecuda()) GTEST_SKIP() << "built without the cuDNN test doubles";
   if (!have_mpirun()) GTEST_SKIP() << "mpirun not found: the cluster test needs Open MPI";
-  const auto args = concat(
-      {"bench", "--backend", "cudnn", "--no-verify", "--total-workspace", "4MiB"}, bench_args(8));
+  const auto args =
+      concat({"bench", "--backend", "cudnn", "--no-check-plans", "--total-workspace", "4MiB"},
+             bench_args(8));
   const auto cluster = run_mpi(concat(args, {"--database", path("cluster.db")}), fakecuda());
   ASSERT_EQ(cluster.status, 0) << describe(cluster);
   EXPECT_NE(cluster.out.find("rank 1: GPU 0 (ucudnn fakecuda test double)"), std::string::npos)
@@ -522,7 +606,7 @@ TEST_F(CliTest, CudnnClusterEqualsOneProcessBitForBit) {
 
 TEST_F(CliTest, CudnnOnSeveralGpusOfOneModel) {
   if (!have_fakecuda()) GTEST_SKIP() << "built without the cuDNN test doubles";
-  const auto args = concat({"bench", "--backend", "cudnn", "--no-verify"}, bench_args(8));
+  const auto args = concat({"bench", "--backend", "cudnn", "--no-check-plans"}, bench_args(8));
   const auto two = run(concat(args, {"--devices", "all", "--database", path("two.db")}),
                        fakecuda({{"FAKECUDA_DEVICE_COUNT", "2"}}));
   ASSERT_EQ(two.status, 0) << describe(two);

@@ -88,12 +88,6 @@ double relative_error(const KernelKey& kernel, const Buffers& got,
   return std::sqrt(difference / std::max(norm, 1e-300));
 }
 
-// F(4x4,3x3)'s transforms lose about a digit (oneDNN's Winograd is of that kind); every
-// other solver must be as good as a float32 direct sum.
-double tolerance_for(std::string_view solver) {
-  return solver == "WINOGRAD_F4X4_3X3" || solver == "ONEDNN_WINOGRAD" ? 1e-4 : 1e-5;
-}
-
 // A workspace of exactly the stated size followed by guard bytes that must stay untouched;
 // under AddressSanitizer the guard is poisoned too, so an overrun fails at the write.
 class GuardedWorkspace {
@@ -161,7 +155,7 @@ TEST_F(CpuSolvers, EverySolverMatchesTheReference) {
             const auto expected = reference_output(kernel, buffers, scaling);
             GuardedWorkspace workspace(solver->workspace_bytes(kernel));
             solver->run(kernel, buffers.tensors(), scaling, workspace.get(), pool_);
-            EXPECT_LE(relative_error(kernel, buffers, expected), tolerance_for(solver->name()));
+            EXPECT_LE(relative_error(kernel, buffers, expected), solver->tolerance(kernel));
             EXPECT_TRUE(workspace.guard_intact()) << "wrote past its stated workspace";
             ++checked;
             ++checked_by[std::string(solver->name())];

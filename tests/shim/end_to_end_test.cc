@@ -465,6 +465,31 @@ TEST_F(EndToEnd, PoisonedStoredPlansAreDiscardedAndReplanned) {
   EXPECT_EQ(second.iteration_ms, first.iteration_ms);
 }
 
+// UCUDNN_EXCLUDE_ALGORITHMS: an excluded algorithm never reaches cuDNN, neither to be
+// benchmarked nor from a stored plan that uses it (discarded and planned again).
+TEST_F(EndToEnd, ExcludedAlgorithmsNeverRunEvenFromStoredPlans) {
+  const std::string database = ::testing::TempDir() + "ucudnn-e2e-exclude-" + seed_ + ".db";
+  const auto cap = std::to_string(kTightLimit);
+  Environment environment = {{"UCUDNN_WORKSPACE_LIMIT", cap}, {"UCUDNN_DATABASE", database}};
+  const ProgramRun without = baseline({"--workspace-limit", cap});
+  const ProgramRun first = preloaded({"--workspace-limit", cap}, environment);
+  expect_ran_on_doubles(first);
+  const std::vector<std::string> fast = {"algo=FFT", "algo=WINOGRAD"};
+  int fast_calls = 0;
+  for (const auto& name : fast) fast_calls += count_of(first.trace, name);
+  ASSERT_GT(fast_calls, 0) << "the stored plans should use FFT or Winograd";
+
+  environment["UCUDNN_EXCLUDE_ALGORITHMS"] = "cudnn:fft*, cudnn:WINOGRAD*";
+  const ProgramRun second = preloaded({"--workspace-limit", cap}, environment);
+  std::remove(database.c_str());
+  expect_ran_on_doubles(second);
+  expect_same_results(without, second);
+  for (const auto& name : fast) EXPECT_EQ(count_of(second.trace, name), 0) << name;
+  EXPECT_GT(count_of(second.process.err, "excluded by UCUDNN_EXCLUDE_ALGORITHMS"), 0)
+      << second.process.err;
+  EXPECT_GT(count_of(second.trace, "conv op="), 0);
+}
+
 // The same programs against the real cuDNN on a GPU (scripts/gpu-validate.sh). Different
 // algorithms round differently (FFT, Winograd, TF32 tensor cores under the default math
 // type), so results agree to a looser tolerance; a lost micro-batch or a wrong beta would be

@@ -423,11 +423,12 @@ TEST_F(WorkspaceDivision, AnOfflineDivisionRunsFromTheFirstIterationWithoutMeasu
   }
   // The tool runs on the doubles too, without the shim and without writing into our trace.
   const auto bench_output = directory / "bench.txt", job_output = directory / "job.txt";
-  const std::string bench =
-      std::string("env -u LD_PRELOAD -u FAKECUDA_TRACE ") + UCUDNN_CLI +
-      " bench --backend cudnn --no-verify --repeats 1 --policy powerOfTwo --batch 16 --network " +
-      network.string() + " --database " + database.string() + " --total-workspace " +
-      std::to_string(total_workspace()) + " > " + bench_output.string() + " 2>&1";
+  const std::string bench = std::string("env -u LD_PRELOAD -u FAKECUDA_TRACE ") + UCUDNN_CLI +
+                            " bench --backend cudnn --no-check-plans --repeats 1 --policy "
+                            "powerOfTwo --batch 16 --network " +
+                            network.string() + " --database " + database.string() +
+                            " --total-workspace " + std::to_string(total_workspace()) + " > " +
+                            bench_output.string() + " 2>&1";
   ASSERT_EQ(std::system(bench.c_str()), 0) << bench;
   const std::string job = "env UCUDNN_DATABASE=" + database.string() + " UCUDNN_WD_OFFLINE_JOB=1 " +
                           std::filesystem::read_symlink("/proc/self/exe").string() +

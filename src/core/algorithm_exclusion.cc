@@ -1,0 +1,89 @@
+#include "core/algorithm_exclusion.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+
+namespace ucudnn {
+
+namespace {
+std::string trimmed(std::string_view text) {
+  const auto begin = text.find_first_not_of(" \t");
+  if (begin == std::string_view::npos) return {};
+  const auto end = text.find_last_not_of(" \t");
+  return std::string(text.substr(begin, end - begin + 1));
+}
+
+bool matches(const std::string& pattern, std::string_view name) {
+  return fnmatch(pattern.c_str(), std::string(name).c_str(), FNM_CASEFOLD) == 0;
+}
+}  // namespace
+
+AlgorithmExclusion AlgorithmExclusion::parse_leniently(std::string_view text,
+                                                       std::vector<std::string>& unreadable) {
+  AlgorithmExclusion exclusion;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto comma = std::min(text.find(',', start), text.size());
+    const std::string entry = trimmed(text.substr(start, comma - start));
+    start = comma + 1;
+    if (entry.empty()) continue;
+    const auto colon = entry.find(':');
+    const std::string backend = colon == std::string::npos ? "" : trimmed(entry.substr(0, colon));
+    const std::string algorithm =
+        colon == std::string::npos ? "" : trimmed(entry.substr(colon + 1));
+    if (backend.empty() || algorithm.empty())
+      unreadable.push_back(entry);
+    else
+      exclusion.patterns_.emplace_back(backend, algorithm);
+  }
+  return exclusion;
+}
+
+Expected<AlgorithmExclusion> AlgorithmExclusion::parse(std::string_view text) {
+  std::vector<std::string> unreadable;
+  AlgorithmExclusion exclusion = parse_leniently(text, unreadable);
+  if (!unreadable.empty())
+    return Error{"'" + unreadable.front() +
+                 "' is not backend:ALGORITHM (e.g. cpu:WINOGRAD_F4X4_3X3 or cudnn:FFT*)"};
+  return exclusion;
+}
+
+bool AlgorithmExclusion::excludes(std::string_view backend, std::string_view algorithm) const {
+  return std::any_of(patterns_.begin(), patterns_.end(), [&](const auto& pattern) {
+    return matches(pattern.first, backend) && matches(pattern.second, algorithm);
+  });
+}
+
+std::optional<std::string> AlgorithmExclusion::excluded_in(
+    const Configuration& configuration) const {
+  for (const auto& m : configuration.micro)
+    if (excludes(m.backend, m.algorithm)) return m.backend + ":" + m.algorithm;
+  if (configuration.offload)
+    for (const auto& m : configuration.offload->micro)
+      if (excludes(m.backend, m.algorithm)) return m.backend + ":" + m.algorithm;
+  return std::nullopt;
+}
+
+std::string AlgorithmExclusion::to_string() const {
+  std::string text;
+  for (const auto& [backend, algorithm] : patterns_)
+    text += (text.empty() ? "" : ",") + backend + ":" + algorithm;
+  return text;
+}
+
+std::vector<std::string> ExcludingBenchmarker::algorithms(const KernelKey& kernel) {
+  auto names = device_.algorithms(kernel);
+  const std::string backend = device_.backend_name();
+  std::erase_if(names, [&](const std::string& name) { return exclusion_.excludes(backend, name); });
+  return names;
+}
+
+std::optional<Measurement> ExcludingBenchmarker::benchmark(const KernelKey& kernel,
+                                                           const std::string& algorithm,
+                                                           std::int64_t micro_batch) {
+  if (exclusion_.excludes(device_.backend_name(), algorithm)) return std::nullopt;
+  return device_.benchmark(kernel, algorithm, micro_batch);
+}
+
+}  // namespace ucudnn

@@ -1,0 +1,58 @@
+#pragma once
+// Algorithms the user forbids (UCUDNN_EXCLUDE_ALGORITHMS, `ucudnn bench
+// --exclude-algorithms`): the answer when one misbehaves on some library version, like
+// MIOpen's per-solver switches. An excluded algorithm is never benchmarked, never planned,
+// and a stored plan that uses it is discarded and planned again.
+//
+// The text is a comma-separated list of backend:ALGORITHM, e.g.
+// "cpu:WINOGRAD_F4X4_3X3,cudnn:FFT*"; names compare without regard to case, and '*' and '?'
+// are wildcards as in shell patterns.
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/benchmarker.h"
+#include "core/configuration.h"
+#include "core/expected.h"
+
+namespace ucudnn {
+
+class AlgorithmExclusion {
+ public:
+  AlgorithmExclusion() = default;  // excludes nothing
+  // An error names the entry that is not backend:ALGORITHM.
+  static Expected<AlgorithmExclusion> parse(std::string_view text);
+  // Keeps the readable entries and lists the others in `unreadable` (the shim's way: a
+  // mistyped entry must not cost the user the others).
+  static AlgorithmExclusion parse_leniently(std::string_view text,
+                                            std::vector<std::string>& unreadable);
+
+  bool excludes(std::string_view backend, std::string_view algorithm) const;
+  // The first excluded algorithm a configuration (device and host share) uses, if any.
+  std::optional<std::string> excluded_in(const Configuration& configuration) const;
+  bool empty() const { return patterns_.empty(); }
+  std::string to_string() const;  // as parsed, canonical: "cpu:WINOGRAD_F4X4_3X3,cudnn:FFT*"
+
+ private:
+  std::vector<std::pair<std::string, std::string>> patterns_;  // (backend, algorithm pattern)
+};
+
+// A device's benchmarker without the excluded algorithms: they are not listed, and asking
+// to measure one answers "not supported".
+class ExcludingBenchmarker final : public Benchmarker {
+ public:
+  ExcludingBenchmarker(Benchmarker& device, const AlgorithmExclusion& exclusion)
+      : device_(device), exclusion_(exclusion) {}
+  std::string backend_name() const override { return device_.backend_name(); }
+  DeviceFingerprint fingerprint() const override { return device_.fingerprint(); }
+  std::vector<std::string> algorithms(const KernelKey& kernel) override;
+  std::optional<Measurement> benchmark(const KernelKey& kernel, const std::string& algorithm,
+                                       std::int64_t micro_batch) override;
+
+ private:
+  Benchmarker& device_;
+  const AlgorithmExclusion& exclusion_;
+};
+
+}  // namespace ucudnn

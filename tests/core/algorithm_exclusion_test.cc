@@ -1,0 +1,63 @@
+#include "core/algorithm_exclusion.h"
+
+#include <gtest/gtest.h>
+
+#include "core/micro_table.h"
+#include "support/table_benchmarker.h"
+
+namespace ucudnn {
+namespace {
+
+TEST(AlgorithmExclusion, MatchesBackendAndNameWithoutCaseAndWithWildcards) {
+  auto exclusion = AlgorithmExclusion::parse(" cpu:winograd_f4x4_3x3 , cudnn:FFT*,,");
+  ASSERT_TRUE(exclusion) << exclusion.error();
+  EXPECT_TRUE(exclusion->excludes("cpu", "WINOGRAD_F4X4_3X3"));
+  EXPECT_FALSE(exclusion->excludes("cpu", "WINOGRAD_F2X2_3X3"));
+  EXPECT_FALSE(exclusion->excludes("cudnn", "WINOGRAD_F4X4_3X3")) << "the backend must match";
+  EXPECT_TRUE(exclusion->excludes("cudnn", "FFT"));
+  EXPECT_TRUE(exclusion->excludes("cudnn", "FFT_TILING"));
+  EXPECT_FALSE(exclusion->excludes("cudnn", "WINOGRAD"));
+  EXPECT_FALSE(exclusion->excludes("cpu", "FFT"));
+  EXPECT_EQ(exclusion->to_string(), "cpu:winograd_f4x4_3x3,cudnn:FFT*");
+  EXPECT_TRUE(AlgorithmExclusion::parse("")->empty());
+}
+
+TEST(AlgorithmExclusion, AnUnreadableEntryIsNamed) {
+  auto exclusion = AlgorithmExclusion::parse("cpu:DIRECT,FFT");
+  ASSERT_FALSE(exclusion);
+  EXPECT_NE(exclusion.error().find("'FFT'"), std::string::npos) << exclusion.error();
+  EXPECT_FALSE(AlgorithmExclusion::parse("cpu:"));
+  EXPECT_FALSE(AlgorithmExclusion::parse(":DIRECT"));
+
+  std::vector<std::string> unreadable;
+  const auto lenient = AlgorithmExclusion::parse_leniently("FFT, cpu:DIRECT", unreadable);
+  EXPECT_EQ(unreadable, std::vector<std::string>{"FFT"});
+  EXPECT_TRUE(lenient.excludes("cpu", "DIRECT")) << "the readable entries are kept";
+}
+
+TEST(AlgorithmExclusion, FindsAnExcludedAlgorithmInEitherShareOfAConfiguration) {
+  const auto exclusion = *AlgorithmExclusion::parse("cpu:DIRECT");
+  Configuration plan{{{"cudnn", "FFT", 4, 1, 0}}};
+  EXPECT_FALSE(exclusion.excluded_in(plan));
+  plan.offload = OffloadedShare{{{"cpu", "DIRECT", 2, 1, 0}}, 0.1, 0};
+  EXPECT_EQ(exclusion.excluded_in(plan), "cpu:DIRECT");
+}
+
+TEST(ExcludingBenchmarker, NeitherListsNorMeasuresAnExcludedAlgorithm) {
+  testing::TableBenchmarker table({"A", "B", "AB"});
+  for (int b = 1; b <= 4; ++b)
+    for (const char* name : {"A", "B", "AB"}) table.set(name, b, 1.0 * b, 0);
+  const auto exclusion = *AlgorithmExclusion::parse("table:A*");
+  ExcludingBenchmarker allowed(table, exclusion);
+  const auto kernel = testing::kernel_with_batch(4);
+  EXPECT_EQ(allowed.algorithms(kernel), std::vector<std::string>{"B"});
+  EXPECT_FALSE(allowed.benchmark(kernel, "AB", 2));
+  EXPECT_EQ(table.calls, 0) << "an excluded algorithm must not even run";
+  const MicroTable micro = measure_micro_table(allowed, kernel, BatchSizePolicy::kAll, 0);
+  for (const auto& candidates : micro.candidates)
+    for (const auto& m : candidates) EXPECT_EQ(m.algorithm, "B");
+  EXPECT_EQ(table.calls, 4);
+}
+
+}  // namespace
+}  // namespace ucudnn
