@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "geometry.h"
+#include "geometry_nd.h"
 
 namespace ucudnn::cpu {
 
@@ -14,59 +15,71 @@ bool is_cpu_2d_problem(const ConvolutionProblem& problem) {
 
 namespace {
 
+// Scatters every (output position, channel, filter tap) product into dense double sums over
+// the written tensor's logical elements, then writes alpha * sum + beta * old.
 template <typename T>
 void run_reference(const KernelKey& kernel, const Tensors& tensors, Scaling scaling) {
-  const Geometry g(kernel.problem);
+  const GeometryNd g(kernel.problem);
   const T* x = static_cast<const T*>(tensors.x);
   const T* w = static_cast<const T*>(tensors.w);
   const T* y = static_cast<const T*>(tensors.y);
-  // Accumulators indexed densely by the output tensor's logical index.
-  std::int64_t out_n, out_c, out_h, out_w;
+  std::int64_t outer, channels;  // of the written tensor
+  Extent3 extent;
   switch (kernel.operation) {
     case Operation::kForward:
-      out_n = g.n, out_c = g.k, out_h = g.p, out_w = g.q;
+      outer = g.n, channels = g.k, extent = g.out;
       break;
     case Operation::kBackwardData:
-      out_n = g.n, out_c = g.c, out_h = g.h, out_w = g.w;
+      outer = g.n, channels = g.c, extent = g.in;
       break;
     default:
-      out_n = g.k, out_c = g.cg, out_h = g.r, out_w = g.s;
+      outer = g.k, channels = g.cg, extent = g.filter;
       break;
   }
-  std::vector<double> sum(static_cast<std::size_t>(out_n * out_c * out_h * out_w), 0.0);
-  auto dense = [&](std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t d) {
-    return static_cast<std::size_t>(((a * out_c + b) * out_h + c) * out_w + d);
+  const std::int64_t volume = GeometryNd::volume(extent);
+  std::vector<double> sum(static_cast<std::size_t>(outer * channels * volume), 0.0);
+  auto dense = [&](std::int64_t a, std::int64_t b, const Extent3& i) {
+    return static_cast<std::size_t>(
+        ((a * channels + b) * extent[0] + i[0]) * extent[1] * extent[2] + i[1] * extent[2] + i[2]);
   };
+  Extent3 o, f, i;
   for (std::int64_t n = 0; n < g.n; ++n)
     for (std::int64_t k = 0; k < g.k; ++k) {
       const std::int64_t group = k / g.kg;
-      for (std::int64_t p = 0; p < g.p; ++p)
-        for (std::int64_t q = 0; q < g.q; ++q)
-          for (std::int64_t c = 0; c < g.cg; ++c)
-            for (std::int64_t r = 0; r < g.r; ++r)
-              for (std::int64_t s = 0; s < g.s; ++s) {
-                const std::int64_t ih = p * g.stride_h - g.pad_h + r * g.dilation_h;
-                const std::int64_t iw = q * g.stride_w - g.pad_w + s * g.dilation_w;
-                if (ih < 0 || ih >= g.h || iw < 0 || iw >= g.w) continue;
-                const std::int64_t ic = group * g.cg + c;
-                switch (kernel.operation) {
-                  case Operation::kForward:
-                    sum[dense(n, k, p, q)] += static_cast<double>(x[g.x_at(n, ic, ih, iw)]) *
-                                              static_cast<double>(w[g.w_at(k, c, r, s)]);
-                    break;
-                  case Operation::kBackwardData:
-                    sum[dense(n, ic, ih, iw)] += static_cast<double>(y[g.y_at(n, k, p, q)]) *
-                                                 static_cast<double>(w[g.w_at(k, c, r, s)]);
-                    break;
-                  case Operation::kBackwardFilter: {
-                    // dw is stored at the filter's (possibly flipped) position.
-                    const std::int64_t fr = g.flip ? g.r - 1 - r : r, fs = g.flip ? g.s - 1 - s : s;
-                    sum[dense(k, c, fr, fs)] += static_cast<double>(y[g.y_at(n, k, p, q)]) *
-                                                static_cast<double>(x[g.x_at(n, ic, ih, iw)]);
-                    break;
+      for (o[0] = 0; o[0] < g.out[0]; ++o[0])
+        for (o[1] = 0; o[1] < g.out[1]; ++o[1])
+          for (o[2] = 0; o[2] < g.out[2]; ++o[2])
+            for (std::int64_t c = 0; c < g.cg; ++c)
+              for (f[0] = 0; f[0] < g.filter[0]; ++f[0])
+                for (f[1] = 0; f[1] < g.filter[1]; ++f[1])
+                  for (f[2] = 0; f[2] < g.filter[2]; ++f[2]) {
+                    bool inside = true;
+                    for (int d = 0; d < 3; ++d) {
+                      i[d] = o[d] * g.stride[d] - g.pad[d] + f[d] * g.dilation[d];
+                      inside = inside && i[d] >= 0 && i[d] < g.in[d];
+                    }
+                    if (!inside) continue;
+                    const std::int64_t ic = group * g.cg + c;
+                    switch (kernel.operation) {
+                      case Operation::kForward:
+                        sum[dense(n, k, o)] += static_cast<double>(x[g.x_at(n, ic, i)]) *
+                                               static_cast<double>(w[g.w_at(k, c, f)]);
+                        break;
+                      case Operation::kBackwardData:
+                        sum[dense(n, ic, i)] += static_cast<double>(y[g.y_at(n, k, o)]) *
+                                                static_cast<double>(w[g.w_at(k, c, f)]);
+                        break;
+                      case Operation::kBackwardFilter: {
+                        // dw is stored at the filter's (possibly flipped) position.
+                        Extent3 stored = f;
+                        if (g.flip)
+                          for (int d = 0; d < 3; ++d) stored[d] = g.filter[d] - 1 - f[d];
+                        sum[dense(k, c, stored)] += static_cast<double>(y[g.y_at(n, k, o)]) *
+                                                    static_cast<double>(x[g.x_at(n, ic, i)]);
+                        break;
+                      }
+                    }
                   }
-                }
-              }
     }
   T* out;
   const std::int64_t* strides;
@@ -81,22 +94,25 @@ void run_reference(const KernelKey& kernel, const Tensors& tensors, Scaling scal
       out = static_cast<T*>(tensors.w), strides = g.ws;
       break;
   }
-  for (std::int64_t a = 0; a < out_n; ++a)
-    for (std::int64_t b = 0; b < out_c; ++b)
-      for (std::int64_t c = 0; c < out_h; ++c)
-        for (std::int64_t d = 0; d < out_w; ++d) {
-          T& target = out[a * strides[0] + b * strides[1] + c * strides[2] + d * strides[3]];
-          const double value = scaling.alpha * sum[dense(a, b, c, d)];
-          target = static_cast<T>(
-              scaling.beta == 0 ? value : value + scaling.beta * static_cast<double>(target));
-        }
+  for (std::int64_t a = 0; a < outer; ++a)
+    for (std::int64_t b = 0; b < channels; ++b)
+      for (i[0] = 0; i[0] < extent[0]; ++i[0])
+        for (i[1] = 0; i[1] < extent[1]; ++i[1])
+          for (i[2] = 0; i[2] < extent[2]; ++i[2]) {
+            T& target = out[a * strides[0] + b * strides[1] + i[0] * strides[2] +
+                            i[1] * strides[3] + i[2] * strides[4]];
+            const double value = scaling.alpha * sum[dense(a, b, i)];
+            target = static_cast<T>(
+                scaling.beta == 0 ? value : value + scaling.beta * static_cast<double>(target));
+          }
 }
 
 }  // namespace
 
 void reference_convolution(const KernelKey& kernel, const Tensors& tensors, Scaling scaling) {
-  if (!is_cpu_2d_problem(kernel.problem))
-    throw std::invalid_argument("reference_convolution: not a 2-d float or double problem");
+  if (!is_cpu_nd_problem(kernel.problem))
+    throw std::invalid_argument(
+        "reference_convolution: not a 1-, 2- or 3-d float or double problem");
   if (kernel.problem.data_type == DataType::kDouble)
     run_reference<double>(kernel, tensors, scaling);
   else

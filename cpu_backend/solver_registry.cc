@@ -2,6 +2,7 @@
 
 #include "solvers/direct.h"
 #include "solvers/lowering_solvers.h"
+#include "solvers/nd_solvers.h"
 #include "solvers/onednn.h"
 #include "solvers/winograd.h"
 
@@ -14,7 +15,11 @@ const std::vector<const Solver*>& all_solvers() {
                                        &lowering_batched_solver(),
                                        &lowering_partitioned_solver(),
                                        &winograd_f2x2_3x3_solver(),
-                                       &winograd_f4x4_3x3_solver()};
+                                       &winograd_f4x4_3x3_solver(),
+                                       &direct_nd_solver(),
+                                       &lowering_nd_solver(),
+                                       &winograd_f2_3_nd_solver(),
+                                       &winograd_f4_3_nd_solver()};
     for (const auto* solver : onednn_solvers()) list.push_back(solver);
     return list;
   }();

@@ -14,6 +14,7 @@
 #include "plan_executor.h"
 #include "reference.h"
 #include "solver_registry.h"
+#include "support/random_seed.h"
 #include "thread_pool.h"
 
 namespace ucudnn::cpu {
@@ -118,6 +119,18 @@ class GuardedWorkspace {
 
 class CpuSolvers : public ::testing::Test {
  protected:
+  // Fresh inputs (the output poisoned), the solver in exactly its stated workspace, its
+  // output within its stated tolerance of the float64 reference.
+  void expect_matches_reference(const Solver& solver, const KernelKey& kernel, Scaling scaling,
+                                std::mt19937_64& random) {
+    Buffers buffers = make_buffers(kernel, random, scaling.beta);
+    const auto expected = reference_output(kernel, buffers, scaling);
+    GuardedWorkspace workspace(solver.workspace_bytes(kernel));
+    solver.run(kernel, buffers.tensors(), scaling, workspace.get(), pool_);
+    EXPECT_LE(relative_error(kernel, buffers, expected), solver.tolerance(kernel));
+    EXPECT_TRUE(workspace.guard_intact()) << "wrote past its stated workspace";
+  }
+
   ThreadPool pool_{2};
 };
 
@@ -151,12 +164,7 @@ TEST_F(CpuSolvers, EverySolverMatchesTheReference) {
                          std::string(name_of(mode)) + " " + std::string(solver->name()) +
                          " alpha " + std::to_string(scaling.alpha) + " beta " +
                          std::to_string(scaling.beta) + " key " + kernel.to_string());
-            Buffers buffers = make_buffers(kernel, random.engine(), scaling.beta);
-            const auto expected = reference_output(kernel, buffers, scaling);
-            GuardedWorkspace workspace(solver->workspace_bytes(kernel));
-            solver->run(kernel, buffers.tensors(), scaling, workspace.get(), pool_);
-            EXPECT_LE(relative_error(kernel, buffers, expected), solver->tolerance(kernel));
-            EXPECT_TRUE(workspace.guard_intact()) << "wrote past its stated workspace";
+            expect_matches_reference(*solver, kernel, scaling, random.engine());
             ++checked;
             ++checked_by[std::string(solver->name())];
           }
@@ -165,8 +173,77 @@ TEST_F(CpuSolvers, EverySolverMatchesTheReference) {
     }
   }
   EXPECT_GT(checked, 200);
-  for (const auto* solver : all_solvers())
-    EXPECT_GT(checked_by[std::string(solver->name())], 0) << solver->name() << " was never checked";
+  for (const auto* solver : all_solvers()) {
+    if (!solver->name().ends_with("_ND")) {  // the N-d solvers' test is below
+      EXPECT_GT(checked_by[std::string(solver->name())], 0)
+          << solver->name() << " was never checked";
+    }
+  }
+  for (const auto& [name, count] : checked_by)
+    std::cout << "[ checked  ] " << name << ": " << count << " runs\n";
+}
+
+// A random convolution of spatial rank `rank`: small sizes, any padding, stride, dilation,
+// groups and mode; or with `winograd_shape`, a 3-wide filter, stride and dilation 1.
+ConvolutionProblem random_nd_problem(testing::SeededRandom& random, int rank, bool winograd_shape) {
+  const std::int64_t groups = random.uniform(1, 2), cg = random.uniform(1, 3),
+                     kg = random.uniform(1, 3), batch = random.uniform(1, 3);
+  std::vector<std::int64_t> x = {batch, groups * cg}, w = {groups * kg, cg},
+                            y = {batch, groups * kg};
+  ConvolutionProblem p;
+  for (int d = 0; d < rank; ++d) {
+    const std::int64_t filter = winograd_shape ? 3 : random.uniform(1, 3),
+                       dilation = winograd_shape ? 1 : random.uniform(1, 2),
+                       stride = winograd_shape ? 1 : random.uniform(1, 2),
+                       pad = random.uniform(0, filter - 1);
+    const std::int64_t extent = dilation * (filter - 1) + 1;
+    const std::int64_t in =
+        random.uniform(std::max<std::int64_t>(1, extent - 2 * pad), rank == 3 ? 6 : 11);
+    x.push_back(in);
+    w.push_back(filter);
+    y.push_back(convolution_output_size(in, filter, pad, stride, dilation));
+    p.padding.push_back(pad);
+    p.stride.push_back(stride);
+    p.dilation.push_back(dilation);
+  }
+  p.x = TensorShape::packed(x);
+  p.w = TensorShape::packed(w);
+  p.y = TensorShape::packed(y);
+  p.groups = groups;
+  p.mode = random.chance(0.5) ? ConvolutionMode::kConvolution : ConvolutionMode::kCrossCorrelation;
+  return p;
+}
+
+// 1-d and 3-d problems reach the N-d solvers (and only those: the 2-d ones refuse), each
+// within its stated tolerance of the float64 reference, every operation, with alpha/beta.
+TEST_F(CpuSolvers, NdSolversMatchTheReferenceIn1dAnd3d) {
+  testing::SeededRandom random;
+  std::map<std::string, int> checked_by;
+  for (int trial = 0; trial < 24; ++trial) {
+    const int rank = trial % 2 ? 3 : 1;
+    const ConvolutionProblem problem = random_nd_problem(random, rank, trial % 4 < 2);
+    ASSERT_FALSE(problem.validation_error()) << *problem.validation_error();
+    for (auto op : kOperations) {
+      const KernelKey kernel{op, problem};
+      std::vector<const Solver*> applicable;
+      for (const auto* solver : all_solvers())
+        if (solver->applies(kernel)) applicable.push_back(solver);
+      ASSERT_FALSE(applicable.empty()) << kernel.to_string();
+      for (const auto* solver : applicable) {
+        for (Scaling scaling : {Scaling{1, 0}, Scaling{0.5, 0.25}}) {
+          SCOPED_TRACE(std::string(solver->name()) + " beta " + std::to_string(scaling.beta) + " " +
+                       kernel.to_string());
+          expect_matches_reference(*solver, kernel, scaling, random.engine());
+          ++checked_by[std::string(solver->name())];
+        }
+      }
+    }
+  }
+  for (const auto* solver : all_solvers()) {
+    if (solver->name().ends_with("_ND")) {
+      EXPECT_GT(checked_by[std::string(solver->name())], 0) << solver->name() << " never applied";
+    }
+  }
   for (const auto& [name, count] : checked_by)
     std::cout << "[ checked  ] " << name << ": " << count << " runs\n";
 }
