@@ -24,7 +24,7 @@ struct Network {
   std::vector<NamedConvolution> layers;
 };
 
-// alexnet, densenet40, resnet18, resnet50, vgg16.
+// alexnet, c3d, densenet40, resnet18, resnet50, vgg16.
 std::vector<std::string> builtin_network_names();
 
 // Case-insensitive, '-' and '_' ignored ("ResNet-50"); nullopt for an unknown name.

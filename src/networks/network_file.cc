@@ -129,10 +129,12 @@ class NetworkReader {
                                       const std::set<std::string>& known) const;
   Expected<std::int64_t> integer(const json& value, const std::string& path, std::int64_t minimum,
                                  std::int64_t maximum = kLargestDimension) const;
-  // One number for both spatial dimensions, or [h, w]; `fallback` when absent.
-  Expected<std::array<std::int64_t, 2>> pair(const json& layer, const std::string& field,
-                                             const std::string& path, std::int64_t minimum,
-                                             std::optional<std::int64_t> fallback) const;
+  // One number for every spatial dimension, or a list of `rank` ([h, w] in 2-d); `fallback`
+  // when absent.
+  Expected<std::vector<std::int64_t>> spatial(const json& layer, const std::string& field,
+                                              const std::string& path, std::int64_t minimum,
+                                              std::optional<std::int64_t> fallback,
+                                              std::size_t rank) const;
   template <typename T, std::size_t N>
   Expected<T> choice(const json& value, const std::string& path,
                      const Choice<T> (&choices)[N]) const;
@@ -169,34 +171,47 @@ Expected<std::int64_t> NetworkReader::integer(const json& value, const std::stri
   return number;
 }
 
-Expected<std::array<std::int64_t, 2>> NetworkReader::pair(
+namespace {
+// "h, w" in 2-d, "d, h, w" in 3-d, "w" in 1-d.
+const char* spatial_letters(std::size_t rank) {
+  static const char* const names[] = {"w", "h, w", "d, h, w"};
+  return names[std::min<std::size_t>(rank, 3) - 1];
+}
+std::string spatial_names(std::size_t rank) {
+  return std::string("[") + spatial_letters(rank) + "]";
+}
+}  // namespace
+
+Expected<std::vector<std::int64_t>> NetworkReader::spatial(
     const json& layer, const std::string& field, const std::string& path, std::int64_t minimum,
-    std::optional<std::int64_t> fallback) const {
+    std::optional<std::int64_t> fallback, std::size_t rank) const {
   const std::string at = path + "." + field;
+  const std::string names = spatial_names(rank);
   auto found = layer.find(field);
   if (found == layer.end()) {
     if (!fallback)
-      return error(at, "missing (an integer >= " + std::to_string(minimum) + ", or [h, w])");
-    return std::array{*fallback, *fallback};
+      return error(at, "missing (an integer >= " + std::to_string(minimum) + ", or " + names + ")");
+    return std::vector<std::int64_t>(rank, *fallback);
   }
   if (found->is_array()) {
-    if (found->size() != 2)
+    if (found->size() != rank)
       return error(at, describe(*found) + " has " + std::to_string(found->size()) +
-                           " entries; expected 2 ([h, w]) or one integer for both");
-    std::array<std::int64_t, 2> values{};
-    for (std::size_t i = 0; i < 2; ++i) {
+                           " entries; expected " + std::to_string(rank) + " (" + names +
+                           ") or one integer for " + (rank == 2 ? "both" : "all"));
+    std::vector<std::int64_t> values;
+    for (std::size_t i = 0; i < rank; ++i) {
       auto value = integer((*found)[i], at + "[" + std::to_string(i) + "]", minimum);
       if (!value) return Error{value.error()};
-      values[i] = *value;
+      values.push_back(*value);
     }
     return values;
   }
   if (!found->is_number())
     return error(at, describe(*found) + " is not an integer >= " + std::to_string(minimum) +
-                         " or a list [h, w] of them");
+                         " or a list " + names + " of them");
   auto value = integer(*found, at, minimum);
   if (!value) return Error{value.error()};
-  return std::array{*value, *value};
+  return std::vector<std::int64_t>(rank, *value);
 }
 
 template <typename T, std::size_t N>
@@ -253,31 +268,40 @@ Expected<NamedConvolution> NetworkReader::read_layer(const json& layer, const st
     return error(path + ".name", describe(*name) + " is not a non-empty string");
   result.name = name->get<std::string>();
 
+  // The spatial rank: the filter's list length, else 2 (an integer filter).
+  std::size_t rank = 2;
+  if (auto it = layer.find("filter");
+      it != layer.end() && it->is_array() && !it->empty() && it->size() <= 3)
+    rank = it->size();
+  std::string inner = spatial_letters(rank);
+  for (char& ch : inner) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  const std::string upper = "[C, " + inner + "] or [N, C, " + inner + "]";
   auto input = layer.find("input");
-  if (input == layer.end()) return error(path + ".input", "missing ([C, H, W] or [N, C, H, W])");
-  if (!input->is_array() || (input->size() != 3 && input->size() != 4))
-    return error(path + ".input", describe(*input) + " is not a list [C, H, W] or [N, C, H, W]");
+  if (input == layer.end()) return error(path + ".input", "missing (" + upper + ")");
+  if (!input->is_array() || (input->size() != rank + 1 && input->size() != rank + 2))
+    return error(path + ".input", describe(*input) + " is not a list " + upper);
   std::vector<std::int64_t> dims;
   for (std::size_t i = 0; i < input->size(); ++i) {
     auto value = integer((*input)[i], path + ".input[" + std::to_string(i) + "]", 1);
     if (!value) return Error{value.error()};
     dims.push_back(*value);
   }
-  if (dims.size() == 4) dims.erase(dims.begin());  // N: the caller's batch replaces it
-  const std::int64_t channels = dims[0], height = dims[1], width = dims[2];
+  if (dims.size() == rank + 2) dims.erase(dims.begin());  // N: the caller's batch replaces it
+  const std::int64_t channels = dims[0];
+  const std::vector<std::int64_t> in_spatial(dims.begin() + 1, dims.end());
 
   auto outputs = layer.find("output_channels");
   if (outputs == layer.end()) return error(path + ".output_channels", "missing (an integer >= 1)");
   auto out_channels = integer(*outputs, path + ".output_channels", 1);
   if (!out_channels) return Error{out_channels.error()};
 
-  auto filter = pair(layer, "filter", path, 1, std::nullopt);
+  auto filter = spatial(layer, "filter", path, 1, std::nullopt, rank);
   if (!filter) return Error{filter.error()};
-  auto padding = pair(layer, "padding", path, 0, 0);
+  auto padding = spatial(layer, "padding", path, 0, 0, rank);
   if (!padding) return Error{padding.error()};
-  auto stride = pair(layer, "stride", path, 1, 1);
+  auto stride = spatial(layer, "stride", path, 1, 1, rank);
   if (!stride) return Error{stride.error()};
-  auto dilation = pair(layer, "dilation", path, 1, 1);
+  auto dilation = spatial(layer, "dilation", path, 1, 1, rank);
   if (!dilation) return Error{dilation.error()};
 
   std::int64_t groups = 1;
@@ -297,24 +321,22 @@ Expected<NamedConvolution> NetworkReader::read_layer(const json& layer, const st
   LayerTypes types = defaults;
   if (auto problem = read_types(layer, path, types)) return *problem;
 
-  const std::int64_t spatial[2] = {height, width};
-  std::int64_t out_spatial[2] = {0, 0};
-  for (int i = 0; i < 2; ++i) {
+  std::vector<std::int64_t> out_spatial(rank), padded(rank);
+  for (std::size_t i = 0; i < rank; ++i) padded[i] = in_spatial[i] + 2 * (*padding)[i];
+  for (std::size_t i = 0; i < rank; ++i) {
     const std::int64_t extent = (*dilation)[i] * ((*filter)[i] - 1) + 1;
-    const std::int64_t padded = spatial[i] + 2 * (*padding)[i];
-    if (extent > padded)
-      return error(path + ".filter",
-                   list({(*filter)[0], (*filter)[1]}) + " with dilation " +
-                       list({(*dilation)[0], (*dilation)[1]}) +
-                       " is larger than the padded input " +
-                       list({height + 2 * (*padding)[0], width + 2 * (*padding)[1]}));
-    out_spatial[i] = convolution_output_size(spatial[i], (*filter)[i], (*padding)[i], (*stride)[i],
-                                             (*dilation)[i]);
+    if (extent > padded[i])
+      return error(path + ".filter", list(*filter) + " with dilation " + list(*dilation) +
+                                         " is larger than the padded input " + list(padded));
+    out_spatial[i] = convolution_output_size(in_spatial[i], (*filter)[i], (*padding)[i],
+                                             (*stride)[i], (*dilation)[i]);
   }
 
   // Every product below is of numbers <= 2^31, checked one factor at a time.
-  auto image_elements = [](std::initializer_list<std::int64_t> factors) {
+  auto image_elements = [](std::int64_t a, std::int64_t b, const std::vector<std::int64_t>& rest) {
     std::int64_t product = 1;
+    std::vector<std::int64_t> factors = {a, b};
+    factors.insert(factors.end(), rest.begin(), rest.end());
     for (auto f : factors) {
       if (product > kLargestImageElements / f) return kLargestImageElements + 1;
       product *= f;
@@ -323,10 +345,9 @@ Expected<NamedConvolution> NetworkReader::read_layer(const json& layer, const st
   };
   const std::int64_t cg = channels / groups;
   for (auto [field, elements] :
-       {std::pair{"input", image_elements({channels, height, width})},
-        std::pair{"output_channels",
-                  image_elements({*out_channels, out_spatial[0], out_spatial[1]})},
-        std::pair{"filter", image_elements({*out_channels, cg, (*filter)[0], (*filter)[1]})}}) {
+       {std::pair{"input", image_elements(1, channels, in_spatial)},
+        std::pair{"output_channels", image_elements(1, *out_channels, out_spatial)},
+        std::pair{"filter", image_elements(*out_channels, cg, *filter)}}) {
     if (elements > kLargestImageElements)
       return error(path + "." + field, "the tensor has more than 2^40 elements per image");
     if (elements > kLargestBatchElements / batch_)
@@ -339,12 +360,17 @@ Expected<NamedConvolution> NetworkReader::read_layer(const json& layer, const st
                                : TensorShape::packed(std::move(shape));
   };
   ConvolutionProblem& p = result.problem;
-  p.x = pack({batch_, channels, height, width});
-  p.w = pack({*out_channels, cg, (*filter)[0], (*filter)[1]});
-  p.y = pack({batch_, *out_channels, out_spatial[0], out_spatial[1]});
-  p.padding = {(*padding)[0], (*padding)[1]};
-  p.stride = {(*stride)[0], (*stride)[1]};
-  p.dilation = {(*dilation)[0], (*dilation)[1]};
+  auto dims_of = [](std::int64_t a, std::int64_t b, const std::vector<std::int64_t>& rest) {
+    std::vector<std::int64_t> dims = {a, b};
+    dims.insert(dims.end(), rest.begin(), rest.end());
+    return dims;
+  };
+  p.x = pack(dims_of(batch_, channels, in_spatial));
+  p.w = pack(dims_of(*out_channels, cg, *filter));
+  p.y = pack(dims_of(batch_, *out_channels, out_spatial));
+  p.padding = *padding;
+  p.stride = *stride;
+  p.dilation = *dilation;
   p.groups = groups;
   p.mode = types.mode;
   p.data_type = types.data_type;

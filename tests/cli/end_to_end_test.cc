@@ -304,6 +304,19 @@ TEST_F(CliTest, ExcludedAlgorithmsAreNeitherMeasuredNorPlanned) {
       << bad.err;
 }
 
+// 3-d layers are planned like 2-d ones, by the N-d solvers, and their plans compute what the
+// undivided baseline computes.
+TEST_F(CliTest, ThreeDimensionalNetworkOnTheCpu) {
+  const std::string tiny3d = std::string(UCUDNN_SOURCE_DIR) + "/tests/cli/networks/tiny3d.json";
+  const auto r = run({"bench", "--database", path("a.db"), "--network", tiny3d, "--batch", "4",
+                      "--policy", "powerOfTwo", "--workspace-limit", "256KiB", "--repeats", "1"});
+  ASSERT_EQ(r.status, 0) << describe(r);
+  EXPECT_NE(r.out.find("conv1 Forward        cpu:"), std::string::npos) << r.out;
+  EXPECT_NE(plan_part(r.out).find("_ND"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("outputs: every plan agrees with its undivided baseline"), std::string::npos)
+      << r.out;
+}
+
 TEST_F(CliTest, DefaultDatabaseIsTheShims) {
   const auto bench = run(concat({"bench", "--no-check-plans"}, bench_args()));
   ASSERT_EQ(bench.status, 0) << describe(bench);

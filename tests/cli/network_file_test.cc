@@ -39,9 +39,10 @@ constexpr const char* kGoodLayer =
 TEST(BuiltinNetworks, EveryOneParsesWithItsConvolutionCount) {
   // ResNet-18: conv1 + 8 basic blocks x 2 + 3 projection shortcuts. ResNet-50: conv1 + 16
   // bottlenecks x 3 + 4 projection shortcuts. DenseNet-40: the first convolution, 3 blocks of
-  // 12, 2 transitions.
-  const std::map<std::string, std::size_t> expected = {
-      {"alexnet", 5}, {"densenet40", 39}, {"resnet18", 20}, {"resnet50", 53}, {"vgg16", 13}};
+  // 12, 2 transitions. C3D: its eight 3x3x3 convolutions.
+  const std::map<std::string, std::size_t> expected = {{"alexnet", 5},     {"c3d", 8},
+                                                       {"densenet40", 39}, {"resnet18", 20},
+                                                       {"resnet50", 53},   {"vgg16", 13}};
   std::vector<std::string> names;
   for (const auto& [name, count] : expected) names.push_back(name);
   EXPECT_EQ(builtin_network_names(), names);
@@ -170,9 +171,17 @@ TEST(NetworkFile, ErrorsNameTheFileTheFieldAndTheValue) {
                            "filter": [7, 3]})"),
             "net.json: layers[0].filter: [7, 3] with dilation [1, 1] is larger than the padded "
             "input [4, 4]");
+  // The filter's list gives the spatial rank; the input must agree.
   EXPECT_EQ(layer_error(R"({"name": "c", "input": [3, 8, 8], "output_channels": 4,
                            "filter": [3, 3, 3]})"),
-            "net.json: layers[0].filter: [3, 3, 3] has 3 entries; expected 2 ([h, w]) or one "
+            "net.json: layers[0].input: [3, 8, 8] is not a list [C, D, H, W] or [N, C, D, H, W]");
+  EXPECT_EQ(layer_error(R"({"name": "c", "input": [3, 8, 8, 8], "output_channels": 4,
+                           "filter": [3, 3, 3], "padding": [1, 1]})"),
+            "net.json: layers[0].padding: [1, 1] has 2 entries; expected 3 ([d, h, w]) or one "
+            "integer for all");
+  EXPECT_EQ(layer_error(R"({"name": "c", "input": [3, 8, 8], "output_channels": 4,
+                           "filter": [3, 3, 3, 3]})"),
+            "net.json: layers[0].filter: [3, 3, 3, 3] has 4 entries; expected 2 ([h, w]) or one "
             "integer for both");
   EXPECT_EQ(layer_error(R"({"name": "c", "input": [3, 8, 8], "output_channels": 4,
                            "filter": 3, "data_type": "int4"})"),
@@ -190,6 +199,25 @@ TEST(NetworkFile, ErrorsNameTheFileTheFieldAndTheValue) {
                            "filter": 3, "dilation": 0})"),
             "net.json: layers[0].dilation: 0 is not an integer >= 1");
   EXPECT_EQ(layer_error("[1, 2]"), "net.json: layers[0]: [1, 2] is not an object");
+}
+
+// C3D's layers are 3-d: [C, D, H, W] inputs, 3x3x3 filters, one padding for all three.
+TEST(NetworkFile, ThreeDimensionalLayersFromTheFiltersRank) {
+  const auto c3d = builtin_network("c3d", 4);
+  ASSERT_TRUE(c3d);
+  ASSERT_EQ(c3d->layers.size(), 8u);
+  const ConvolutionProblem& conv2a = c3d->layers[1].problem;
+  EXPECT_EQ(conv2a.x.dims, (std::vector<std::int64_t>{4, 64, 16, 56, 56}));
+  EXPECT_EQ(conv2a.w.dims, (std::vector<std::int64_t>{128, 64, 3, 3, 3}));
+  EXPECT_EQ(conv2a.y.dims, (std::vector<std::int64_t>{4, 128, 16, 56, 56}));
+  EXPECT_EQ(conv2a.padding, (std::vector<std::int64_t>{1, 1, 1}));
+  EXPECT_FALSE(conv2a.validation_error());
+  const auto one_d = parse_network(
+      R"({"format": "ucudnn-network/1", "layers": [{"name": "c", "input": [2, 4, 30],
+          "output_channels": 3, "filter": [5], "stride": 2}]})",
+      "net.json", "net", 2);
+  ASSERT_TRUE(one_d) << one_d.error();
+  EXPECT_EQ(one_d->layers[0].problem.y.dims, (std::vector<std::int64_t>{2, 3, 13}));
 }
 
 TEST(NetworkFile, DocumentErrors) {
@@ -236,9 +264,10 @@ TEST(NetworkFile, FileErrorsNameTheFile) {
   EXPECT_FALSE(load_network(bad, 1));
   auto unknown = load_network("lenet", 1);
   ASSERT_FALSE(unknown);
-  EXPECT_EQ(unknown.error(),
-            "'lenet' is not a built-in network (alexnet, densenet40, resnet18, resnet50, vgg16) "
-            "nor a network file");
+  EXPECT_EQ(
+      unknown.error(),
+      "'lenet' is not a built-in network (alexnet, c3d, densenet40, resnet18, resnet50, vgg16) "
+      "nor a network file");
   std::filesystem::remove_all(folder);
 }
 
