@@ -197,8 +197,8 @@ RandomSplit random_split(testing::SeededRandom& random, std::int64_t max_batch,
             static_cast<double>(random.uniform(0, 2))};
   r.mode = random.chance(0.5) ? HybridMode::kAuto : HybridMode::kOn;
   r.device_limit = static_cast<std::uint64_t>(random.uniform(0, 300));
-  r.description = "batch " + std::to_string(r.batch) + " " + std::string(name_of(operation)) +
-                  " " + std::string(name_of(policy));
+  r.description = "batch " + std::to_string(r.batch) + " " + std::string(name_of(operation)) + " " +
+                  std::string(name_of(policy));
   return r;
 }
 
