@@ -138,19 +138,18 @@ class WinogradNd {
   }
 
  private:
+  // Tiles per spatial dimension of one image.
+  Extent3 tile_counts(const ForwardView& v) const {
+    Extent3 count;
+    for (int d = 0; d < 3; ++d) count[d] = (v.out[d] + tile_[d] - 1) / tile_[d];
+    return count;
+  }
   std::int64_t tiles_per_image(const ForwardView& v) const {
-    std::int64_t tiles = 1;
-    for (int d = 0; d < 3; ++d) tiles *= (v.out[d] + tile_[d] - 1) / tile_[d];
-    return tiles;
+    return GeometryNd::volume(tile_counts(v));
   }
   // Tile t of the flattened (N, tiles) order: its image and its first output position.
-  void locate(const ForwardView& v, std::int64_t t, std::int64_t& n, Extent3& origin) const {
-    Extent3 count;
-    std::int64_t per_image = 1;
-    for (int d = 0; d < 3; ++d) {
-      count[d] = (v.out[d] + tile_[d] - 1) / tile_[d];
-      per_image *= count[d];
-    }
+  void locate(const Extent3& count, std::int64_t t, std::int64_t& n, Extent3& origin) const {
+    const std::int64_t per_image = GeometryNd::volume(count);
     n = t / per_image;
     std::int64_t rest = t % per_image;
     for (int d = 2; d >= 0; --d) {
@@ -180,6 +179,7 @@ class WinogradNd {
 
   void transform_inputs(const ForwardView& v, std::int64_t group, std::int64_t first,
                         std::int64_t count, std::int64_t block, float* vt, ThreadPool& pool) const {
+    const Extent3 count_of_tiles = tile_counts(v);
     pool.parallel_for(static_cast<std::size_t>(v.cin * count), [&](std::size_t b, std::size_t e,
                                                                    unsigned) {
       float raw[216], out[216], scratch[1024];
@@ -187,7 +187,7 @@ class WinogradNd {
         const std::int64_t ci = job / count, t = job % count;
         std::int64_t n;
         Extent3 origin;
-        locate(v, first + t, n, origin);
+        locate(count_of_tiles, first + t, n, origin);
         const float* image = v.x + n * v.xs[0] + (group * v.cin + ci) * v.xs[1];
         int i = 0;
         for (int a0 = 0; a0 < span_[0]; ++a0)
@@ -208,6 +208,7 @@ class WinogradNd {
   void transform_outputs(const ForwardView& v, std::int64_t group, std::int64_t first,
                          std::int64_t count, std::int64_t block, const float* mt, float alpha,
                          float beta, ThreadPool& pool) const {
+    const Extent3 count_of_tiles = tile_counts(v);
     pool.parallel_for(
         static_cast<std::size_t>(v.cout * count), [&](std::size_t b, std::size_t e, unsigned) {
           float raw[216], out[216], scratch[1024];
@@ -217,7 +218,7 @@ class WinogradNd {
             transform(at_d_, raw, out, scratch);
             std::int64_t n;
             Extent3 origin;
-            locate(v, first + t, n, origin);
+            locate(count_of_tiles, first + t, n, origin);
             float* image = v.y + n * v.ys[0] + (group * v.cout + co) * v.ys[1];
             int i = 0;
             for (int a0 = 0; a0 < tile_[0]; ++a0)
