@@ -14,7 +14,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "geometry.h"
+#include "geometry_nd.h"
 #include "solvers/onednn_primitives.h"
 #include "solvers/scaling_and_flip.h"
 #include "thread_pool.h"
@@ -83,13 +83,15 @@ std::size_t size_of(const memory::desc& md) {
 std::unique_ptr<Entry> build_entry(Choice choice, const KernelKey& kernel) {
   auto entry = std::make_unique<Entry>();
   const ConvolutionProblem& problem = kernel.problem;
-  if (!is_cpu_2d_problem(problem) || problem.data_type != DataType::kFloat ||
+  if (!is_cpu_nd_problem(problem) || problem.data_type != DataType::kFloat ||
       problem.compute_type != DataType::kFloat)
     return entry;
-  const Geometry g(problem);
-  const Params params{
-      {g.stride_h, g.stride_w}, {g.dilation_h - 1, g.dilation_w - 1}, {g.pad_h, g.pad_w}};
-  const Descs user{user_desc(problem.x), user_filter_desc(g), user_desc(problem.y)};
+  Params params{{problem.stride.begin(), problem.stride.end()},
+                {problem.dilation.begin(), problem.dilation.end()},
+                {problem.padding.begin(), problem.padding.end()}};
+  for (auto& dilation : params.dilates) dilation -= 1;  // oneDNN counts the gaps
+  const bool flip = problem.mode == ConvolutionMode::kConvolution;
+  const Descs user{user_desc(problem.x), user_filter_desc(problem), user_desc(problem.y)};
   const auto any = [](const memory::desc& md) {
     return memory::desc(md.dims(), memory::data_type::f32, memory::format_tag::any);
   };
@@ -101,19 +103,19 @@ std::unique_ptr<Entry> build_entry(Choice choice, const KernelKey& kernel) {
       entry->inputs[0] = kX, entry->in[0].arg = DNNL_ARG_SRC;
       entry->inputs[1] = kW, entry->in[1].arg = DNNL_ARG_WEIGHTS;
       entry->output = kY, entry->out.arg = DNNL_ARG_DST;
-      if (g.flip) entry->weights_input = 1;
+      if (flip) entry->weights_input = 1;
       break;
     case Operation::kBackwardData:
       entry->inputs[0] = kY, entry->in[0].arg = DNNL_ARG_DIFF_DST;
       entry->inputs[1] = kW, entry->in[1].arg = DNNL_ARG_WEIGHTS;
       entry->output = kX, entry->out.arg = DNNL_ARG_DIFF_SRC;
-      if (g.flip) entry->weights_input = 1;
+      if (flip) entry->weights_input = 1;
       break;
     case Operation::kBackwardFilter:
       entry->inputs[0] = kX, entry->in[0].arg = DNNL_ARG_SRC;
       entry->inputs[1] = kY, entry->in[1].arg = DNNL_ARG_DIFF_DST;
       entry->output = kW, entry->out.arg = DNNL_ARG_DIFF_WEIGHTS;
-      entry->flip_output = g.flip;
+      entry->flip_output = flip;
       break;
   }
   const auto user_of = [&](Role role) {
@@ -250,7 +252,7 @@ class OnednnSolver final : public Solver {
       if (!e.applicable) throw std::runtime_error("does not apply to " + kernel.to_string());
       if (workspace.bytes < e.total || (e.total > 0 && workspace.data == nullptr))
         throw std::runtime_error("workspace too small");
-      const Geometry g(kernel.problem);
+      const GeometryNd g(kernel.problem);
       execute(e, g, tensors, scaling, workspace);
       if (e.flip_output || scaling.alpha != 1 || scaling.beta != 0) {
         char* base = aligned_base(workspace);
@@ -272,7 +274,7 @@ class OnednnSolver final : public Solver {
 
   // Runs the input reorders, the convolution and the output reorder; leaves the result in
   // O / U when alpha, beta or a flip still has to be applied.
-  static void execute(const Entry& e, const Geometry& g, const Tensors& tensors, Scaling scaling,
+  static void execute(const Entry& e, const GeometryNd& g, const Tensors& tensors, Scaling scaling,
                       const Workspace& workspace) {
     const dnnl::engine& engine = cpu_engine();
     dnnl::stream stream(engine);

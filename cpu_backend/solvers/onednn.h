@@ -1,5 +1,6 @@
 #pragma once
-// oneDNN's CPU convolutions as solvers, float32 2-d problems, all three operations:
+// oneDNN's CPU convolutions as solvers, float32 problems in 1 to 3 spatial dimensions (C3D's
+// 3x3x3 layers as well as 2-d images), all three operations:
 // "ONEDNN_DIRECT" (oneDNN's direct JIT kernels, never its GEMM ones), "ONEDNN_WINOGRAD",
 // "ONEDNN_GEMM" (im2col + GEMM) and "ONEDNN_AUTO" (oneDNN's own choice of implementation and
 // layout: the baseline in benchmarks).

@@ -1,7 +1,5 @@
 #include "solvers/onednn_primitives.h"
 
-#include "geometry.h"
-
 namespace ucudnn::cpu {
 
 using dnnl::memory;
@@ -16,14 +14,17 @@ memory::desc user_desc(const TensorShape& shape) {
                       memory::dims(shape.strides.begin(), shape.strides.end()));
 }
 
-// oneDNN wants grouped weights as 5-d {G, K/G, C/G, R, S}; the group stride follows from the
-// output-channel stride because the groups' output channels are consecutive.
-memory::desc user_filter_desc(const Geometry& g) {
-  if (g.groups == 1)
-    return memory::desc({g.k, g.cg, g.r, g.s}, memory::data_type::f32,
-                        {g.ws[0], g.ws[1], g.ws[2], g.ws[3]});
-  return memory::desc({g.groups, g.kg, g.cg, g.r, g.s}, memory::data_type::f32,
-                      {g.kg * g.ws[0], g.ws[0], g.ws[1], g.ws[2], g.ws[3]});
+// The group stride follows from the output-channel stride because the groups' output channels
+// are consecutive.
+memory::desc user_filter_desc(const ConvolutionProblem& problem) {
+  memory::dims dims(problem.w.dims.begin(), problem.w.dims.end());
+  memory::dims strides(problem.w.strides.begin(), problem.w.strides.end());
+  if (problem.groups > 1) {
+    dims[0] /= problem.groups;  // the filter's C is already per group
+    dims.insert(dims.begin(), problem.groups);
+    strides.insert(strides.begin(), dims[1] * strides[0]);
+  }
+  return memory::desc(dims, memory::data_type::f32, strides);
 }
 
 namespace {

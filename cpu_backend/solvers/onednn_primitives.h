@@ -11,14 +11,13 @@
 
 namespace ucudnn::cpu {
 
-struct Geometry;
-
 const dnnl::engine& cpu_engine();
 
 // The problem's tensor in its own layout (dims and strides as given).
 dnnl::memory::desc user_desc(const TensorShape& shape);
-// The problem's filter; oneDNN wants grouped weights as 5-d {G, K/G, C/G, R, S}.
-dnnl::memory::desc user_filter_desc(const Geometry& g);
+// The problem's filter; oneDNN wants grouped weights with the group as a dimension of its
+// own: {G, K/G, C/G, spatial...}.
+dnnl::memory::desc user_filter_desc(const ConvolutionProblem& problem);
 
 struct Descs {
   dnnl::memory::desc x, w, y;

@@ -214,8 +214,8 @@ ConvolutionProblem random_nd_problem(testing::SeededRandom& random, int rank, bo
   return p;
 }
 
-// 1-d and 3-d problems reach the N-d solvers (and only those: the 2-d ones refuse), each
-// within its stated tolerance of the float64 reference, every operation, with alpha/beta.
+// 1-d and 3-d problems reach the N-d solvers and oneDNN's (the 2-d ones refuse), each within
+// its stated tolerance of the float64 reference, every operation, with alpha/beta.
 TEST_F(CpuSolvers, NdSolversMatchTheReferenceIn1dAnd3d) {
   testing::SeededRandom random;
   std::map<std::string, int> checked_by;
@@ -240,12 +240,39 @@ TEST_F(CpuSolvers, NdSolversMatchTheReferenceIn1dAnd3d) {
     }
   }
   for (const auto* solver : all_solvers()) {
-    if (solver->name().ends_with("_ND")) {
-      EXPECT_GT(checked_by[std::string(solver->name())], 0) << solver->name() << " never applied";
+    const std::string name(solver->name());
+    if (name.ends_with("_ND") || (name.starts_with("ONEDNN_") && name != "ONEDNN_WINOGRAD")) {
+      EXPECT_GT(checked_by[name], 0) << name << " never applied";
     }
   }
   for (const auto& [name, count] : checked_by)
     std::cout << "[ checked  ] " << name << ": " << count << " runs\n";
+}
+
+// Problems with more tiles than the N-d Winograd's block (16 MiB of transform-domain data,
+// at least 128 tiles) and a last block that ends inside a group of 16 lanes. With 4 channels
+// in and out: F(2^3, 3^3) over 9207 tiles in blocks of 8192, F(4^3, 3^3) over 2890 in blocks
+// of 2432.
+TEST_F(CpuSolvers, NdWinogradAcrossTileBlocks) {
+  testing::SeededRandom random;
+  const std::pair<const char*, std::vector<std::int64_t>> cases[] = {
+      {"WINOGRAD_F2_3_ND", {1, 4, 18, 62, 66}}, {"WINOGRAD_F4_3_ND", {2, 4, 18, 65, 66}}};
+  for (const auto& [name, x] : cases) {
+    ConvolutionProblem p;
+    p.x = TensorShape::packed(x);
+    p.w = TensorShape::packed({4, 4, 3, 3, 3});
+    p.y = TensorShape::packed(x);
+    p.padding = {1, 1, 1};
+    p.stride = {1, 1, 1};
+    p.dilation = {1, 1, 1};
+    for (auto op : {Operation::kForward, Operation::kBackwardData}) {
+      const KernelKey kernel{op, p};
+      SCOPED_TRACE(std::string(name) + " " + kernel.to_string());
+      const Solver* solver = find_solver(name);
+      ASSERT_TRUE(solver->applies(kernel));
+      expect_matches_reference(*solver, kernel, {0.5, 0.25}, random.engine());
+    }
+  }
 }
 
 TEST_F(CpuSolvers, DirectHandlesChannelsLast) {
