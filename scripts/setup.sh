@@ -3,14 +3,22 @@
 # Idempotent: a second run installs nothing new. Hints: CUDA_HOME (default /usr/local/cuda),
 # CUDNN_ROOT (a folder with include/cudnn.h and lib*/libcudnn.so*, e.g. inside a Python
 # environment's nvidia/cudnn package).
+# --with-browser (scripts/test.sh): also Debian's chromium, which renders `ucudnn report`'s
+# page in the tests.
 set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config clang-format
   libglpk-dev libsqlite3-dev libopenblas-dev libdnnl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev libopenmpi-dev openmpi-bin
+  nlohmann-json3-dev libcli11-dev libopenmpi-dev openmpi-bin libpugixml-dev
 )
+for argument in "$@"; do
+  case "$argument" in
+    --with-browser) packages+=(chromium) ;;
+    *) echo "setup: unknown option $argument (valid: --with-browser)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

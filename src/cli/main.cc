@@ -8,6 +8,7 @@
 #include "db_command.h"
 #include "openmp_environment.h"
 #include "plan_command.h"
+#include "report_command.h"
 
 int main(int argc, char** argv) {
   ucudnn::cpu::relaunch_with_passive_openmp(argv);
@@ -17,12 +18,15 @@ int main(int argc, char** argv) {
   ucudnn::cli::add_bench_command(app, bench);
   ucudnn::cli::PlanOptions plan;
   ucudnn::cli::add_plan_command(app, plan);
+  ucudnn::cli::ReportOptions report;
+  ucudnn::cli::add_report_command(app, report);
   ucudnn::cli::DbOptions db;
   ucudnn::cli::add_db_command(app, db);
   CLI11_PARSE(app, argc, argv);
   try {
     if (app.got_subcommand("bench")) return ucudnn::cli::run_bench_command(bench);
     if (app.got_subcommand("plan")) return ucudnn::cli::run_plan_command(plan);
+    if (app.got_subcommand("report")) return ucudnn::cli::run_report_command(report);
     if (app.got_subcommand("db")) return ucudnn::cli::run_db_command(*app.get_subcommand("db"), db);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "ucudnn: %s\n", error.what());

@@ -1,24 +1,12 @@
 #include "plan_command.h"
 
 #include <cstdio>
-#include <map>
-#include <set>
 
-#include "cpu_benchmarker.h"
-#include "database_access.h"
 #include "exit_status.h"
-#include "fingerprint_search.h"
+#include "plan_explanation.h"
 #include "plan_report.h"
-#include "planning.h"
-#include "store_reader.h"
-#include "thread_pool.h"
+#include "stored_network_plan.h"
 #include "user_input/byte_size.h"
-#ifdef UCUDNN_CLI_HAVE_CUDNN
-#include "cudnn/algorithms.h"
-#include "cudnn/cuda_runtime.h"
-#include "cudnn/cudnn_api.h"
-#include "cudnn/gpu_fingerprint.h"
-#endif
 
 namespace ucudnn::cli {
 
@@ -29,144 +17,25 @@ void add_plan_command(CLI::App& app, PlanOptions& options) {
   plan->add_option("--fingerprint", options.fingerprint,
                    "the device the measurements are for, as `ucudnn db info` shows it (default: "
                    "this machine's; for cudnn without a GPU, the database's only one)");
-  plan->add_flag("--json", options.json, "print the plan as JSON");
+  auto* json = plan->add_flag("--json", options.json, "print the plan as JSON");
+  plan->add_flag("--explain", options.explain,
+                 "also say per kernel why its plan won: the undivided algorithms that fit, the "
+                 "micro-batches, and what a larger limit would buy")
+      ->excludes(json);
 }
-
-namespace {
-
-void report(const std::string& message) {
-  report_error("plan", message);
-}
-
-// The algorithms of a kernel on the backend, known without a device, less the excluded.
-AlgorithmLister algorithm_lister(const std::string& backend, cpu::CpuBenchmarker& cpu,
-                                 const AlgorithmExclusion& excluded) {
-  return [&cpu, &excluded, backend](const KernelKey& kernel) {
-#ifdef UCUDNN_CLI_HAVE_CUDNN
-    auto names =
-        backend == "cudnn" ? cudnn::algorithm_names(kernel.operation) : cpu.algorithms(kernel);
-#else
-    auto names = cpu.algorithms(kernel);
-#endif
-    std::erase_if(names, [&](const std::string& name) { return excluded.excludes(backend, name); });
-    return names;
-  };
-}
-
-// This machine's GPU, when one is usable.
-std::optional<std::string> local_gpu_fingerprint() {
-#ifdef UCUDNN_CLI_HAVE_CUDNN
-  const auto& api = cudnn::cudnn_api();
-  const auto& runtime = cudnn::cuda_runtime();
-  int count = 0;
-  if (!api.complete() || !runtime.complete()) return std::nullopt;
-  if (runtime.cudaGetDeviceCount(&count) != cudaSuccess || count <= 0) {
-    runtime.cudaGetLastError();
-    return std::nullopt;
-  }
-  const auto fingerprint = cudnn::current_gpu_fingerprint(api, runtime);
-  if (!fingerprint) return std::nullopt;
-  return fingerprint->to_string();
-#else
-  return std::nullopt;
-#endif
-}
-
-std::set<std::string> micro_kernel_texts(const std::vector<NetworkKernel>& kernels,
-                                         BatchSizePolicy policy) {
-  std::set<std::string> texts;
-  for (const auto& k : kernels)
-    for (auto size : micro_batch_sizes(policy, k.key.problem.batch()))
-      texts.insert(k.key.with_batch(size).to_string());
-  return texts;
-}
-
-std::string bench_command_line(const PlanningOptions& o) {
-  std::string line = "ucudnn bench --network " + o.network + " --batch " + std::to_string(o.batch) +
-                     " --backend " + o.backend + " --policy " + o.policy + " --workspace-limit " +
-                     o.workspace_limit;
-  if (!o.database.empty()) line += " --database " + o.database;
-  return line;
-}
-
-// Which kernels lack which measurements, for the error.
-std::string missing_message(const std::vector<NetworkKernel>& kernels,
-                            const std::set<StoreReader::Missing>& missing) {
-  std::map<std::string, std::size_t> per_kernel;
-  for (const auto& m : missing) ++per_kernel[m.kernel];
-  std::string labels;
-  std::size_t named = 0;
-  for (const auto& k : kernels) {
-    if (!per_kernel.count(k.key.to_string())) continue;
-    if (named++ < 12) labels += (labels.empty() ? "" : ", ") + k.label();
-  }
-  if (named > 12) labels += ", and " + std::to_string(named - 12) + " more";
-  return std::to_string(missing.size()) + " measurements are not in the database, of " +
-         std::to_string(named) + " kernels: " + labels;
-}
-
-}  // namespace
 
 int run_plan_command(const PlanOptions& options) {
-  auto resolved = resolve(options.planning);
-  if (!resolved) {
-    report(resolved.error());
-    return kUsageError;
+  auto read = read_network_plan(options.planning, options.fingerprint, "plan");
+  if (auto* unavailable = std::get_if<PlanUnavailable>(&read)) {
+    report_error("plan", unavailable->message);
+    return unavailable->status;
   }
-  const PlanningRequest& request = *resolved;
-  const auto kernels = network_kernels(request.network);
-  const OpenedStore database = open_store_for_reading(options.planning.database);
-  const auto texts = micro_kernel_texts(kernels, request.policy);
-
-  cpu::ThreadPool pool;
-  cpu::CpuBenchmarker cpu(pool);
-  std::string fingerprint = options.fingerprint;
-  if (fingerprint.empty() && request.backend == "cpu") fingerprint = cpu.fingerprint().to_string();
-  if (fingerprint.empty())
-    if (auto local = local_gpu_fingerprint()) fingerprint = *local;
-  if (fingerprint.empty()) {
-    // No GPU here: plan for the one device the database has results of.
-    const auto found = fingerprints_with_results(database.files, texts, request.backend);
-    if (found.empty()) {
-      report("no usable GPU here, and the database (" + database.description +
-             ") has no cudnn results for these kernels: run `" +
-             bench_command_line(options.planning) + "` on a GPU machine first");
-      return kFailure;
-    }
-    if (found.size() > 1) {
-      std::string list;
-      for (const auto& [text, count] : found)
-        list += "\n  " + text + " (" + std::to_string(count) + " results)";
-      report("no usable GPU here, and the database has results of these kernels for " +
-             std::to_string(found.size()) + " devices; choose one with --fingerprint:" + list);
-      return kUsageError;
-    }
-    fingerprint = found.begin()->first;
-    std::fprintf(stderr, "ucudnn plan: no usable GPU here: planning for %s\n", fingerprint.c_str());
-  }
-
-  StoreReader reader(request.backend, fingerprint,
-                     algorithm_lister(request.backend, cpu, request.excluded),
-                     {database.store.get()});
-  const NetworkPlan plan = plan_network(reader, kernels, request);
-  if (const auto missing = reader.missing(); !missing.empty()) {
-    std::string message = missing_message(kernels, missing) + "; run `" +
-                          bench_command_line(options.planning) + "` first";
-    auto others = fingerprints_with_results(database.files, texts, request.backend);
-    others.erase(fingerprint);
-    if (!others.empty()) {
-      message +=
-          " (the database has results of these kernels for other devices; choose one "
-          "with --fingerprint:";
-      for (const auto& [text, count] : others) message += "\n  " + text;
-      message += ")";
-    }
-    report(message);
-    return kFailure;
-  }
-
+  const StoredNetworkPlan& stored = std::get<StoredNetworkPlan>(read);
+  const PlanningRequest& request = stored.request;
+  const auto& kernels = stored.kernels;
+  const NetworkPlan& plan = stored.plan;
   if (options.json) {
-    std::printf("%s\n", plan_json(kernels, plan, request, fingerprint)
+    std::printf("%s\n", plan_json(kernels, plan, request, stored.fingerprint)
                             .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                             .c_str());
   } else {
@@ -176,10 +45,11 @@ int run_plan_command(const PlanOptions& options) {
         request.network.name.c_str(), request.network.layers.size(), kernels.size(),
         static_cast<long long>(request.batch), request.backend.c_str(),
         std::string(name_of(request.policy)).c_str(),
-        format_byte_size(request.workspace_limit).c_str(), fingerprint.c_str(),
-        database.description.c_str());
+        format_byte_size(request.workspace_limit).c_str(), stored.fingerprint.c_str(),
+        stored.database.c_str());
     print_wr_plan(stdout, kernels, plan, request);
     print_wd_plan(stdout, kernels, plan, request);
+    if (options.explain) print_plan_explanation(stdout, kernels, plan, request);
   }
   const PlanTotals totals = plan_totals(kernels, plan);
   if (totals.without_plan || (plan.division && !*plan.division)) return kFailure;

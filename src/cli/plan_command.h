@@ -15,6 +15,7 @@ struct PlanOptions {
   PlanningOptions planning;
   std::string fingerprint;  // empty: this machine's device, else the database's only one
   bool json = false;
+  bool explain = false;  // per kernel, why its plan won
 };
 
 void add_plan_command(CLI::App& app, PlanOptions& options);

@@ -7,14 +7,14 @@
 
 namespace ucudnn::cli {
 
-namespace {
-
 nlohmann::json configuration_json(const Configuration& configuration) {
   nlohmann::json value = db::configurations_to_json({configuration})[0];
   value["time_ms"] = configuration.time_ms();
   value["workspace_bytes"] = configuration.workspace_bytes();
   return value;
 }
+
+namespace {
 
 std::string operation_name(const NetworkKernel& kernel) {
   return std::string(name_of(kernel.key.operation));

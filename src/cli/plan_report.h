@@ -44,6 +44,9 @@ void print_wr_plan(std::FILE* out, const std::vector<NetworkKernel>& kernels,
 void print_wd_plan(std::FILE* out, const std::vector<NetworkKernel>& kernels,
                    const NetworkPlan& plan, const PlanningRequest& request);
 
+// {"micro": [...], "time_ms": ..., "workspace_bytes": ...}, as "plan" above.
+nlohmann::json configuration_json(const Configuration& configuration);
+
 nlohmann::json plan_json(const std::vector<NetworkKernel>& kernels, const NetworkPlan& plan,
                          const PlanningRequest& request, const std::string& fingerprint);
 

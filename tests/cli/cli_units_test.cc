@@ -13,6 +13,7 @@
 #include "network_kernels.h"
 #include "plan_check.h"
 #include "progress.h"
+#include "support/printed_text.h"
 #include "support/random_seed.h"
 #include "support/table_benchmarker.h"
 #ifdef UCUDNN_CLI_HAVE_CUDNN
@@ -65,13 +66,9 @@ TEST(PlanCheck, NamesKernelsOffTheirPlanAndPlansThatComputeSomethingElse) {
   worker.slow = kernels[0].key.to_string();
   worker.wrong = kernels[1].key.to_string();
   worker.failing = kernels[2].key.to_string();
-  char* text = nullptr;
-  std::size_t size = 0;
-  std::FILE* out = open_memstream(&text, &size);
-  const PlanCheckSummary summary = check_plans(out, worker, kernels, plan, 1);
-  std::fclose(out);
-  const std::string printed(text, size);
-  std::free(text);
+  PlanCheckSummary summary;
+  const std::string printed = testing::printed_text(
+      [&](std::FILE* out) { summary = check_plans(out, worker, kernels, plan, 1); });
 
   EXPECT_EQ(worker.runs, 15);
   EXPECT_EQ(summary.checked, 14u);
@@ -202,17 +199,11 @@ TEST(Progress, DurationsReadWell) {
 }
 
 TEST(Progress, PlainLinesWhenNotATerminal) {
-  char* text = nullptr;
-  std::size_t size = 0;
-  std::FILE* out = open_memstream(&text, &size);
-  {
+  const std::string lines = testing::printed_text([](std::FILE* out) {
     Progress progress(out, false, 2, 4.0, "rank 0 of 2: ");
     progress.step("conv1 Forward, micro-batch 1", 1.0);
     progress.step("conv1 Forward, micro-batch 2", 3.0);
-  }
-  std::fclose(out);
-  const std::string lines(text, size);
-  std::free(text);
+  });
   EXPECT_NE(lines.find("rank 0 of 2: [1/2] conv1 Forward, micro-batch 1 (ETA "), std::string::npos)
       << lines;
   EXPECT_NE(lines.find("rank 0 of 2: [2/2] conv1 Forward, micro-batch 2 (done)\n"),
@@ -222,17 +213,11 @@ TEST(Progress, PlainLinesWhenNotATerminal) {
 }
 
 TEST(Progress, ABarRedrawnInPlaceOnATerminal) {
-  char* text = nullptr;
-  std::size_t size = 0;
-  std::FILE* out = open_memstream(&text, &size);
-  {
+  const std::string bar = testing::printed_text([](std::FILE* out) {
     Progress progress(out, true, 2, 4.0);
     progress.step("first", 1.0);
     progress.step("second", 3.0);
-  }
-  std::fclose(out);
-  const std::string bar(text, size);
-  std::free(text);
+  });
   EXPECT_NE(bar.find("\r\033[K[######..................] 1/2 ETA "), std::string::npos) << bar;
   EXPECT_NE(bar.find("\r\033[K[########################] 2/2 done  second\n"), std::string::npos)
       << bar;

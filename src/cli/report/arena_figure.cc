@@ -1,0 +1,107 @@
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "report/figures.h"
+#include "report/svg.h"
+#include "user_input/byte_size.h"
+
+namespace ucudnn::cli::report {
+
+namespace {
+
+constexpr double kWidth = 1080;
+constexpr double kLeft = 8, kRight = 1060;
+constexpr double kBarTop = 22, kBarHeight = 44;
+
+std::string segment_text(const KernelFigure& k, const ArenaSegment& s) {
+  std::string text = k.name() + ": offset " + format_byte_size(s.offset) + ", " +
+                     format_byte_size(s.extent) + " reserved";
+  if (k.wd) text += ", " + k.wd->to_string() + formatted(", %.3f ms", k.wd->time_ms());
+  return text;
+}
+
+void segment_table(pugi::xml_node parent, const ReportModel& model, const Arena& arena) {
+  pugi::xml_node table = element(parent, "table", {{"class", "arena-table"}});
+  pugi::xml_node head = element(element(table, "thead"), "tr");
+  for (const char* title : {"segment", "offset", "reserved", "workspace used", "kernel",
+                            "configuration", "time (ms, one use)"})
+    text_element(head, "th", title);
+  pugi::xml_node body = element(table, "tbody");
+  std::size_t number = 0;
+  for (const auto& s : arena.segments) {
+    const KernelFigure& k = model.kernels[s.kernel];
+    pugi::xml_node row = element(body, "tr");
+    text_element(row, "td", std::to_string(++number), {{"class", "number"}});
+    text_element(row, "td", format_byte_size(s.offset));
+    text_element(row, "td", format_byte_size(s.extent));
+    text_element(row, "td", format_byte_size(s.used));
+    text_element(row, "td", k.name());
+    text_element(row, "td", k.wd ? k.wd->to_string() : "-");
+    text_element(row, "td", k.wd ? formatted("%.3f", k.wd->time_ms()) : "-", {{"class", "number"}});
+  }
+}
+
+}  // namespace
+
+void draw_arena(pugi::xml_node parent, const ReportModel& model) {
+  if (!model.arena) return;
+  const Arena& arena = *model.arena;
+  const double extent =
+      static_cast<double>(std::max<std::uint64_t>({arena.workspace_bytes, arena.total_limit, 1}));
+  auto x_of = [&](std::uint64_t bytes) {
+    return kLeft + static_cast<double>(bytes) / extent * (kRight - kLeft);
+  };
+  pugi::xml_node svg = svg_figure(parent, kWidth, 96,
+                                  "The WD workspace: each kernel's segment at its offset", "arena");
+  element(svg, "rect",
+          {{"class", "gauge"},
+           {"x", kLeft},
+           {"y", kBarTop},
+           {"width", kRight - kLeft},
+           {"height", kBarHeight}});
+  std::size_t shown = 0;
+  for (const auto& s : arena.segments) {
+    const KernelFigure& k = model.kernels[s.kernel];
+    const double x = x_of(s.offset), w = x_of(s.offset + s.extent) - x;
+    const Swatch colour = swatch(shown++);
+    pugi::xml_node r = element(svg, "rect",
+                               {{"class", "arena-segment"},
+                                {"x", x},
+                                {"y", kBarTop},
+                                {"width", w},
+                                {"height", kBarHeight},
+                                {"fill", colour.fill},
+                                {"data-kernel-hash", k.hash},
+                                {"data-offset", std::to_string(s.offset)},
+                                {"data-extent-bytes", std::to_string(s.extent)}});
+    hover_text(r, segment_text(k, s));
+    // The segment's number in the table below, where it fits; hover text names it anyway.
+    const std::string label = std::to_string(shown);
+    if (w > 7.0 * static_cast<double>(label.size()) + 4)
+      text_element(svg, "text", label,
+                   {{"x", x + w / 2},
+                    {"y", kBarTop + kBarHeight / 2 + 4},
+                    {"text-anchor", "middle"},
+                    {"class", "segment-number"}});
+  }
+  const double limit_x = x_of(arena.total_limit);
+  pugi::xml_node line = element(svg, "line",
+                                {{"class", "limit-line"},
+                                 {"x1", limit_x},
+                                 {"x2", limit_x},
+                                 {"y1", kBarTop - 8},
+                                 {"y2", kBarTop + kBarHeight + 8}});
+  hover_text(line, "total limit " + format_byte_size(arena.total_limit));
+  text_element(svg, "text", "0", {{"x", kLeft}, {"y", 14.0}});
+  text_element(svg, "text", "total limit " + format_byte_size(arena.total_limit),
+               {{"x", limit_x}, {"y", 14.0}, {"text-anchor", "end"}});
+  text_element(svg, "text",
+               "allocated " + format_byte_size(arena.workspace_bytes) + " in " +
+                   std::to_string(arena.segments.size()) +
+                   " segments (zero-byte segments take no width)",
+               {{"x", kLeft}, {"y", kBarTop + kBarHeight + 22}});
+  segment_table(parent, model, arena);
+}
+
+}  // namespace ucudnn::cli::report

@@ -1,0 +1,86 @@
+#include "report_command.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "exit_status.h"
+#include "report/html_page.h"
+#include "report/report_model.h"
+#include "stored_network_plan.h"
+
+namespace ucudnn::cli {
+
+void add_report_command(CLI::App& app, ReportOptions& options) {
+  auto* report = app.add_subcommand(
+      "report",
+      "Write a network's plan as one HTML page (Pareto fronts, per-layer times, the WD "
+      "workspace), from the database, without benchmarking anything");
+  add_planning_options(*report, options.planning);
+  report->add_option("--fingerprint", options.fingerprint,
+                     "the device the measurements are for, as `ucudnn db info` shows it "
+                     "(default: this machine's; for cudnn without a GPU, the database's only one)");
+  report->add_option("--out", options.out, "the HTML file to write ('-': standard output)")
+      ->capture_default_str();
+}
+
+namespace {
+
+// Written beside the target and renamed over it, so that a failed run never leaves half a page
+// where a good one was.
+bool write_file(const std::string& path, const std::string& text, std::string& error) {
+  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      error = "--out: cannot write '" + path + "': " + std::strerror(errno);
+      return false;
+    }
+    out << text;
+    out.flush();
+    if (!out) {
+      error = "--out: writing '" + path + "' failed: " + std::strerror(errno);
+      std::filesystem::remove(temporary);
+      return false;
+    }
+  }
+  std::error_code code;
+  std::filesystem::rename(temporary, path, code);
+  if (code) {
+    error = "--out: cannot write '" + path + "': " + code.message();
+    std::filesystem::remove(temporary, code);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int run_report_command(const ReportOptions& options) {
+  auto read = read_network_plan(options.planning, options.fingerprint, "report");
+  if (auto* unavailable = std::get_if<PlanUnavailable>(&read)) {
+    report_error("report", unavailable->message);
+    return unavailable->status;
+  }
+  const StoredNetworkPlan& stored = std::get<StoredNetworkPlan>(read);
+  const report::ReportModel model = report::build_report_model(stored);
+  const std::string page = report::html_page(model);
+  if (options.out == "-") {
+    std::fwrite(page.data(), 1, page.size(), stdout);
+  } else {
+    std::string error;
+    if (!write_file(options.out, page, error)) {
+      report_error("report", error);
+      return kFailure;
+    }
+    std::fprintf(stderr, "ucudnn report: wrote %s (%zu kernels, %zu KiB)\n", options.out.c_str(),
+                 stored.kernels.size(), page.size() / 1024);
+  }
+  return 0;
+}
+
+}  // namespace ucudnn::cli

@@ -1,0 +1,123 @@
+#pragma once
+// The `ucudnn` tool run as a user runs it, for the end-to-end tests: a temporary folder per
+// test, a clean environment, the network options of runs small enough for 2 cores.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support/subprocess.h"
+
+namespace ucudnn::testing {
+
+using nlohmann::json;
+using Environment = std::map<std::string, std::optional<std::string>>;
+
+inline const std::string kTool = UCUDNN_CLI;
+inline const std::string kTiny = std::string(UCUDNN_SOURCE_DIR) + "/tests/cli/networks/tiny.json";
+inline const std::string kFakeCuda = UCUDNN_FAKECUDA_DIR;
+inline const std::string kMpirun = UCUDNN_MPIRUN;
+
+// The network options of a run small enough for 2 cores: 4 layers (one repeated), powers
+// of two; bench adds --repeats 1.
+inline std::vector<std::string> network_args(int batch = 4, const std::string& limit = "256KiB") {
+  return {"--network", kTiny,        "--batch",           std::to_string(batch),
+          "--policy",  "powerOfTwo", "--workspace-limit", limit};
+}
+inline std::vector<std::string> bench_args(int batch = 4) {
+  auto args = network_args(batch);
+  args.insert(args.end(), {"--repeats", "1"});
+  return args;
+}
+
+inline std::vector<std::string> concat(std::vector<std::string> a,
+                                       const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+inline std::string describe(const ProcessResult& r) {
+  return "exit " + std::to_string(r.status) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = std::filesystem::temp_directory_path() /
+              ("ucudnn-cli-test-" + std::to_string(::getpid()) + "-" +
+               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(folder_);
+    std::filesystem::create_directories(folder_);
+  }
+  void TearDown() override { std::filesystem::remove_all(folder_); }
+
+  std::string path(const std::string& name) const { return (folder_ / name).string(); }
+
+  // The tool with a clean environment: the default database in the temporary folder, no
+  // device settings from outside, OpenMP already passive (no re-execution).
+  ProcessResult run(const std::vector<std::string>& arguments, Environment extra = {}) const {
+    Environment environment = {
+        {"UCUDNN_DATABASE", path("default.db")}, {"UCUDNN_SYSTEM_DATABASE", std::nullopt},
+        {"UCUDNN_DEVICES", std::nullopt},        {"UCUDNN_BENCHMARK_DEVICES", std::nullopt},
+        {"LD_LIBRARY_PATH", std::nullopt},       {"OMP_WAIT_POLICY", "passive"}};
+    for (auto& [name, value] : extra) environment[name] = value;
+    std::vector<std::string> argv = arguments;
+    argv.insert(argv.begin(), kTool);
+    return run_process(argv, environment);
+  }
+
+  // The same under `mpirun -np 2` (the caller skips when there is no mpirun).
+  ProcessResult run_mpi(const std::vector<std::string>& arguments, Environment extra = {}) const {
+    Environment environment = {{"OMPI_ALLOW_RUN_AS_ROOT", "1"},
+                               {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"},
+                               // Open MPI keeps some memory to the end; not ours to report.
+                               {"ASAN_OPTIONS", "detect_leaks=0"}};
+    for (auto& [name, value] : extra) environment[name] = value;
+    // Unbound: the CPU backend's ranks each run one thread per core (and refuse otherwise).
+    std::vector<std::string> argv = {"--oversubscribe", "--bind-to", "none", "-np", "2", kTool};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    argv.insert(argv.begin(), kMpirun);
+    Environment base = {
+        {"UCUDNN_DATABASE", path("default.db")}, {"UCUDNN_SYSTEM_DATABASE", std::nullopt},
+        {"UCUDNN_DEVICES", std::nullopt},        {"UCUDNN_BENCHMARK_DEVICES", std::nullopt},
+        {"LD_LIBRARY_PATH", std::nullopt},       {"OMP_WAIT_POLICY", "passive"}};
+    for (auto& [name, value] : environment) base[name] = value;
+    return run_process(argv, base);
+  }
+
+  // Every row of a database: (measurements, plans), through `ucudnn db export --lines`.
+  std::pair<std::vector<json>, std::vector<json>> rows(const std::string& database) const {
+    const auto exported = run({"db", "export", "--lines", "--database", database});
+    EXPECT_EQ(exported.status, 0) << describe(exported);
+    std::vector<json> measurements, plans;
+    std::istringstream lines(exported.out);
+    std::string line;
+    std::getline(lines, line);  // the header
+    while (std::getline(lines, line)) {
+      json row = json::parse(line);
+      if (row["type"] == "measurement") measurements.push_back(std::move(row));
+      if (row["type"] == "plan") plans.push_back(std::move(row));
+    }
+    return {measurements, plans};
+  }
+
+  static bool have_mpirun() { return !kMpirun.empty() && ::access(kMpirun.c_str(), X_OK) == 0; }
+  static bool have_fakecuda() { return !kFakeCuda.empty(); }
+
+  Environment fakecuda(Environment extra = {}) const {
+    extra["LD_LIBRARY_PATH"] = kFakeCuda;
+    extra["FAKECUDA_COMPUTE"] = "0";  // the doubles' times are modeled: no arithmetic needed
+    return extra;
+  }
+
+  std::filesystem::path folder_;
+};
+
+}  // namespace ucudnn::testing

@@ -1,0 +1,264 @@
+// `ucudnn report` end to end: AlexNet benchmarked on the CPU into a small real database, the
+// page read back as XML and compared with `ucudnn plan --json`, and rendered by a headless
+// browser (Debian's chromium) where one is installed.
+#include <pugixml.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "cli_test_fixture.h"
+
+namespace ucudnn::testing {
+namespace {
+
+class ReportTest : public CliTest {
+ protected:
+  // AlexNet at batch 2 (micro-batches 1 and 2) with WR and WD: about 5 s on 2 cores.
+  std::vector<std::string> alexnet() const {
+    return {"--network",         "alexnet",    "--batch",           "2",
+            "--policy",          "powerOfTwo", "--workspace-limit", "4MiB",
+            "--total-workspace", "16MiB",      "--database",        path("alexnet.db")};
+  }
+  void bench() const {
+    const auto r =
+        run(concat(concat({"bench"}, alexnet()), {"--repeats", "1", "--no-check-plans"}));
+    ASSERT_EQ(r.status, 0) << describe(r);
+  }
+  std::string report(const std::string& name) const {
+    const auto r = run(concat(concat({"report"}, alexnet()), {"--out", path(name)}));
+    EXPECT_EQ(r.status, 0) << describe(r);
+    EXPECT_NE(r.err.find("wrote " + path(name)), std::string::npos) << r.err;
+    return read_file(path(name));
+  }
+};
+
+std::string attribute(pugi::xml_node node, const char* name) {
+  return node.attribute(name).as_string();
+}
+
+// Nodes of the page with `element` and `css_class` among their classes.
+pugi::xpath_node_set select(const pugi::xml_document& page, const std::string& element,
+                            const std::string& css_class) {
+  return page.select_nodes(
+      ("//" + element + "[contains(concat(' ', @class, ' '), ' " + css_class + " ')]").c_str());
+}
+
+TEST_F(ReportTest, AlexNetPageShowsEveryKernelWithPlanJsonsNumbers) {
+  bench();
+  const std::string html = report("alexnet.html");
+  const auto plan_run = run(concat(concat({"plan"}, alexnet()), {"--json"}));
+  ASSERT_EQ(plan_run.status, 0) << describe(plan_run);
+  const json plan = json::parse(plan_run.out);
+
+  ASSERT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  pugi::xml_document page;
+  const auto parsed = page.load_string(html.c_str());
+  ASSERT_TRUE(parsed) << "the page is not well-formed: " << parsed.description() << " at byte "
+                      << parsed.offset;
+
+  // The data for scripts: exactly `plan --json`'s document, and one figure per kernel.
+  const auto data_node = page.select_node("//script[@id='ucudnn-report-data']").node();
+  ASSERT_TRUE(data_node);
+  EXPECT_EQ(attribute(data_node, "type"), "application/json");
+  const json data = json::parse(data_node.child_value());
+  EXPECT_EQ(data["plan"], plan);
+  const auto& kernels = plan["kernels"];
+  ASSERT_EQ(kernels.size(), 15u);  // conv1-conv5, three operations, all distinct
+  ASSERT_EQ(data["kernels"].size(), 15u);
+
+  // One front per kernel, with as many points as the data's front.
+  std::map<std::string, json> figures;
+  for (const auto& figure : data["kernels"]) figures[figure["kernel_hash"]] = figure;
+  const auto fronts = select(page, "g", "front");
+  ASSERT_EQ(fronts.size(), 15u);
+  std::set<std::string> front_hashes;
+  for (std::size_t i = 0; i < fronts.size(); ++i) {
+    const auto front = fronts[i].node();
+    const std::string hash = attribute(front, "data-kernel-hash");
+    ASSERT_TRUE(figures.count(hash)) << hash;
+    const json& figure = figures[hash];
+    front_hashes.insert(hash);
+    const auto points = front.select_nodes("circle[@class='front-point']");
+    EXPECT_EQ(points.size(), figure["front"].size());
+    EXPECT_GE(points.size(), 1u);
+    // Sorted by workspace, each faster than the one before: a Pareto front.
+    for (std::size_t p = 1; p < figure["front"].size(); ++p) {
+      EXPECT_GT(figure["front"][p]["workspace_bytes"], figure["front"][p - 1]["workspace_bytes"]);
+      EXPECT_LT(figure["front"][p]["time_ms"], figure["front"][p - 1]["time_ms"]);
+    }
+  }
+  std::set<std::string> plan_hashes;
+  for (const auto& k : kernels) plan_hashes.insert(k["kernel_hash"].get<std::string>());
+  EXPECT_EQ(front_hashes, plan_hashes);
+  // Every kernel's WR plan and WD choice marked on its chart, the limit drawn on each.
+  const auto charts = select(page, "svg", "front-chart");
+  ASSERT_EQ(charts.size(), 15u);
+  for (const auto& chart : charts) {
+    EXPECT_EQ(chart.node().select_nodes(".//path[@class='wr-choice']").size(), 1u);
+    EXPECT_EQ(chart.node().select_nodes(".//rect[@class='wd-choice']").size(), 1u);
+    EXPECT_EQ(chart.node().select_nodes(".//line[@class='limit-line']").size(), 1u);
+  }
+
+  // One bar per layer and operation, with the plan's and the undivided algorithm's times, and
+  // one block per micro-batch.
+  const auto rows = select(page, "g", "kernel-row");
+  ASSERT_EQ(rows.size(), 15u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto row = rows[i].node();
+    const json& k = kernels[i];
+    EXPECT_EQ(attribute(row, "data-layer"), k["layer"]);
+    EXPECT_EQ(attribute(row, "data-operation"), k["operation"]);
+    const auto bar = row.select_node("rect[@class='plan-bar']").node();
+    ASSERT_TRUE(bar) << k["layer"];
+    EXPECT_EQ(bar.attribute("data-time-ms").as_double(), k["plan"]["time_ms"].get<double>());
+    const auto undivided = row.select_node("rect[@class='undivided-bar']").node();
+    ASSERT_TRUE(undivided);
+    EXPECT_EQ(undivided.attribute("data-time-ms").as_double(),
+              k["undivided"]["time_ms"].get<double>());
+    const auto blocks = row.select_nodes("rect[@class='micro-batch']");
+    ASSERT_EQ(blocks.size(), k["plan"]["micro"].size());
+    std::int64_t samples = 0;
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      EXPECT_EQ(attribute(blocks[b].node(), "data-algorithm"), k["plan"]["micro"][b]["algorithm"]);
+      samples += blocks[b].node().attribute("data-batch").as_llong();
+    }
+    EXPECT_EQ(samples, 2);
+    const auto used = row.select_node("rect[@class='workspace-used']").node();
+    EXPECT_EQ(used.attribute("data-workspace-bytes").as_ullong(),
+              k["plan"]["workspace_bytes"].get<std::uint64_t>());
+  }
+
+  // The arena: segments tile the WD workspace, at the offsets `plan --json` gives.
+  const json& wd = plan["wd"];
+  ASSERT_TRUE(wd.is_object() && wd.contains("workspace_bytes")) << wd.dump();
+  const auto segments = select(page, "rect", "arena-segment");
+  ASSERT_EQ(segments.size(), wd["kernels"].size());
+  std::map<std::string, std::uint64_t> offsets;
+  for (const auto& k : wd["kernels"]) offsets[k["kernel_hash"]] = k["offset"];
+  std::uint64_t end = 0, summed = 0;
+  for (const auto& s : segments) {
+    const auto node = s.node();
+    const std::uint64_t offset = node.attribute("data-offset").as_ullong();
+    EXPECT_EQ(offset, end) << "segments leave a gap or overlap";
+    EXPECT_EQ(offset, offsets[attribute(node, "data-kernel-hash")]);
+    end = offset + node.attribute("data-extent-bytes").as_ullong();
+    summed += node.attribute("data-extent-bytes").as_ullong();
+    EXPECT_FALSE(node.child("title").empty()) << "no hover text";
+  }
+  EXPECT_EQ(summed, wd["workspace_bytes"].get<std::uint64_t>());
+
+  // The summary says the totals `plan --json` gives.
+  char speedup[32];
+  std::snprintf(speedup, sizeof speedup, ": %.2fx", plan["wr_total"]["speedup"].get<double>());
+  EXPECT_NE(html.find(speedup), std::string::npos) << speedup;
+  EXPECT_NE(html.find(plan["fingerprint"].get<std::string>()), std::string::npos);
+
+  // Self-contained: no script to run, nothing to fetch.
+  EXPECT_EQ(page.select_nodes("//script").size(), 1u);
+  EXPECT_EQ(page.select_nodes("//*[@src]").size(), 0u);
+  EXPECT_EQ(page.select_nodes("//link").size(), 0u);
+  for (const char* scheme : {"https:", "url(http"})
+    EXPECT_EQ(html.find(scheme), std::string::npos) << scheme;
+}
+
+TEST_F(ReportTest, MissingMeasurementsAreTheSameErrorAsPlans) {
+  const auto r = run(concat(concat({"report"}, alexnet()), {"--out", path("never.html")}));
+  EXPECT_EQ(r.status, 1) << describe(r);
+  EXPECT_NE(r.err.find("ucudnn report: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" measurements are not in the database, of 15 kernels: conv1 Forward"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("run `ucudnn bench --network alexnet --batch 2"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(path("never.html")));
+}
+
+TEST_F(ReportTest, AnUnwritableOutputIsNamedAndLeavesNothing) {
+  bench();
+  const std::string target = path("no-such-folder") + "/report.html";
+  const auto r = run(concat(concat({"report"}, alexnet()), {"--out", target}));
+  EXPECT_EQ(r.status, 1) << describe(r);
+  EXPECT_NE(r.err.find("--out: cannot write '" + target + "'"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("no-such-folder")));
+}
+
+// Where Debian's chromium is installed (scripts/test.sh installs it), else empty.
+std::string browser() {
+  if (const char* named = std::getenv("UCUDNN_TEST_BROWSER")) return named;
+  for (const char* candidate : {"/usr/bin/chromium", "/usr/bin/chromium-browser"})
+    if (::access(candidate, X_OK) == 0) return candidate;
+  return "";
+}
+
+std::vector<std::string> headless(const std::string& profile) {
+  return {browser(),
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+          "--hide-scrollbars",
+          "--enable-logging=stderr",
+          "--v=0",
+          "--user-data-dir=" + profile};
+}
+
+TEST_F(ReportTest, HeadlessBrowserRendersThePage) {
+  if (browser().empty()) GTEST_SKIP() << "no chromium installed (scripts/test.sh installs it)";
+  bench();
+  const std::string html = report("alexnet.html");
+  const std::string url = "file://" + path("alexnet.html");
+
+  // The DOM the browser built: every figure where the page put it, the data intact.
+  auto dom = run_process(concat(headless(path("profile-dom")), {"--dump-dom", url}), {});
+  ASSERT_EQ(dom.status, 0) << describe(dom);
+  pugi::xml_document page;
+  ASSERT_TRUE(page.load_string(html.c_str()));
+  auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(dom.out, "class=\"front\""), 15u);
+  EXPECT_EQ(count(dom.out, "class=\"kernel-row\""), 15u);
+  EXPECT_EQ(count(dom.out, "class=\"arena-segment\""),
+            select(page, "rect", "arena-segment").size());
+  const auto script = dom.out.find("id=\"ucudnn-report-data\">");
+  ASSERT_NE(script, std::string::npos);
+  const auto start = dom.out.find('>', script) + 1;
+  const json data = json::parse(dom.out.substr(start, dom.out.find("</script>", start) - start));
+  EXPECT_EQ(data.dump(), json::parse(page.select_node("//script").node().child_value()).dump());
+  for (const char* problem : {"Uncaught", "ERROR:CONSOLE", "Failed to load"})
+    EXPECT_EQ(dom.err.find(problem), std::string::npos) << problem << "\n" << dom.err;
+
+  // A screenshot of the size asked for, with something drawn on it.
+  const std::string png = path("alexnet.png");
+  auto shot = run_process(concat(headless(path("profile-shot")),
+                                 {"--window-size=1200,1800", "--screenshot=" + png, url}),
+                          {});
+  ASSERT_EQ(shot.status, 0) << describe(shot);
+  const std::string image = read_file(png);
+  ASSERT_GT(image.size(), 24u);
+  EXPECT_EQ(image.substr(1, 3), "PNG");
+  auto be32 = [&](std::size_t at) {
+    return (std::uint32_t(std::uint8_t(image[at])) << 24) |
+           (std::uint32_t(std::uint8_t(image[at + 1])) << 16) |
+           (std::uint32_t(std::uint8_t(image[at + 2])) << 8) |
+           std::uint32_t(std::uint8_t(image[at + 3]));
+  };
+  EXPECT_EQ(be32(16), 1200u);
+  EXPECT_EQ(be32(20), 1800u);
+  // A blank page of this size compresses to a few KiB; figures and text make far more.
+  EXPECT_GT(image.size(), 60u * 1024) << "the screenshot looks empty";
+  EXPECT_LT(image.size(), 20u * 1024 * 1024);
+  for (const char* problem : {"Uncaught", "ERROR:CONSOLE"})
+    EXPECT_EQ(shot.err.find(problem), std::string::npos) << problem << "\n" << shot.err;
+}
+
+}  // namespace
+}  // namespace ucudnn::testing
