@@ -6,23 +6,15 @@
 
 namespace ucudnn::cudnn {
 
-namespace {
-
-void* find_symbol(const char* name) {
+void* cudnn_symbol(const char* name) {
   static void* const library =
       open_runtime_library("cudnnGetVersion", "libcudnn.so.9", "libcudnn.so.9");
   return library ? dlsym(library, name) : nullptr;
 }
 
-CudnnApi resolve() {
-  return CudnnApi::resolve(find_symbol);
-}
-
-}  // namespace
-
 const CudnnApi& cudnn_api() {
   // Never destroyed: the application may call cuDNN from its own static destructors.
-  static const CudnnApi& api = *new CudnnApi(resolve());
+  static const CudnnApi& api = *new CudnnApi(CudnnApi::resolve(cudnn_symbol));
   return api;
 }
 

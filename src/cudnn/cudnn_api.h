@@ -68,4 +68,7 @@ UCUDNN_FUNCTION_TABLE(CudnnApi, UCUDNN_CUDNN_FUNCTIONS)
 // `missing`; callers fall back or report CUDNN_STATUS_NOT_INITIALIZED.
 const CudnnApi& cudnn_api();
 
+// A symbol of the cuDNN library the tables are resolved from; nullptr when absent.
+void* cudnn_symbol(const char* name);
+
 }  // namespace ucudnn::cudnn

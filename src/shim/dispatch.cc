@@ -228,7 +228,7 @@ std::shared_ptr<cudnn::PlanExecutor> plan_within(HandleState& state, const Kerne
     if (!how.retry_failed) return nullptr;
     failed.erase(at);
   }
-  PlannerContext context = context_for(state, settings);
+  PlannerContext context = for_kernel(context_for(state, settings), kernel);
   context.may_measure = how.may_measure;
   context.caller = how.caller;
   auto plan = plan_reuse(context, kernel.key, limit);
@@ -292,7 +292,7 @@ struct Request {
 // returns the status, as cuDNN would); nullopt with `unsupported`: valid but not planned
 // (disabled, incomplete libraries, vectorized or mixed types), passed through.
 std::optional<Request> read_request(Operation operation, cudnnHandle_t handle,
-                                    const ConvolutionDescriptors& d, std::int64_t layer,
+                                    const ConvolutionDescriptors& d, PlanScope scope,
                                     cudnnStatus_t& status, bool& unsupported) {
   status = CUDNN_STATUS_SUCCESS;
   unsupported = true;
@@ -312,15 +312,89 @@ std::optional<Request> read_request(Operation operation, cudnnHandle_t handle,
     log(LogLevel::kDebug, "not planned: " + read.message);
     return std::nullopt;
   }
-  return Request{settings, {{operation, std::move(problem)}, layer}};
+  return Request{settings,
+                 {{operation, std::move(problem)}, scope.layer, scope.deterministic_only}};
 }
 
 }  // namespace
 
+std::optional<AlgorithmPerf> planned_result(Operation operation, cudnn::Selection selection,
+                                            cudnnHandle_t handle, const ConvolutionDescriptors& d,
+                                            const ConvolutionBuffers& buffers, void* workspace,
+                                            std::size_t workspace_bytes, PlanScope scope,
+                                            cudnnStatus_t* invalid) {
+  if (invalid) *invalid = CUDNN_STATUS_SUCCESS;
+  cudnnStatus_t status;
+  bool unsupported;
+  auto request = read_request(operation, handle, d, scope, status, unsupported);
+  if (!request) {
+    if (invalid) *invalid = status;
+    return std::nullopt;
+  }
+  // Results a locked database could not take earlier are saved now.
+  Registry::instance().store().flush();
+  auto state = Registry::instance().state(handle);
+  std::lock_guard lock(state->mutex);
+  std::optional<AlgorithmPerf> plan;
+  const std::string what = std::string(name_of(operation)) + " planning";
+  const bool captured = capturing(stream_of(handle));
+  or_else(
+      what,
+      [&] {
+        const auto& kernel = request->kernel;
+        const auto math = cudnn::to_cudnn(kernel.key.problem.math_type);
+        auto* division =
+            captured ? state->division.get() : division_session(*state, request->settings);
+        if (division && !division->given_up() && !captured) {
+          const auto context = division_context(*state, request->settings);
+          division->note(kernel, context);
+          const auto configuration = division->reported_configuration(kernel, context);
+          if (!configuration) return CUDNN_STATUS_NOT_SUPPORTED;
+          // The arena is ucudnn's: the application allocates nothing.
+          plan = AlgorithmPerf{cudnn::virtual_algorithm(operation),
+                               CUDNN_STATUS_SUCCESS,
+                               static_cast<float>(configuration->time_ms()),
+                               0,
+                               deterministic(*configuration, operation) ? CUDNN_DETERMINISTIC
+                                                                        : CUDNN_NON_DETERMINISTIC,
+                               math};
+          return CUDNN_STATUS_SUCCESS;
+        }
+        const std::uint64_t limit =
+            state->workspace_limit(request->settings)
+                .value_or(selection == cudnn::Selection::kFindEx ? workspace_bytes
+                                                                 : kDefaultWorkspaceLimit);
+        std::shared_ptr<cudnn::PlanExecutor> executor;
+        if (captured) {
+          // Nothing is planned during capture: what is known already, else cuDNN's answer.
+          if (auto* known = state->plans.find(kernel)) executor = known->reported;
+        } else {
+          Planning how = planning_for(selection, request->settings);
+          if (selection == cudnn::Selection::kFindEx)
+            how.caller =
+                cudnn::CallerBuffers{buffers.x, buffers.w, buffers.y, workspace, workspace_bytes};
+          executor = plan_within(*state, kernel, limit, request->settings, how);
+        }
+        if (!executor) return CUDNN_STATUS_NOT_SUPPORTED;
+        state->plans[kernel].reported = executor;
+        plan = AlgorithmPerf{cudnn::virtual_algorithm(operation),
+                             CUDNN_STATUS_SUCCESS,
+                             static_cast<float>(executor->configuration().time_ms()),
+                             executor->workspace_bytes(),
+                             deterministic(executor->configuration(), operation)
+                                 ? CUDNN_DETERMINISTIC
+                                 : CUDNN_NON_DETERMINISTIC,
+                             math};
+        return CUDNN_STATUS_SUCCESS;
+      },
+      [] { return CUDNN_STATUS_NOT_SUPPORTED; });
+  return plan;
+}
+
 cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, cudnnHandle_t handle,
                               const ConvolutionDescriptors& d, int requested, int* returned,
                               AlgorithmPerf* results, const ConvolutionBuffers& buffers,
-                              void* workspace, std::size_t workspace_bytes, std::int64_t layer) {
+                              void* workspace, std::size_t workspace_bytes, PlanScope scope) {
   return guarded("cudnnFind/GetConvolutionAlgorithm", [&]() -> cudnnStatus_t {
     auto pass = [&] {
       return cudnn::select_algorithms(cudnn::cudnn_api(), handle, operation, selection, d,
@@ -334,68 +408,9 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
     if (selection == cudnn::Selection::kFindEx &&
         (!buffers.x || !buffers.w || !buffers.y || (!workspace && workspace_bytes > 0)))
       return pass();
-    cudnnStatus_t status;
-    bool unsupported;
-    auto request = read_request(operation, handle, d, layer, status, unsupported);
-    if (!request) return pass();  // invalid descriptors: cuDNN's own status
-
-    // Results a locked database could not take earlier are saved now.
-    Registry::instance().store().flush();
-    auto state = Registry::instance().state(handle);
-    std::lock_guard lock(state->mutex);
-    std::optional<AlgorithmPerf> plan;
-    const std::string what = std::string(name_of(operation)) + " planning";
-    const bool captured = capturing(stream_of(handle));
-    or_else(
-        what,
-        [&] {
-          const auto& kernel = request->kernel;
-          const auto math = cudnn::to_cudnn(kernel.key.problem.math_type);
-          auto* division =
-              captured ? state->division.get() : division_session(*state, request->settings);
-          if (division && !division->given_up() && !captured) {
-            const auto context = division_context(*state, request->settings);
-            division->note(kernel, context);
-            const auto configuration = division->reported_configuration(kernel, context);
-            if (!configuration) return CUDNN_STATUS_NOT_SUPPORTED;
-            // The arena is ucudnn's: the application allocates nothing.
-            plan = AlgorithmPerf{cudnn::virtual_algorithm(operation),
-                                 CUDNN_STATUS_SUCCESS,
-                                 static_cast<float>(configuration->time_ms()),
-                                 0,
-                                 deterministic(*configuration, operation) ? CUDNN_DETERMINISTIC
-                                                                          : CUDNN_NON_DETERMINISTIC,
-                                 math};
-            return CUDNN_STATUS_SUCCESS;
-          }
-          const std::uint64_t limit =
-              state->workspace_limit(request->settings)
-                  .value_or(selection == cudnn::Selection::kFindEx ? workspace_bytes
-                                                                   : kDefaultWorkspaceLimit);
-          std::shared_ptr<cudnn::PlanExecutor> executor;
-          if (captured) {
-            // Nothing is planned during capture: what is known already, else cuDNN's answer.
-            if (auto* known = state->plans.find(kernel)) executor = known->reported;
-          } else {
-            Planning how = planning_for(selection, request->settings);
-            if (selection == cudnn::Selection::kFindEx)
-              how.caller =
-                  cudnn::CallerBuffers{buffers.x, buffers.w, buffers.y, workspace, workspace_bytes};
-            executor = plan_within(*state, kernel, limit, request->settings, how);
-          }
-          if (!executor) return CUDNN_STATUS_NOT_SUPPORTED;
-          state->plans[kernel].reported = executor;
-          plan = AlgorithmPerf{cudnn::virtual_algorithm(operation),
-                               CUDNN_STATUS_SUCCESS,
-                               static_cast<float>(executor->configuration().time_ms()),
-                               executor->workspace_bytes(),
-                               deterministic(executor->configuration(), operation)
-                                   ? CUDNN_DETERMINISTIC
-                                   : CUDNN_NON_DETERMINISTIC,
-                               math};
-          return CUDNN_STATUS_SUCCESS;
-        },
-        [] { return CUDNN_STATUS_NOT_SUPPORTED; });
+    // Invalid descriptors, or no plan: cuDNN's own answer.
+    const auto plan = planned_result(operation, selection, handle, d, buffers, workspace,
+                                     workspace_bytes, scope, nullptr);
     if (!plan) return pass();
     results[0] = *plan;
     int theirs = 0;
@@ -411,14 +426,14 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
 
 cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
                              const ConvolutionDescriptors& d, int algorithm, std::size_t* bytes,
-                             std::int64_t layer) {
+                             PlanScope scope) {
   return guarded("cudnnGetConvolutionWorkspaceSize", [&]() -> cudnnStatus_t {
     if (!handle || !bytes) return CUDNN_STATUS_BAD_PARAM;  // as in find_algorithms
     if (algorithm != cudnn::virtual_algorithm(operation))
       return cudnn::workspace_size(cudnn::cudnn_api(), handle, operation, d, algorithm, bytes);
     cudnnStatus_t status;
     bool unsupported;
-    auto request = read_request(operation, handle, d, layer, status, unsupported);
+    auto request = read_request(operation, handle, d, scope, status, unsupported);
     // Unplanned: the convolution call will run undivided (undivided()) with cuDNN's heuristic
     // choice within whatever workspace it is given; no workspace is needed, unless cuDNN's
     // heuristic refuses the descriptors or finds no algorithm for them.
@@ -476,7 +491,7 @@ cudnnStatus_t algorithm_max_count(Operation operation, cudnnHandle_t handle, int
 cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void* alpha,
                           const ConvolutionDescriptors& d, const ConvolutionBuffers& buffers,
                           int algorithm, void* workspace, std::size_t workspace_bytes,
-                          const void* beta, std::int64_t layer) {
+                          const void* beta, PlanScope scope) {
   return guarded("cudnnConvolution", [&]() -> cudnnStatus_t {
     if (!handle) return CUDNN_STATUS_BAD_PARAM;  // as in find_algorithms
     if (algorithm != cudnn::virtual_algorithm(operation))
@@ -492,7 +507,7 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
     };
     cudnnStatus_t status;
     bool unsupported;
-    auto request = read_request(operation, handle, d, layer, status, unsupported);
+    auto request = read_request(operation, handle, d, scope, status, unsupported);
     if (!request) return unsupported ? fallback() : status;
 
     auto state = Registry::instance().state(handle);
@@ -587,7 +602,7 @@ cudnnStatus_t convolution_bias_activation(cudnnHandle_t handle, const void* alph
                                           const ConvolutionDescriptors& d,
                                           const ConvolutionBuffers& buffers, int algorithm,
                                           void* workspace, std::size_t workspace_bytes,
-                                          const FusedEpilogue& e, std::int64_t layer) {
+                                          const FusedEpilogue& e, PlanScope scope) {
   return guarded("cudnnConvolutionBiasActivationForward", [&]() -> cudnnStatus_t {
     const auto& api = cudnn::cudnn_api();
     if (!handle) return CUDNN_STATUS_BAD_PARAM;  // as in find_algorithms
@@ -622,7 +637,7 @@ cudnnStatus_t convolution_bias_activation(cudnnHandle_t handle, const void* alph
     {
       cudnnStatus_t status;
       bool unsupported;
-      if (!read_request(Operation::kForward, handle, d, layer, status, unsupported))
+      if (!read_request(Operation::kForward, handle, d, scope, status, unsupported))
         return unsupported ? pass_through() : status;
     }
     // Everything cuDNN checks before writing y, checked before the first step writes it.
@@ -649,7 +664,7 @@ cudnnStatus_t convolution_bias_activation(cudnnHandle_t handle, const void* alph
           status != CUDNN_STATUS_SUCCESS)
         return status;
     if (auto status = convolution(Operation::kForward, handle, alpha1, d, buffers, algorithm,
-                                  workspace, workspace_bytes, with_z ? e.alpha2 : zero, layer);
+                                  workspace, workspace_bytes, with_z ? e.alpha2 : zero, scope);
         status != CUDNN_STATUS_SUCCESS)
       return status;
     if (auto status = api.cudnnAddTensor(handle, one, e.bias_desc, e.bias, one, d.y, buffers.y);

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "cudnn/convolution_arguments.h"
 #include "shim/kernel_identity.h"
@@ -21,19 +22,28 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
                               cudnn::AlgorithmPerf* results,
                               const cudnn::ConvolutionBuffers& buffers = {},
                               void* workspace = nullptr, std::size_t workspace_bytes = 0,
-                              std::int64_t layer = kNoLayer);
+                              PlanScope scope = {});
+
+// What Get/Find put first: ucudnn's plan as the virtual algorithm's result, planned as
+// `selection` plans (the graph API's execution plans plan as Find does). nullopt when the call
+// would pass through: no plan, or descriptors cuDNN refuses (their status in `invalid`).
+std::optional<cudnn::AlgorithmPerf> planned_result(Operation operation, cudnn::Selection selection,
+                                                   cudnnHandle_t handle,
+                                                   const cudnn::ConvolutionDescriptors& d,
+                                                   const cudnn::ConvolutionBuffers& buffers,
+                                                   void* workspace, std::size_t workspace_bytes,
+                                                   PlanScope scope, cudnnStatus_t* invalid);
 
 cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
                              const cudnn::ConvolutionDescriptors& d, int algorithm,
-                             std::size_t* bytes, std::int64_t layer = kNoLayer);
+                             std::size_t* bytes, PlanScope scope = {});
 
 cudnnStatus_t algorithm_max_count(Operation operation, cudnnHandle_t handle, int* count);
 
 cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void* alpha,
                           const cudnn::ConvolutionDescriptors& d,
                           const cudnn::ConvolutionBuffers& buffers, int algorithm, void* workspace,
-                          std::size_t workspace_bytes, const void* beta,
-                          std::int64_t layer = kNoLayer);
+                          std::size_t workspace_bytes, const void* beta, PlanScope scope = {});
 
 // cudnnConvolutionBiasActivationForward: y = act(alpha1 * conv(x, w) + alpha2 * z + bias). With
 // the virtual algorithm, the planned convolution (alpha1, and alpha2 as beta over z copied into
@@ -50,8 +60,7 @@ cudnnStatus_t convolution_bias_activation(cudnnHandle_t handle, const void* alph
                                           const cudnn::ConvolutionDescriptors& d,
                                           const cudnn::ConvolutionBuffers& buffers, int algorithm,
                                           void* workspace, std::size_t workspace_bytes,
-                                          const FusedEpilogue& epilogue,
-                                          std::int64_t layer = kNoLayer);
+                                          const FusedEpilogue& epilogue, PlanScope scope = {});
 
 // cudnnCreate through the table (UcudnnHandle_t's overload cannot call it by name); records
 // the device the handle is bound to.

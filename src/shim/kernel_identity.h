@@ -1,7 +1,8 @@
 #pragma once
-// What the shim keeps a plan for: a kernel (operation + full problem), and optionally the
+// What the shim keeps a plan for: a kernel (operation + full problem), optionally the
 // application's layer id (UcudnnHandle_t's overloads take one) so that two layers of the
-// same shape can have plans and WD workspace segments of their own.
+// same shape can have plans and WD workspace segments of their own, and whether only
+// deterministic algorithms may run it (a graph API engine without the NONDETERMINISTIC note).
 #include <cstdint>
 
 #include "core/kernel_key.h"
@@ -13,14 +14,26 @@ inline constexpr std::int64_t kNoLayer = -1;
 struct KernelIdentity {
   KernelKey key;
   std::int64_t layer = kNoLayer;
+  bool deterministic_only = false;
   friend bool operator==(const KernelIdentity&, const KernelIdentity&) = default;
 };
 
 struct KernelIdentityHash {
   std::size_t operator()(const KernelIdentity& identity) const {
     return KernelKeyHash{}(identity.key) ^
-           (static_cast<std::size_t>(identity.layer) * 0x9e3779b97f4a7c15ULL);
+           (static_cast<std::size_t>(identity.layer) * 0x9e3779b97f4a7c15ULL) ^
+           (identity.deterministic_only ? 0x5bd1e995ULL : 0);
   }
+};
+
+// What a call asks of the plan that runs it, beside its descriptors: the layer id of
+// UcudnnHandle_t's overloads, and determinism (the graph API's engines). Implicit from a layer
+// id, as the legacy calls pass one.
+struct PlanScope {
+  PlanScope(std::int64_t layer_id = kNoLayer, bool deterministic = false)  // NOLINT
+      : layer(layer_id), deterministic_only(deterministic) {}
+  std::int64_t layer;
+  bool deterministic_only;
 };
 
 }  // namespace ucudnn::shim

@@ -10,10 +10,19 @@
 #include "cudnn/micro_batch_descriptors.h"
 #include "shim/hybrid_executor.h"
 #include "shim/log.h"
+#include "shim/registry.h"
 
 namespace ucudnn::shim {
 
 const AlgorithmExclusion PlannerContext::kNothingExcluded;
+
+PlannerContext for_kernel(const PlannerContext& context, const KernelIdentity& kernel) {
+  PlannerContext restricted = context;
+  if (kernel.deterministic_only)
+    restricted.excluded =
+        &Registry::instance().deterministic_exclusion(*context.excluded, kernel.key.operation);
+  return restricted;
+}
 
 namespace {
 

@@ -17,6 +17,7 @@
 #include "cudnn/cudnn_api.h"
 #include "cudnn/cudnn_benchmarker.h"
 #include "cudnn/plan_executor.h"
+#include "shim/kernel_identity.h"
 #include "shim/settings.h"
 
 namespace ucudnn::shim {
@@ -51,6 +52,10 @@ struct PlannerContext {
 
   static const AlgorithmExclusion kNothingExcluded;
 };
+
+// The context for planning `kernel`: a kernel that must run deterministically also excludes
+// the operation's nondeterministic algorithms.
+PlannerContext for_kernel(const PlannerContext& context, const KernelIdentity& kernel);
 
 // WR: the fastest configuration whose every micro-batch fits `limit`.
 Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKey& kernel,

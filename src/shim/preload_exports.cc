@@ -5,6 +5,7 @@
 // legacy_api_table.h, each checked by the compiler against its declaration in cudnn.h.
 #include <cudnn.h>
 
+#include "shim/backend/backend_calls.h"
 #include "shim/legacy_api_table.h"
 
 using namespace ucudnn::shim;
@@ -33,5 +34,66 @@ cudnnStatus_t CUDNNWINAPI cudnnCreate(cudnnHandle_t* handle) {
 cudnnStatus_t CUDNNWINAPI cudnnDestroy(cudnnHandle_t handle) {
   return destroy_handle(handle);
 }
+
+// The graph (backend) API: recorded, and convolution plans micro-batched (backend_calls.h).
+cudnnStatus_t CUDNNWINAPI cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType,
+                                                       cudnnBackendDescriptor_t* descriptor) {
+  return backend::create_descriptor(descriptorType, descriptor);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor) {
+  return backend::destroy_descriptor(descriptor);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor) {
+  return backend::initialize(descriptor);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor) {
+  return backend::finalize(descriptor, __builtin_return_address(0));
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor,
+                                                   cudnnBackendAttributeName_t attributeName,
+                                                   cudnnBackendAttributeType_t attributeType,
+                                                   int64_t elementCount,
+                                                   const void* arrayOfElements) {
+  return backend::set_attribute(descriptor, attributeName, attributeType, elementCount,
+                                arrayOfElements);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnBackendGetAttribute(cudnnBackendDescriptor_t const descriptor,
+                                                   cudnnBackendAttributeName_t attributeName,
+                                                   cudnnBackendAttributeType_t attributeType,
+                                                   int64_t requestedElementCount,
+                                                   int64_t* elementCount, void* arrayOfElements) {
+  return backend::get_attribute(descriptor, attributeName, attributeType, requestedElementCount,
+                                elementCount, arrayOfElements);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnBackendExecute(cudnnHandle_t handle,
+                                              cudnnBackendDescriptor_t executionPlan,
+                                              cudnnBackendDescriptor_t variantPack) {
+  return backend::execute(handle, executionPlan, variantPack);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnBackendPopulateCudaGraph(cudnnHandle_t handle,
+                                                        cudnnBackendDescriptor_t executionPlan,
+                                                        cudnnBackendDescriptor_t variantPack,
+                                                        cudaGraph_t graph) {
+  return backend::populate_cuda_graph(handle, executionPlan, variantPack, graph);
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnBackendUpdateCudaGraph(cudnnHandle_t handle,
+                                                      cudnnBackendDescriptor_t executionPlan,
+                                                      cudnnBackendDescriptor_t variantPack,
+                                                      cudaGraph_t graph) {
+  return backend::update_cuda_graph(handle, executionPlan, variantPack, graph);
+}
+
+// What tells ucudnn apart from the library it interposes on, under any file name
+// (cudnn/runtime_library.cc refuses to resolve "the real cuDNN" to a library that has it).
+extern const char ucudnn_interposer_marker[];
+const char ucudnn_interposer_marker[] = "ucudnn";
 
 }  // extern "C"

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "core/memory_store.h"
+#include "cudnn/algorithms.h"
 #include "cudnn/gpu_fingerprint.h"
 #include "shim/host_backend_loader.h"
 #include "shim/log.h"
@@ -122,6 +123,24 @@ std::shared_ptr<WorkspaceDivisionSession> Registry::division_session(int device,
     slot = session;
   }
   return session;
+}
+
+const AlgorithmExclusion& Registry::deterministic_exclusion(const AlgorithmExclusion& base,
+                                                            Operation operation) {
+  std::lock_guard lock(mutex_);
+  auto& slot = deterministic_exclusions_[{base.to_string(), operation}];
+  if (!slot) {
+    std::string text = base.to_string();
+    for (const auto& name : cudnn::algorithm_names(operation)) {
+      const auto value = cudnn::algorithm_value(operation, name);
+      if (!value || cudnn::is_deterministic(operation, *value)) continue;
+      if (!text.empty()) text.push_back(',');
+      text.append("cudnn:").append(name);
+    }
+    auto parsed = AlgorithmExclusion::parse(text);
+    slot = std::make_unique<AlgorithmExclusion>(parsed ? std::move(parsed).value() : base);
+  }
+  return *slot;
 }
 
 }  // namespace ucudnn::shim

@@ -18,6 +18,7 @@
 #include "core/device_fingerprint.h"
 #include "core/host_backend.h"
 #include "core/hybrid_split.h"
+#include "shim/backend/descriptor_table.h"
 #include "shim/handle_state.h"
 
 namespace ucudnn::shim {
@@ -60,6 +61,14 @@ class Registry {
   // cannot be.
   HostBackend* host_backend();
 
+  // `base` and the operation's nondeterministic cuDNN algorithms: what a kernel that must run
+  // deterministically may not use. Built once per (base, operation) and kept for the process.
+  const AlgorithmExclusion& deterministic_exclusion(const AlgorithmExclusion& base,
+                                                    Operation operation);
+
+  // The graph API's descriptors as the application set them (backend/descriptor_table.h).
+  backend::DescriptorTable& backend_descriptors() { return backend_descriptors_; }
+
  private:
   Registry() = default;
   static std::shared_ptr<HandleState> bound_to_current_device(cudnnHandle_t handle);
@@ -72,6 +81,9 @@ class Registry {
       divisions_;
   std::once_flag host_backend_once_;
   HostBackend* host_backend_ = nullptr;
+  std::map<std::pair<std::string, Operation>, std::unique_ptr<AlgorithmExclusion>>
+      deterministic_exclusions_;  // under mutex_
+  backend::DescriptorTable backend_descriptors_;
 };
 
 }  // namespace ucudnn::shim

@@ -112,7 +112,7 @@ std::optional<Configuration> WorkspaceDivisionSession::reported_configuration(
   Entry& e = entries_[k];
   if (e.in_segment) return e.in_segment->configuration();
   if (!e.best_within_total) {
-    auto plan = plan_reuse(context, kernel.key, total_);
+    auto plan = plan_reuse(for_kernel(context, kernel), kernel.key, total_);
     if (!plan) return std::nullopt;
     e.best_within_total = *plan;
   }
@@ -229,7 +229,8 @@ bool WorkspaceDivisionSession::divide(const std::unordered_map<int, int>& runs,
     const auto& group = order[i];
     const auto [weight, representative] = members[group];
     const KernelKey& key_of_group = entries_[representative].kernel.key;
-    auto front = desirable_set(context, key_of_group, total_);
+    auto front =
+        desirable_set(for_kernel(context, entries_[representative].kernel), key_of_group, total_);
     if (!front) {
       // Left out: it runs beside the arena, the others are divided.
       warn_once("wd-left-out:" + key_of_group.to_string(),
@@ -290,8 +291,9 @@ std::optional<std::vector<Configuration>> WorkspaceDivisionSession::stored_divis
   else if (segment_offsets(*stored).back() > total_)
     problem = "it needs more than the total";
   for (std::size_t i = 0; !problem && i < kernels.size(); ++i)
-    problem = plan_problem(context, entries_[kernels[i]].kernel.key, (*stored)[i],
-                           (*stored)[i].workspace_bytes());
+    problem =
+        plan_problem(for_kernel(context, entries_[kernels[i]].kernel),
+                     entries_[kernels[i]].kernel.key, (*stored)[i], (*stored)[i].workspace_bytes());
   if (problem) {
     warn_once("wd-invalid:" + subject,
               "discarding an invalid stored workspace division: " + *problem);
@@ -322,7 +324,7 @@ bool WorkspaceDivisionSession::install(const std::vector<KernelIdentity>& groups
     Entry& e = entries_[representatives[i]];
     std::shared_ptr<cudnn::PlanExecutor> executor;
     try {
-      executor = make_executor(context, e.kernel.key, chosen[i]);
+      executor = make_executor(for_kernel(context, e.kernel), e.kernel.key, chosen[i]);
     } catch (const std::exception& error) {
       // Left without a segment: it runs beside the arena, as a kernel that needs too much.
       warn_once("wd-executor:" + e.kernel.key.to_string(),
@@ -386,11 +388,12 @@ void WorkspaceDivisionSession::take_stored_segment(int kernel, const PlannerCont
   stored_segments_.erase(found);
   Group& g = groups_[e.group];
   const std::uint64_t bytes = stored.configuration.workspace_bytes();
-  auto problem = plan_problem(context, e.kernel.key, stored.configuration, bytes);
+  auto problem =
+      plan_problem(for_kernel(context, e.kernel), e.kernel.key, stored.configuration, bytes);
   std::shared_ptr<cudnn::PlanExecutor> executor;
   if (!problem) {
     try {
-      executor = make_executor(context, e.kernel.key, stored.configuration);
+      executor = make_executor(for_kernel(context, e.kernel), e.kernel.key, stored.configuration);
       if (executor->workspace_bytes() > bytes) problem = "it needs more than its segment";
     } catch (const std::exception& error) {
       problem = error.what();
@@ -450,7 +453,7 @@ const cudnn::PlanExecutor* WorkspaceDivisionSession::plan_waiting(Entry& e,
     e.waiting_limit = left;
   }
   if (!e.waiting && !e.no_waiting_plan) {
-    auto plan = plan_reuse(context, e.kernel.key, left);
+    auto plan = plan_reuse(for_kernel(context, e.kernel), e.kernel.key, left);
     if (plan) {
       auto executor =
           std::make_shared<cudnn::PlanExecutor>(context.api, context.handle, e.kernel.key, *plan);

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "algorithm_ranking.h"
+#include "convolution_calls.h"
 #include "cost_model.h"
 #include "cudnn_session.h"
 #include "descriptors.h"
@@ -158,24 +159,22 @@ cudnnStatus_t workspace_size(const char* function, cudnnHandle_t handle, Operati
   });
 }
 
+}  // namespace
+
+namespace ucudnn::fakecuda {
+
 double scalar(const void* value, cudnnDataType_t type) {
   return type == CUDNN_DATA_DOUBLE ? *static_cast<const double*>(value)
                                    : static_cast<double>(*static_cast<const float*>(value));
 }
 
-// A convolution call that passed cuDNN's checks: what it computes and what it takes.
-struct CheckedConvolution {
-  cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
-  KernelKey kernel;
-  const AlgorithmModel* algorithm = nullptr;
-  Modeled modeled;
-};
-
+namespace {
 CheckedConvolution refused(cudnnStatus_t status) {
   CheckedConvolution c;
   c.status = status;
   return c;
 }
+}  // namespace
 
 CheckedConvolution check_convolution(const char* function, cudnnHandle_t handle,
                                      Operation operation, const void* alpha, const void* beta,
@@ -237,11 +236,13 @@ void trace_if_captured(bool captured, const CheckedConvolution& c) {
                c.algorithm->name.data(), static_cast<long long>(c.kernel.problem.batch()));
 }
 
-cudnnStatus_t convolve(const char* function, cudnnHandle_t handle, Operation operation,
-                       const void* alpha, const void* beta, const cudnnTensorStruct* x,
-                       const void* x_data, const cudnnFilterStruct* w, const void* w_data,
-                       const cudnnConvolutionStruct* conv, const cudnnTensorStruct* y,
-                       const void* y_data, int algorithm, void* workspace, size_t workspace_bytes) {
+}  // namespace ucudnn::fakecuda
+
+cudnnStatus_t ucudnn::fakecuda::run_convolution(
+    const char* function, cudnnHandle_t handle, Operation operation, const void* alpha,
+    const void* beta, const cudnnTensorStruct* x, const void* x_data, const cudnnFilterStruct* w,
+    const void* w_data, const cudnnConvolutionStruct* conv, const cudnnTensorStruct* y,
+    const void* y_data, int algorithm, void* workspace, size_t workspace_bytes) {
   return guarded(function, [&] {
     CheckedConvolution c =
         check_convolution(function, handle, operation, alpha, beta, x, x_data, w, w_data, conv, y,
@@ -263,6 +264,8 @@ cudnnStatus_t convolve(const char* function, cudnnHandle_t handle, Operation ope
     return CUDNN_STATUS_SUCCESS;
   });
 }
+
+namespace {
 
 // y = act(alpha1 * conv(x, w) + alpha2 * z + bias), z may be y itself.
 cudnnStatus_t convolve_bias_activation(cudnnHandle_t handle, const void* alpha1,
@@ -491,8 +494,8 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void* alpha,
                                       cudnnConvolutionFwdAlgo_t algo, void* workSpace,
                                       size_t workSpaceSizeInBytes, const void* beta,
                                       const cudnnTensorDescriptor_t yDesc, void* y) {
-  return convolve(__func__, handle, kForward, alpha, beta, xDesc, x, wDesc, w, convDesc, yDesc, y,
-                  algo, workSpace, workSpaceSizeInBytes);
+  return run_convolution(__func__, handle, kForward, alpha, beta, xDesc, x, wDesc, w, convDesc,
+                         yDesc, y, algo, workSpace, workSpaceSizeInBytes);
 }
 
 cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void* alpha,
@@ -502,8 +505,8 @@ cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void* alp
                                            cudnnConvolutionBwdDataAlgo_t algo, void* workSpace,
                                            size_t workSpaceSizeInBytes, const void* beta,
                                            const cudnnTensorDescriptor_t dxDesc, void* dx) {
-  return convolve(__func__, handle, kBackwardData, alpha, beta, dxDesc, dx, wDesc, w, convDesc,
-                  dyDesc, dy, algo, workSpace, workSpaceSizeInBytes);
+  return run_convolution(__func__, handle, kBackwardData, alpha, beta, dxDesc, dx, wDesc, w,
+                         convDesc, dyDesc, dy, algo, workSpace, workSpaceSizeInBytes);
 }
 
 cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void* alpha,
@@ -513,8 +516,8 @@ cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void* a
                                              cudnnConvolutionBwdFilterAlgo_t algo, void* workSpace,
                                              size_t workSpaceSizeInBytes, const void* beta,
                                              const cudnnFilterDescriptor_t dwDesc, void* dw) {
-  return convolve(__func__, handle, kBackwardFilter, alpha, beta, xDesc, x, dwDesc, dw, convDesc,
-                  dyDesc, dy, algo, workSpace, workSpaceSizeInBytes);
+  return run_convolution(__func__, handle, kBackwardFilter, alpha, beta, xDesc, x, dwDesc, dw,
+                         convDesc, dyDesc, dy, algo, workSpace, workSpaceSizeInBytes);
 }
 
 cudnnStatus_t cudnnConvolutionBiasActivationForward(

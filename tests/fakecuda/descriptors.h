@@ -17,6 +17,7 @@ enum class Tag : std::uint32_t {
   kFilter = 0x66696c74,
   kConvolution = 0x636f6e76,
   kActivation = 0x61637476,
+  kBackend = 0x62636b64,
 };
 
 // The first `count` output dimensions (N, K, spatial...) of convolving x with w under conv

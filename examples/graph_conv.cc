@@ -1,0 +1,444 @@
+// graph_conv: the convolution layers of network_layers.h trained the way PyTorch 2.x drives
+// cuDNN by default (aten/src/ATen/native/cudnn/Conv_v8.cpp, cudnn-frontend): through the graph
+// (backend) API. Per layer and operation it builds tensors with unique ids, a convolution
+// descriptor, the operation and its graph; asks the heuristics for engine configurations (and,
+// with --deterministic, skips the nondeterministic ones, as torch.backends.cudnn.deterministic
+// does); finalizes the first execution plan that takes, reads EXECUTION_PLAN_WORKSPACE_SIZE and
+// allocates exactly that; then each iteration builds a variant pack and executes the plan on one
+// stream. It knows nothing of ucudnn: built against cuDNN's headers and linked with -lcudnn
+// -lcudart, it runs on the real libraries, on the test doubles (LD_LIBRARY_PATH), or under the
+// ucudnn shim (LD_PRELOAD).
+//
+// --graph fused builds each forward as a fused graph instead (convolution, bias addition and
+// ReLU on virtual tensors), which ucudnn leaves to cuDNN. --no-handle sets no handle on the
+// graph and the plan (both attributes are deprecated in cuDNN 9).
+//
+// Usage: graph_conv [--batch N] [--seed S] [--iterations I] [--layers L] [--graph conv|fused]
+//                   [--deterministic] [--no-handle] [--filter-beta B] [--dump FILE]
+// Exit status: 0 success; 1 a CUDA or cuDNN call failed; 2 bad arguments.
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "network_layers.h"
+#include "tensor_dump.h"
+
+namespace {
+
+[[noreturn]] void die(const char* call, long status, const char* message, int line) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "graph_conv.cc:%d: %s failed: status %ld (%s)\n", line, call, status,
+               message);
+  std::_Exit(1);
+}
+
+void check_cudnn(cudnnStatus_t status, const char* call, int line) {
+  if (status != CUDNN_STATUS_SUCCESS) die(call, status, cudnnGetErrorString(status), line);
+}
+
+void check_cuda(cudaError_t status, const char* call, int line) {
+  if (status != cudaSuccess) die(call, status, cudaGetErrorString(status), line);
+}
+
+#define CHECK_CUDNN(call) check_cudnn((call), #call, __LINE__)
+#define CHECK_CUDA(call) check_cuda((call), #call, __LINE__)
+
+struct Options {
+  int batch = 8;
+  unsigned seed = 1;
+  int iterations = 2;
+  int layers = static_cast<int>(std::size(ucudnn::examples::kLayers));
+  bool fused = false;
+  bool deterministic = false;
+  bool handle_attributes = true;
+  float filter_beta = 0;
+  std::string dump;
+};
+
+[[noreturn]] void usage(const std::string& problem) {
+  std::fprintf(stderr,
+               "graph_conv: %s\n"
+               "usage: graph_conv [--batch N] [--seed S] [--iterations I] [--layers L] "
+               "[--graph conv|fused]\n"
+               "                  [--deterministic] [--no-handle] [--filter-beta B] "
+               "[--dump FILE]\n",
+               problem.c_str());
+  std::exit(2);
+}
+
+long long parse_integer(const std::string& option, const std::string& text, long long low) {
+  char* end = nullptr;
+  errno = 0;
+  const long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || value < low)
+    usage(option + ": invalid value '" + text + "'");
+  return value;
+}
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string option = argv[i];
+    if (option == "--deterministic") {
+      o.deterministic = true;
+      continue;
+    }
+    if (option == "--no-handle") {
+      o.handle_attributes = false;
+      continue;
+    }
+    if (i + 1 >= argc) usage(option + " needs a value");
+    const std::string value = argv[++i];
+    if (option == "--batch")
+      o.batch = static_cast<int>(parse_integer(option, value, 1));
+    else if (option == "--seed")
+      o.seed = static_cast<unsigned>(parse_integer(option, value, 0));
+    else if (option == "--iterations")
+      o.iterations = static_cast<int>(parse_integer(option, value, 1));
+    else if (option == "--layers")
+      o.layers = static_cast<int>(
+          std::min<long long>(parse_integer(option, value, 1), static_cast<long long>(o.layers)));
+    else if (option == "--graph" && (value == "conv" || value == "fused"))
+      o.fused = value == "fused";
+    else if (option == "--filter-beta")
+      o.filter_beta = std::strtof(value.c_str(), nullptr);
+    else if (option == "--dump")
+      o.dump = value;
+    else
+      usage("unknown option or value: " + option + " " + value);
+  }
+  return o;
+}
+
+using Descriptor = cudnnBackendDescriptor_t;
+
+Descriptor create(cudnnBackendDescriptorType_t type) {
+  Descriptor d = nullptr;
+  CHECK_CUDNN(cudnnBackendCreateDescriptor(type, &d));
+  return d;
+}
+
+template <typename T>
+void set(Descriptor d, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
+         const std::vector<T>& values) {
+  CHECK_CUDNN(
+      cudnnBackendSetAttribute(d, name, type, static_cast<int64_t>(values.size()), values.data()));
+}
+
+void set_descriptor(Descriptor d, cudnnBackendAttributeName_t name, Descriptor value) {
+  CHECK_CUDNN(cudnnBackendSetAttribute(d, name, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &value));
+}
+
+// Unique ids as PyTorch gives them: one character per role.
+constexpr int64_t kX = 'x', kW = 'w', kY = 'y', kBias = 'b', kConvOut = 'c', kSum = 's';
+
+Descriptor tensor(const std::vector<int64_t>& dims, bool channels_last, int64_t uid,
+                  bool is_virtual = false) {
+  std::vector<int64_t> strides(dims.size());
+  if (channels_last) {  // N, then spatial, C innermost
+    strides[1] = 1;
+    int64_t s = dims[1];
+    for (std::size_t i = dims.size(); i-- > 2;) {
+      strides[i] = s;
+      s *= dims[i];
+    }
+    strides[0] = s;
+  } else {
+    int64_t s = 1;
+    for (std::size_t i = dims.size(); i-- > 0;) {
+      strides[i] = s;
+      s *= dims[i];
+    }
+  }
+  Descriptor t = create(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+  set(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE,
+      std::vector<cudnnDataType_t>{CUDNN_DATA_FLOAT});
+  set(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, dims);
+  set(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, strides);
+  set(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, std::vector<int64_t>{uid});
+  set(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, std::vector<int64_t>{16});
+  if (is_virtual) set(t, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, std::vector<char>{1});
+  CHECK_CUDNN(cudnnBackendFinalize(t));
+  return t;
+}
+
+enum class Kind { kForward, kBackwardData, kBackwardFilter };
+
+// One layer's operation as an execution plan, its workspace, and the uids it reads and writes.
+struct Plan {
+  Descriptor plan = nullptr;
+  int64_t workspace = 0;
+  void* buffer = nullptr;
+  int64_t engine = -1;
+  std::vector<Descriptor> owned;  // everything the plan was built from
+};
+
+Descriptor convolution_descriptor(const ucudnn::examples::Layer& l) {
+  Descriptor c = create(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
+  const std::vector<int64_t> pad(2, l.pad), stride(2, l.stride), dilation(2, l.dilation);
+  set(c, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, std::vector<int64_t>{2});
+  set(c, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE,
+      std::vector<cudnnDataType_t>{CUDNN_DATA_FLOAT});
+  set(c, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE,
+      std::vector<cudnnConvolutionMode_t>{l.convolution_mode ? CUDNN_CONVOLUTION
+                                                             : CUDNN_CROSS_CORRELATION});
+  set(c, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, pad);
+  set(c, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, pad);
+  set(c, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, stride);
+  set(c, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, dilation);
+  CHECK_CUDNN(cudnnBackendFinalize(c));
+  return c;
+}
+
+Descriptor pointwise(cudnnPointwiseMode_t mode, Descriptor x, Descriptor b, Descriptor y,
+                     std::vector<Descriptor>& owned) {
+  Descriptor p = create(CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
+  set(p, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE,
+      std::vector<cudnnPointwiseMode_t>{mode});
+  set(p, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE,
+      std::vector<cudnnDataType_t>{CUDNN_DATA_FLOAT});
+  CHECK_CUDNN(cudnnBackendFinalize(p));
+  Descriptor op = create(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
+  set_descriptor(op, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, p);
+  set_descriptor(op, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, x);
+  if (b) set_descriptor(op, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, b);
+  set_descriptor(op, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, y);
+  CHECK_CUDNN(cudnnBackendFinalize(op));
+  owned.push_back(p);
+  owned.push_back(op);
+  return op;
+}
+
+Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batch, Kind kind,
+                const Options& o, float alpha, float beta) {
+  Plan plan;
+  const int64_t out_h = (l.height + 2 * l.pad - ((l.filter_h - 1) * l.dilation + 1)) / l.stride + 1;
+  const int64_t out_w = (l.width + 2 * l.pad - ((l.filter_w - 1) * l.dilation + 1)) / l.stride + 1;
+  const std::vector<int64_t> x_dims{batch, l.in_channels, l.height, l.width},
+      w_dims{l.out_channels, l.in_channels / l.groups, l.filter_h, l.filter_w},
+      y_dims{batch, l.out_channels, out_h, out_w};
+  const bool fused = o.fused && kind == Kind::kForward;
+  Descriptor x = tensor(x_dims, l.channels_last, kX), w = tensor(w_dims, l.channels_last, kW);
+  Descriptor y = tensor(y_dims, l.channels_last, fused ? kConvOut : kY, fused);
+  Descriptor conv = convolution_descriptor(l);
+  plan.owned = {x, w, y, conv};
+
+  static const cudnnBackendDescriptorType_t kTypes[] = {
+      CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
+      CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
+      CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR};
+  struct Names {
+    cudnnBackendAttributeName_t x, w, y, conv, alpha, beta;
+  };
+  static const Names kNames[] = {
+      {CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
+       CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
+       CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
+       CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
+       CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA},
+      {CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
+       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY,
+       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
+       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA,
+       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA},
+      {CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X,
+       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW,
+       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY,
+       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC,
+       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA,
+       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA}};
+  const int k = static_cast<int>(kind);
+  Descriptor op = create(kTypes[k]);
+  set_descriptor(op, kNames[k].x, x);
+  set_descriptor(op, kNames[k].w, w);
+  set_descriptor(op, kNames[k].y, y);
+  set_descriptor(op, kNames[k].conv, conv);
+  set(op, kNames[k].alpha, CUDNN_TYPE_FLOAT, std::vector<float>{alpha});
+  set(op, kNames[k].beta, CUDNN_TYPE_FLOAT, std::vector<float>{beta});
+  CHECK_CUDNN(cudnnBackendFinalize(op));
+  plan.owned.push_back(op);
+  std::vector<Descriptor> ops{op};
+  if (fused) {  // y = relu(conv(x, w) + bias)
+    Descriptor bias = tensor({1, l.out_channels, 1, 1}, false, kBias);
+    Descriptor sum = tensor(y_dims, l.channels_last, kSum, true);
+    Descriptor out = tensor(y_dims, l.channels_last, kY);
+    plan.owned.insert(plan.owned.end(), {bias, sum, out});
+    ops.push_back(pointwise(CUDNN_POINTWISE_ADD, y, bias, sum, plan.owned));
+    ops.push_back(pointwise(CUDNN_POINTWISE_RELU_FWD, sum, nullptr, out, plan.owned));
+  }
+
+  Descriptor graph = create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+  if (o.handle_attributes)
+    set(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE,
+        std::vector<cudnnHandle_t>{handle});
+  set(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, ops);
+  CHECK_CUDNN(cudnnBackendFinalize(graph));
+  plan.owned.push_back(graph);
+
+  Descriptor heuristics = create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+  set_descriptor(heuristics, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, graph);
+  set(heuristics, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE,
+      std::vector<cudnnBackendHeurMode_t>{CUDNN_HEUR_MODE_A});
+  CHECK_CUDNN(cudnnBackendFinalize(heuristics));
+  plan.owned.push_back(heuristics);
+  int64_t count = 0;
+  CHECK_CUDNN(cudnnBackendGetAttribute(heuristics, CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                       CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr));
+  std::vector<Descriptor> configurations(static_cast<std::size_t>(count));
+  for (auto& c : configurations) c = create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+  plan.owned.insert(plan.owned.end(), configurations.begin(), configurations.end());
+  CHECK_CUDNN(cudnnBackendGetAttribute(heuristics, CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                       CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &count,
+                                       configurations.data()));
+  for (Descriptor configuration : configurations) {
+    Descriptor engine = create(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+    plan.owned.push_back(engine);
+    int64_t got = 0;
+    CHECK_CUDNN(cudnnBackendGetAttribute(configuration, CUDNN_ATTR_ENGINECFG_ENGINE,
+                                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &got, &engine));
+    if (o.deterministic) {
+      cudnnBackendNumericalNote_t notes[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
+      CHECK_CUDNN(cudnnBackendGetAttribute(engine, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
+                                           CUDNN_TYPE_NUMERICAL_NOTE,
+                                           CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &got, notes));
+      bool nondeterministic = false;
+      for (int64_t i = 0; i < got; ++i)
+        nondeterministic |= notes[i] == CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC;
+      if (nondeterministic) continue;
+    }
+    Descriptor candidate = create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+    if (o.handle_attributes)
+      set(candidate, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE,
+          std::vector<cudnnHandle_t>{handle});
+    set_descriptor(candidate, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, configuration);
+    // PyTorch takes the first configuration that finalizes.
+    if (cudnnBackendFinalize(candidate) != CUDNN_STATUS_SUCCESS) {
+      CHECK_CUDNN(cudnnBackendDestroyDescriptor(candidate));
+      continue;
+    }
+    CHECK_CUDNN(cudnnBackendGetAttribute(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64,
+                                         1, &got, &plan.engine));
+    plan.plan = candidate;
+    break;
+  }
+  if (!plan.plan)
+    die("finding an execution plan", 0, "no engine configuration finalized", __LINE__);
+  int64_t got = 0;
+  CHECK_CUDNN(cudnnBackendGetAttribute(plan.plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+                                       CUDNN_TYPE_INT64, 1, &got, &plan.workspace));
+  if (plan.workspace > 0)
+    CHECK_CUDA(cudaMalloc(&plan.buffer, static_cast<std::size_t>(plan.workspace)));
+  return plan;
+}
+
+void execute(cudnnHandle_t handle, const Plan& plan, std::vector<int64_t> uids,
+             std::vector<void*> pointers) {
+  Descriptor pack = create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+  set(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids);
+  set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, pointers);
+  set(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR,
+      std::vector<void*>{plan.buffer});
+  CHECK_CUDNN(cudnnBackendFinalize(pack));
+  CHECK_CUDNN(cudnnBackendExecute(handle, plan.plan, pack));
+  CHECK_CUDNN(cudnnBackendDestroyDescriptor(pack));
+}
+
+struct Buffer {
+  float* data = nullptr;
+  std::size_t count = 0;
+};
+
+Buffer device_buffer(std::size_t count, std::mt19937& random, bool fill) {
+  Buffer b;
+  b.count = count;
+  CHECK_CUDA(cudaMalloc(reinterpret_cast<void**>(&b.data), count * sizeof(float)));
+  std::vector<float> host(count, 0.0f);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  if (fill)
+    for (auto& v : host) v = value(random);
+  CHECK_CUDA(cudaMemcpy(b.data, host.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+  return b;
+}
+
+std::vector<float> host_copy(const Buffer& b) {
+  std::vector<float> host(b.count);
+  CHECK_CUDA(cudaMemcpy(host.data(), b.data, b.count * sizeof(float), cudaMemcpyDeviceToHost));
+  return host;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse_options(argc, argv);
+  cudnnHandle_t handle;
+  CHECK_CUDNN(cudnnCreate(&handle));
+  cudaStream_t stream;
+  CHECK_CUDA(cudaStreamCreate(&stream));
+  CHECK_CUDNN(cudnnSetStream(handle, stream));
+  std::mt19937 random(o.seed);
+  std::vector<ucudnn::examples::DumpedTensor> dumped;
+  for (int li = 0; li < o.layers; ++li) {
+    const auto& l = ucudnn::examples::kLayers[li];
+    const int64_t out_h =
+        (l.height + 2 * l.pad - ((l.filter_h - 1) * l.dilation + 1)) / l.stride + 1;
+    const int64_t out_w =
+        (l.width + 2 * l.pad - ((l.filter_w - 1) * l.dilation + 1)) / l.stride + 1;
+    const std::size_t n = static_cast<std::size_t>(o.batch);
+    Buffer x = device_buffer(n * l.in_channels * l.height * l.width, random, true);
+    Buffer w = device_buffer(static_cast<std::size_t>(l.out_channels) * (l.in_channels / l.groups) *
+                                 l.filter_h * l.filter_w,
+                             random, true);
+    Buffer y = device_buffer(n * l.out_channels * out_h * out_w, random, true);
+    Buffer dy = device_buffer(y.count, random, true);
+    Buffer dx = device_buffer(x.count, random, true);
+    Buffer dw = device_buffer(w.count, random, true);
+    Buffer bias = device_buffer(static_cast<std::size_t>(l.out_channels), random, true);
+    const Plan forward = build_plan(handle, l, o.batch, Kind::kForward, o, l.forward_alpha,
+                                    o.fused ? 0.0f : l.forward_beta);
+    const Plan backward_data = build_plan(handle, l, o.batch, Kind::kBackwardData, o, 1, 0);
+    const Plan backward_filter =
+        build_plan(handle, l, o.batch, Kind::kBackwardFilter, o, 1, o.filter_beta);
+    std::printf(
+        "%s: Forward engine %lld workspace %lld, BackwardData engine %lld workspace %lld, "
+        "BackwardFilter engine %lld workspace %lld\n",
+        l.name, static_cast<long long>(forward.engine), static_cast<long long>(forward.workspace),
+        static_cast<long long>(backward_data.engine),
+        static_cast<long long>(backward_data.workspace),
+        static_cast<long long>(backward_filter.engine),
+        static_cast<long long>(backward_filter.workspace));
+    for (int it = 0; it < o.iterations; ++it) {
+      if (o.fused)
+        execute(handle, forward, {kX, kW, kBias, kY}, {x.data, w.data, bias.data, y.data});
+      else
+        execute(handle, forward, {kX, kW, kY}, {x.data, w.data, y.data});
+      execute(handle, backward_data, {kX, kW, kY}, {dx.data, w.data, dy.data});
+      execute(handle, backward_filter, {kX, kW, kY}, {x.data, dw.data, dy.data});
+    }
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    const std::string name = l.name;
+    dumped.push_back({name + ".y", host_copy(y)});
+    dumped.push_back({name + ".dx", host_copy(dx)});
+    dumped.push_back({name + ".dw", host_copy(dw)});
+    for (const Plan* p : {&forward, &backward_data, &backward_filter}) {
+      CHECK_CUDNN(cudnnBackendDestroyDescriptor(p->plan));
+      for (Descriptor d : p->owned) CHECK_CUDNN(cudnnBackendDestroyDescriptor(d));
+      if (p->buffer) CHECK_CUDA(cudaFree(p->buffer));
+    }
+    for (Buffer* b : {&x, &w, &y, &dy, &dx, &dw, &bias}) CHECK_CUDA(cudaFree(b->data));
+  }
+  if (!o.dump.empty()) ucudnn::examples::write_tensor_dump(o.dump, dumped);
+  CHECK_CUDA(cudaStreamDestroy(stream));
+  CHECK_CUDNN(cudnnDestroy(handle));
+  std::printf("graph_conv: %d layers, %d iterations, batch %d: done\n", o.layers, o.iterations,
+              o.batch);
+  return 0;
+}

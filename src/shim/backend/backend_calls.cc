@@ -1,0 +1,320 @@
+#include "shim/backend/backend_calls.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "cudnn/algorithms.h"
+#include "cudnn/backend_api.h"
+#include "cudnn/cudnn_api.h"
+#include "cudnn/cudnn_types.h"
+#include "shim/backend/graph_convolution.h"
+#include "shim/backend/plan_promise.h"
+#include "shim/dispatch.h"
+#include "shim/log.h"
+#include "shim/registry.h"
+#include "shim/settings.h"
+#include "shim/stream_state.h"
+#include "user_input/byte_size.h"
+
+namespace ucudnn::shim::backend {
+
+namespace {
+
+const cudnn::BackendApi& api() {
+  return cudnn::backend_api();
+}
+
+// The calls reach cuDNN whatever ucudnn's state: without the function, cuDNN's own answer to a
+// library that lacks it.
+template <typename Function, typename... Arguments>
+cudnnStatus_t call(Function function, Arguments... arguments) {
+  return function ? function(arguments...) : CUDNN_STATUS_NOT_INITIALIZED;
+}
+
+bool watching() {
+  return !process_settings().disabled;
+}
+
+DescriptorTable& table() {
+  return Registry::instance().backend_descriptors();
+}
+
+// cuDNN's own libraries calling through the dynamic linker (none in 9.19): never planned.
+bool called_by_cudnn(const void* caller) {
+  Dl_info info;
+  if (!caller || !dladdr(caller, &info) || !info.dli_fname) return false;
+  const char* name = std::strrchr(info.dli_fname, '/');
+  name = name ? name + 1 : info.dli_fname;
+  return std::strncmp(name, "libcudnn", 8) == 0;
+}
+
+// A backend descriptor that is destroyed with its scope.
+class Scoped {
+ public:
+  explicit Scoped(cudnnBackendDescriptorType_t type) {
+    if (call(api().cudnnBackendCreateDescriptor, type, &descriptor_) != CUDNN_STATUS_SUCCESS)
+      descriptor_ = nullptr;
+  }
+  ~Scoped() {
+    if (descriptor_) call(api().cudnnBackendDestroyDescriptor, descriptor_);
+  }
+  Scoped(const Scoped&) = delete;
+  Scoped& operator=(const Scoped&) = delete;
+  cudnnBackendDescriptor_t get() const { return descriptor_; }
+
+ private:
+  cudnnBackendDescriptor_t descriptor_ = nullptr;
+};
+
+// The numerical notes of the engine a finalized plan runs, read through cuDNN (the engine
+// configuration may be one the heuristics made: the application set nothing on it).
+struct EngineNotes {
+  bool known = false;
+  bool tensor_core = false;
+  bool down_convert = false;
+  bool nondeterministic = false;
+};
+
+EngineNotes notes_of(cudnnBackendDescriptor_t plan) {
+  EngineNotes notes;
+  Scoped configuration(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR), engine(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+  if (!configuration.get() || !engine.get()) return notes;
+  std::int64_t count = 0;
+  cudnnBackendDescriptor_t out = configuration.get();
+  if (call(api().cudnnBackendGetAttribute, plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
+           CUDNN_TYPE_BACKEND_DESCRIPTOR, std::int64_t{1}, &count,
+           static_cast<void*>(&out)) != CUDNN_STATUS_SUCCESS ||
+      count != 1)
+    return notes;
+  out = engine.get();
+  if (call(api().cudnnBackendGetAttribute, configuration.get(), CUDNN_ATTR_ENGINECFG_ENGINE,
+           CUDNN_TYPE_BACKEND_DESCRIPTOR, std::int64_t{1}, &count,
+           static_cast<void*>(&out)) != CUDNN_STATUS_SUCCESS ||
+      count != 1)
+    return notes;
+  cudnnBackendNumericalNote_t values[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
+  if (call(api().cudnnBackendGetAttribute, engine.get(), CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
+           CUDNN_TYPE_NUMERICAL_NOTE, std::int64_t{CUDNN_NUMERICAL_NOTE_TYPE_COUNT}, &count,
+           static_cast<void*>(values)) != CUDNN_STATUS_SUCCESS)
+    return notes;
+  notes.known = true;
+  for (std::int64_t i = 0; i < std::min<std::int64_t>(count, CUDNN_NUMERICAL_NOTE_TYPE_COUNT);
+       ++i) {
+    notes.tensor_core |= values[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE;
+    notes.down_convert |= values[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS;
+    notes.nondeterministic |= values[i] == CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC;
+  }
+  return notes;
+}
+
+// The engine's numerics as a legacy math type and a determinism requirement. Unknown notes
+// are taken as the strictest: no tensor cores, deterministic.
+void honour(const EngineNotes& notes, ConvolutionProblem& problem, bool& deterministic_only) {
+  deterministic_only = !notes.known || !notes.nondeterministic;
+  if (notes.known && notes.tensor_core)
+    problem.math_type =
+        notes.down_convert ? MathType::kTensorOpAllowConversion : MathType::kTensorOp;
+  else
+    problem.math_type = MathType::kFma;
+}
+
+std::int64_t engine_workspace(cudnnBackendDescriptor_t plan) {
+  std::int64_t bytes = 0, count = 0;
+  if (call(api().cudnnBackendGetAttribute, plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+           CUDNN_TYPE_INT64, std::int64_t{1}, &count,
+           static_cast<void*>(&bytes)) != CUDNN_STATUS_SUCCESS)
+    return -1;
+  return bytes;
+}
+
+// Plans a finalized execution plan's convolution, if ucudnn can run it; else leaves it to cuDNN.
+void plan(cudnnBackendDescriptor_t plan_descriptor) {
+  std::optional<Expected<GraphConvolution>> read;
+  table().read(plan_descriptor, [&](const Record* record) {
+    if (record && record->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)
+      read = plan_convolution(*record);
+  });
+  if (!read) return;
+  if (!*read) {
+    log(LogLevel::kDebug, "graph API plan passed through: " + read->error());
+    return;
+  }
+  GraphConvolution c = std::move(read->value());
+  if (!c.handle) {
+    warn_once("backend-no-handle",
+              "a graph API execution plan names no cuDNN handle (EXECUTION_PLAN_HANDLE): ucudnn "
+              "cannot plan it at Finalize and leaves it to cuDNN");
+    return;
+  }
+  // Nothing is measured or allocated while the application captures a CUDA graph.
+  if (capturing(stream_of(c.handle))) return;
+  const std::int64_t engine_bytes = engine_workspace(plan_descriptor);
+  if (engine_bytes < 0) return;
+  bool deterministic_only = true;
+  honour(notes_of(plan_descriptor), c.problem, deterministic_only);
+  std::shared_ptr<PlanPromise> promise;
+  try {
+    promise = std::make_shared<PlanPromise>(cudnn::cudnn_api(), c.problem);
+  } catch (const std::exception& error) {
+    log(LogLevel::kDebug, std::string("graph API plan passed through: ") + error.what());
+    return;
+  }
+  promise->operation = c.operation;
+  promise->x_uid = c.x_uid;
+  promise->w_uid = c.w_uid;
+  promise->y_uid = c.y_uid;
+  promise->double_scaling = c.problem.data_type == DataType::kDouble;
+  promise->alpha_double = c.alpha;
+  promise->beta_double = c.beta;
+  promise->alpha_float = static_cast<float>(c.alpha);
+  promise->beta_float = static_cast<float>(c.beta);
+  promise->scope = PlanScope{kNoLayer, deterministic_only};
+  const auto planned =
+      planned_result(c.operation, cudnn::Selection::kFind, c.handle, promise->descriptors(), {},
+                     nullptr, 0, promise->scope, nullptr);
+  if (!planned || planned->algorithm != cudnn::virtual_algorithm(c.operation)) return;
+  // At least the engine's own workspace, so that whatever runs cuDNN's engine instead (a CUDA
+  // graph, a fallback) still fits what the application allocates.
+  promise->workspace_bytes =
+      std::max<std::uint64_t>(planned->memory, static_cast<std::uint64_t>(engine_bytes));
+  log(LogLevel::kInfo, std::string("graph API ") + std::string(name_of(c.operation)) +
+                           " plan runs ucudnn's micro-batches (" +
+                           (deterministic_only ? "deterministic, " : "") + "workspace " +
+                           format_byte_size(promise->workspace_bytes) + ")");
+  table().promise(plan_descriptor, std::move(promise));
+}
+
+// The variant pack's pointer for `uid`, its workspace, as the application set them.
+struct Variants {
+  std::vector<std::int64_t> uids;
+  std::vector<void*> pointers;
+  void* workspace = nullptr;
+  bool recorded = false;
+  void* pointer(std::int64_t uid) const {
+    for (std::size_t i = 0; i < uids.size() && i < pointers.size(); ++i)
+      if (uids[i] == uid) return pointers[i];
+    return nullptr;
+  }
+};
+
+Variants variants_of(cudnnBackendDescriptor_t pack) {
+  Variants v;
+  table().read(pack, [&](const Record* record) {
+    if (!record || record->type != CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR) return;
+    v.recorded = true;
+    v.uids = record->array<std::int64_t>(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS);
+    v.pointers = record->array<void*>(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS);
+    v.workspace = record->scalar<void*>(CUDNN_ATTR_VARIANT_PACK_WORKSPACE).value_or(nullptr);
+  });
+  return v;
+}
+
+}  // namespace
+
+cudnnStatus_t create_descriptor(cudnnBackendDescriptorType_t type,
+                                cudnnBackendDescriptor_t* descriptor) {
+  const cudnnStatus_t status = call(api().cudnnBackendCreateDescriptor, type, descriptor);
+  if (status == CUDNN_STATUS_SUCCESS && descriptor && *descriptor && watching()) {
+    try {
+      table().created(*descriptor, type);
+    } catch (const std::exception&) {
+      // Out of memory for the record: the descriptor's graphs pass through.
+    }
+  }
+  return status;
+}
+
+cudnnStatus_t destroy_descriptor(cudnnBackendDescriptor_t descriptor) {
+  // Forgotten first: once cuDNN frees it, the address may come back as another descriptor.
+  if (descriptor && watching()) table().destroyed(descriptor);
+  return call(api().cudnnBackendDestroyDescriptor, descriptor);
+}
+
+cudnnStatus_t initialize(cudnnBackendDescriptor_t descriptor) {
+  return call(api().cudnnBackendInitialize, descriptor);
+}
+
+cudnnStatus_t set_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
+                            cudnnBackendAttributeType_t type, std::int64_t count,
+                            const void* values) {
+  const cudnnStatus_t status =
+      call(api().cudnnBackendSetAttribute, descriptor, name, type, count, values);
+  if (status == CUDNN_STATUS_SUCCESS && watching()) {
+    try {
+      table().set(descriptor, name, type, count, values);
+    } catch (const std::exception&) {
+      table().destroyed(descriptor);  // an incomplete record must not be planned from
+    }
+  }
+  return status;
+}
+
+cudnnStatus_t get_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
+                            cudnnBackendAttributeType_t type, std::int64_t requested,
+                            std::int64_t* count, void* values) {
+  const cudnnStatus_t status =
+      call(api().cudnnBackendGetAttribute, descriptor, name, type, requested, count, values);
+  if (status != CUDNN_STATUS_SUCCESS || !watching()) return status;
+  if (name == CUDNN_ATTR_ENGINEHEUR_RESULTS && type == CUDNN_TYPE_BACKEND_DESCRIPTOR && values &&
+      count) {
+    table().heuristics_results(descriptor, static_cast<const cudnnBackendDescriptor_t*>(values),
+                               std::min(*count, requested));
+  } else if ((name == CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE ||
+              name == CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE) &&
+             type == CUDNN_TYPE_INT64 && values && requested >= 1) {
+    if (auto promise = table().promise_of(descriptor))
+      *static_cast<std::int64_t*>(values) = static_cast<std::int64_t>(promise->workspace_bytes);
+  }
+  return status;
+}
+
+cudnnStatus_t finalize(cudnnBackendDescriptor_t descriptor, const void* caller) {
+  const cudnnStatus_t status = call(api().cudnnBackendFinalize, descriptor);
+  if (status != CUDNN_STATUS_SUCCESS || !watching()) return status;
+  table().finalized(descriptor);
+  if (called_by_cudnn(caller) || !cudnn::cudnn_api().complete() ||
+      !cudnn::cuda_runtime().complete())
+    return status;
+  try {
+    plan(descriptor);
+  } catch (const std::exception& error) {
+    warn_once("backend-plan-failed", std::string("planning a graph API execution plan failed (") +
+                                         error.what() + "); cuDNN runs it");
+  }
+  return status;
+}
+
+cudnnStatus_t execute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descriptor,
+                      cudnnBackendDescriptor_t variant_pack) {
+  auto run_cudnn = [&] {
+    return call(api().cudnnBackendExecute, handle, plan_descriptor, variant_pack);
+  };
+  if (!handle || !plan_descriptor || !variant_pack || !watching()) return run_cudnn();
+  const auto promise = table().promise_of(plan_descriptor);
+  if (!promise) return run_cudnn();
+  const Variants v = variants_of(variant_pack);
+  cudnn::ConvolutionBuffers buffers{v.pointer(promise->x_uid), v.pointer(promise->w_uid),
+                                    v.pointer(promise->y_uid)};
+  // A pack ucudnn cannot read is cuDNN's to judge.
+  if (!v.recorded || !buffers.x || !buffers.w || !buffers.y) return run_cudnn();
+  return convolution(promise->operation, handle, promise->alpha(), promise->descriptors(), buffers,
+                     cudnn::virtual_algorithm(promise->operation), v.workspace,
+                     v.workspace ? promise->workspace_bytes : 0, promise->beta(), promise->scope);
+}
+
+cudnnStatus_t populate_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descriptor,
+                                  cudnnBackendDescriptor_t variant_pack, cudaGraph_t graph) {
+  return call(api().cudnnBackendPopulateCudaGraph, handle, plan_descriptor, variant_pack, graph);
+}
+
+cudnnStatus_t update_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descriptor,
+                                cudnnBackendDescriptor_t variant_pack, cudaGraph_t graph) {
+  return call(api().cudnnBackendUpdateCudaGraph, handle, plan_descriptor, variant_pack, graph);
+}
+
+}  // namespace ucudnn::shim::backend

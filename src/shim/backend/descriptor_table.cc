@@ -1,0 +1,108 @@
+#include "shim/backend/descriptor_table.h"
+
+#include <cstring>
+
+#include "cudnn/backend_api.h"
+
+namespace ucudnn::shim::backend {
+
+const AttributeValue* Record::find(cudnnBackendAttributeName_t name) const {
+  auto found = attributes.find(name);
+  return found == attributes.end() ? nullptr : &found->second;
+}
+
+const Record* Record::descriptor(cudnnBackendAttributeName_t name) const {
+  const AttributeValue* a = find(name);
+  return a && !a->descriptors.empty() ? a->descriptors.front().get() : nullptr;
+}
+
+void DescriptorTable::created(cudnnBackendDescriptor_t d, cudnnBackendDescriptorType_t type) {
+  auto record = std::make_shared<Record>();
+  record->type = type;
+  std::lock_guard lock(mutex_);
+  records_[d] = std::move(record);
+}
+
+void DescriptorTable::destroyed(cudnnBackendDescriptor_t d) {
+  std::lock_guard lock(mutex_);
+  records_.erase(d);
+}
+
+void DescriptorTable::set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name,
+                          cudnnBackendAttributeType_t type, std::int64_t count,
+                          const void* values) {
+  const std::size_t element = cudnn::backend_element_size(type);
+  if (count < 0 || (count > 0 && (!values || element == 0))) return;
+  AttributeValue value;
+  value.type = type;
+  value.count = count;
+  value.bytes.resize(static_cast<std::size_t>(count) * element);
+  if (!value.bytes.empty()) std::memcpy(value.bytes.data(), values, value.bytes.size());
+  std::lock_guard lock(mutex_);
+  auto found = records_.find(d);
+  if (found == records_.end()) return;
+  if (type == CUDNN_TYPE_BACKEND_DESCRIPTOR) {
+    const auto* given = static_cast<const cudnnBackendDescriptor_t*>(values);
+    for (std::int64_t i = 0; i < count; ++i) {
+      auto referenced = records_.find(given[i]);
+      value.descriptors.push_back(referenced == records_.end() ? nullptr : referenced->second);
+    }
+  }
+  found->second->attributes[name] = std::move(value);
+}
+
+void DescriptorTable::finalized(cudnnBackendDescriptor_t d) {
+  std::lock_guard lock(mutex_);
+  if (auto found = records_.find(d); found != records_.end()) found->second->finalized = true;
+}
+
+void DescriptorTable::heuristics_results(cudnnBackendDescriptor_t heuristics,
+                                         const cudnnBackendDescriptor_t* results,
+                                         std::int64_t count) {
+  std::lock_guard lock(mutex_);
+  auto found = records_.find(heuristics);
+  if (found == records_.end() || !results) return;
+  const AttributeValue* graph = found->second->find(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH);
+  if (!graph || graph->descriptors.empty()) return;
+  for (std::int64_t i = 0; i < count; ++i)
+    if (auto result = records_.find(results[i]); result != records_.end()) {
+      result->second->heuristics_graph = graph->descriptors.front();
+      result->second->finalized = true;
+    }
+}
+
+void DescriptorTable::promise(cudnnBackendDescriptor_t plan,
+                              std::shared_ptr<const PlanPromise> promise) {
+  std::lock_guard lock(mutex_);
+  auto found = records_.find(plan);
+  if (found == records_.end()) return;
+  found->second->promise = promise;
+  // Frameworks read the workspace from the engine configuration too (cudnn-frontend v1).
+  if (const AttributeValue* configuration =
+          found->second->find(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG);
+      configuration && configuration->bytes.size() == sizeof(cudnnBackendDescriptor_t)) {
+    cudnnBackendDescriptor_t handle;
+    std::memcpy(&handle, configuration->bytes.data(), sizeof handle);
+    if (auto cfg = records_.find(handle); cfg != records_.end()) cfg->second->promise = promise;
+  }
+}
+
+void DescriptorTable::read(cudnnBackendDescriptor_t d,
+                           const std::function<void(const Record*)>& reader) const {
+  std::lock_guard lock(mutex_);
+  auto found = records_.find(d);
+  reader(found == records_.end() ? nullptr : found->second.get());
+}
+
+std::shared_ptr<const PlanPromise> DescriptorTable::promise_of(cudnnBackendDescriptor_t d) const {
+  std::lock_guard lock(mutex_);
+  auto found = records_.find(d);
+  return found == records_.end() ? nullptr : found->second->promise;
+}
+
+std::size_t DescriptorTable::size() const {
+  std::lock_guard lock(mutex_);
+  return records_.size();
+}
+
+}  // namespace ucudnn::shim::backend

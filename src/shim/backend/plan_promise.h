@@ -1,0 +1,50 @@
+#pragma once
+// An execution plan of the graph API that ucudnn runs itself: the convolution as legacy
+// descriptors (each micro-batch is a legacy call the shim already makes), where the variant
+// pack's pointers go, the scaling factors, and the workspace the application was told to
+// provide. Made at the plan's Finalize, read at every Execute.
+#include <cudnn.h>
+
+#include <cstdint>
+#include <string>
+
+#include "core/kernel_key.h"
+#include "cudnn/convolution_arguments.h"
+#include "cudnn/descriptors.h"
+#include "shim/kernel_identity.h"
+
+namespace ucudnn::shim::backend {
+
+struct PlanPromise {
+  PlanPromise(const cudnn::CudnnApi& api, const ConvolutionProblem& problem)
+      : x(api, problem.x, problem.data_type),
+        w(api, problem.w, problem.data_type),
+        y(api, problem.y, problem.data_type),
+        convolution(api, problem) {}
+
+  cudnn::ConvolutionDescriptors descriptors() const {
+    return {x.get(), w.get(), convolution.get(), y.get()};
+  }
+
+  Operation operation = Operation::kForward;
+  cudnn::TensorDescriptor x;
+  cudnn::FilterDescriptor w;
+  cudnn::TensorDescriptor y;
+  cudnn::ConvolutionDescriptor convolution;
+  std::int64_t x_uid = 0, w_uid = 0, y_uid = 0;
+  // As the legacy calls take them: doubles for double data, else floats.
+  double alpha_double = 1, beta_double = 0;
+  float alpha_float = 1, beta_float = 0;
+  bool double_scaling = false;
+  PlanScope scope;
+  std::uint64_t workspace_bytes = 0;  // what GetAttribute answers
+
+  const void* alpha() const {
+    return double_scaling ? static_cast<const void*>(&alpha_double) : &alpha_float;
+  }
+  const void* beta() const {
+    return double_scaling ? static_cast<const void*>(&beta_double) : &beta_float;
+  }
+};
+
+}  // namespace ucudnn::shim::backend

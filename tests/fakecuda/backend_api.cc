@@ -1,0 +1,505 @@
+// The cuDNN double's graph (backend) API: descriptors whose attributes are checked as cuDNN 9.19
+// checks them (backend_attributes.cc, backend_finalize.cc; compared with the real library by
+// backend_differential_test.cc), heuristics that rank the double's engines by modeled time
+// (backend_engines.cc), execution plans, variant packs, and cudnnBackendExecute, which runs a
+// lone convolution as the legacy convolution of the engine's algorithm and a forward
+// convolution with an epilogue as one fused kernel. Trace lines (README.md):
+//   backend-finalize plan engine=<i> algo=<NAME> workspace=<bytes>
+//   backend-execute op=<...> engine=<i> n=<batch> epilogue=<count>
+#include <cudnn.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <new>
+#include <string>
+
+#include "backend_attributes.h"
+#include "backend_descriptors.h"
+#include "convolution_calls.h"
+#include "cudnn_session.h"
+#include "fakecuda_hooks.h"
+#include "reference.h"
+#include "stream_work.h"
+#include "tensor_ops.h"
+#include "trace.h"
+
+using namespace ucudnn;
+using namespace ucudnn::fakecuda;
+
+namespace {
+
+cudnnStatus_t fail(cudnnStatus_t status, const char* function, const std::string& why) {
+  set_last_error_message(std::string(function) + ": " + why);
+  return status;
+}
+
+template <typename Body>
+cudnnStatus_t guarded(const char* function, Body body) {
+  try {
+    announce_load();
+    return body();
+  } catch (const std::bad_alloc&) {
+    return fail(CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED, function, "out of host memory");
+  } catch (const std::exception& e) {
+    return fail(CUDNN_STATUS_INTERNAL_ERROR, function, e.what());
+  }
+}
+
+bool scaling_attribute(cudnnBackendAttributeName_t name) {
+  switch (name) {
+    case CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA:
+    case CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA:
+    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA:
+    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA:
+    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA:
+    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A set attribute's element type that is not the attribute's: cuDNN's answer depends on the
+// attribute (measured on cuDNN 9.19).
+cudnnStatus_t wrong_type(cudnnBackendDescriptorType_t owner, cudnnBackendAttributeName_t name) {
+  if (owner == CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR ||
+      name == CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA ||
+      name == CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA)
+    return CUDNN_STATUS_NOT_SUPPORTED;
+  if (scaling_attribute(name) || owner == CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR)
+    return CUDNN_STATUS_BAD_PARAM;
+  return CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE;
+}
+
+cudnnStatus_t set_attribute(BackendDescriptor& d, cudnnBackendAttributeName_t name,
+                            cudnnBackendAttributeType_t type, int64_t count, const void* values) {
+  if (d.finalized) return CUDNN_STATUS_BAD_PARAM;
+  const AttributeSpec* spec = attribute_spec(d.type, name);
+  if (!spec) return CUDNN_STATUS_BAD_PARAM;
+  if (type != spec->type && type != spec->other_type) return wrong_type(d.type, name);
+  const bool graph_ops = name == CUDNN_ATTR_OPERATIONGRAPH_OPS;
+  if (!(graph_ops && count == 0)) {
+    if (!values || count < 1 || (!spec->array && count != 1)) return CUDNN_STATUS_BAD_PARAM;
+  }
+  BackendAttribute a;
+  a.type = type;
+  a.count = count;
+  if (type == CUDNN_TYPE_BACKEND_DESCRIPTOR) {
+    const auto* handles = static_cast<const cudnnBackendDescriptor_t*>(values);
+    for (int64_t i = 0; i < count; ++i) {
+      const BackendDescriptor* referenced = backend(handles[i]);
+      if (!referenced) return CUDNN_STATUS_BAD_PARAM;
+      if (graph_ops && !referenced->finalized) {
+        // cuDNN keeps the operations before the one it refuses.
+        a.count = static_cast<int64_t>(a.descriptors.size());
+        a.bytes.resize(static_cast<std::size_t>(a.count) * 8);
+        d.attributes[name] = std::move(a);
+        return CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED;
+      }
+      a.descriptors.push_back(std::make_shared<const BackendDescriptor>(*referenced));
+    }
+  }
+  const std::size_t bytes = static_cast<std::size_t>(count) * attribute_element_size(type);
+  a.bytes.resize(bytes);
+  if (bytes) std::memcpy(a.bytes.data(), values, bytes);
+  d.attributes[name] = std::move(a);
+  return CUDNN_STATUS_SUCCESS;
+}
+
+// The bytes an attribute reads back as: what was set, else cuDNN's default, else what the
+// descriptor derived at Finalize. Empty: nothing to read (an unset attribute without default).
+struct Readback {
+  cudnnBackendAttributeType_t type;
+  std::vector<std::byte> bytes;
+  std::int64_t count = 0;
+};
+
+template <typename T>
+Readback readback_of(cudnnBackendAttributeType_t type, std::vector<T> values) {
+  Readback r{type, {}, static_cast<std::int64_t>(values.size())};
+  r.bytes.resize(values.size() * sizeof(T));
+  if (!values.empty()) std::memcpy(r.bytes.data(), values.data(), r.bytes.size());
+  return r;
+}
+
+std::optional<Readback> derived(const BackendDescriptor& d, cudnnBackendAttributeName_t name) {
+  switch (name) {
+    case CUDNN_ATTR_TENSOR_IS_VIRTUAL:
+    case CUDNN_ATTR_TENSOR_IS_BY_VALUE:
+      return readback_of<char>(CUDNN_TYPE_BOOLEAN, {0});
+    case CUDNN_ATTR_TENSOR_VECTOR_COUNT:
+      return readback_of<std::int64_t>(CUDNN_TYPE_INT64, {1});
+    case CUDNN_ATTR_TENSOR_VECTORIZED_DIMENSION:
+    case CUDNN_ATTR_TENSOR_UNIQUE_ID:
+      return readback_of<std::int64_t>(CUDNN_TYPE_INT64, {-1});
+    case CUDNN_ATTR_TENSOR_DATA_TYPE:
+      return readback_of<cudnnDataType_t>(CUDNN_TYPE_DATA_TYPE, {CUDNN_DATA_FLOAT});
+    case CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA:
+    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA:
+    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA:
+      return readback_of<double>(CUDNN_TYPE_DOUBLE, {1.0});
+    case CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA:
+    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA:
+    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA:
+      return readback_of<double>(CUDNN_TYPE_DOUBLE, {0.0});
+    case CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS:
+    case CUDNN_ATTR_CONVOLUTION_POST_PADDINGS:
+      return readback_of<std::int64_t>(
+          CUDNN_TYPE_INT64,
+          std::vector<std::int64_t>(static_cast<std::size_t>(scalar_attribute<std::int64_t>(
+                                        d, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, 0)),
+                                    0));
+    case CUDNN_ATTR_CONVOLUTION_COMP_TYPE:
+      return readback_of<cudnnDataType_t>(CUDNN_TYPE_DATA_TYPE, {CUDNN_DATA_FLOAT});
+    case CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT:
+      return readback_of<std::int64_t>(CUDNN_TYPE_INT64, {d.graph ? d.graph->engine_count : 0});
+    case CUDNN_ATTR_ENGINE_NUMERICAL_NOTE: {
+      std::vector<cudnnBackendNumericalNote_t> notes;
+      if (d.engine && !d.engine->deterministic)
+        notes.push_back(CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC);
+      return readback_of(CUDNN_TYPE_NUMERICAL_NOTE, notes);
+    }
+    case CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE:
+      return readback_of<cudnnBackendBehaviorNote_t>(CUDNN_TYPE_BEHAVIOR_NOTE, {});
+    case CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE:
+    case CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE:
+      return readback_of<std::int64_t>(
+          CUDNN_TYPE_INT64, {d.engine ? static_cast<std::int64_t>(d.engine->workspace_bytes) : 0});
+    default:
+      return std::nullopt;
+  }
+}
+
+// Descriptors read back are copied into the ones the application created for them.
+cudnnStatus_t read_descriptors(const std::vector<Snapshot>& from, int64_t requested, int64_t* count,
+                               void* array) {
+  const auto n = static_cast<int64_t>(from.size());
+  if (!array) {
+    if (count) *count = n;
+    return CUDNN_STATUS_SUCCESS;
+  }
+  const int64_t written = std::min(std::max<int64_t>(requested, 0), n);
+  auto* targets = static_cast<cudnnBackendDescriptor_t*>(array);
+  for (int64_t i = 0; i < written; ++i) {
+    BackendDescriptor* target = backend(targets[i]);
+    if (!target || target->type != from[static_cast<std::size_t>(i)]->type)
+      return CUDNN_STATUS_BAD_PARAM;
+    *target = *from[static_cast<std::size_t>(i)];
+  }
+  if (count) *count = written;
+  return CUDNN_STATUS_SUCCESS;
+}
+
+// The heuristics' configurations: one per runnable engine, fastest first, each a finalized
+// engine configuration with its engine.
+std::vector<Snapshot> heuristic_results(const BackendDescriptor& heuristics) {
+  std::vector<Snapshot> results;
+  if (!heuristics.graph) return results;
+  for (const BackendEngine& e : runnable_engines(*heuristics.graph)) {
+    auto engine = std::make_shared<BackendDescriptor>();
+    engine->type = CUDNN_BACKEND_ENGINE_DESCRIPTOR;
+    engine->graph = heuristics.graph;
+    engine->engine = e;
+    const std::int64_t index = e.index;
+    set_attribute(*engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &index);
+    engine->finalized = true;
+    auto configuration = std::make_shared<BackendDescriptor>();
+    configuration->type = CUDNN_BACKEND_ENGINECFG_DESCRIPTOR;
+    configuration->graph = heuristics.graph;
+    configuration->engine = e;
+    BackendAttribute a;
+    a.type = CUDNN_TYPE_BACKEND_DESCRIPTOR;
+    a.count = 1;
+    a.bytes.resize(8);
+    a.descriptors.push_back(engine);
+    configuration->attributes[CUDNN_ATTR_ENGINECFG_ENGINE] = std::move(a);
+    configuration->finalized = true;
+    results.push_back(configuration);
+  }
+  return results;
+}
+
+cudnnStatus_t get_attribute(const BackendDescriptor& d, cudnnBackendAttributeName_t name,
+                            cudnnBackendAttributeType_t type, int64_t requested, int64_t* count,
+                            void* array) {
+  if (!d.finalized) return CUDNN_STATUS_NOT_INITIALIZED;
+  const AttributeSpec* spec = attribute_spec(d.type, name);
+  if (!spec) return CUDNN_STATUS_BAD_PARAM;
+  if (!spec->readable) return CUDNN_STATUS_NOT_SUPPORTED;
+  // cuDNN 9.19 reads no convolution mode back, whatever the type asked for.
+  if (name == CUDNN_ATTR_CONVOLUTION_CONV_MODE) return CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE;
+  if (type != spec->type && type != spec->other_type) return CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE;
+  if (name == CUDNN_ATTR_ENGINEHEUR_RESULTS)
+    return read_descriptors(heuristic_results(d), requested, count, array);
+  if (type == CUDNN_TYPE_BACKEND_DESCRIPTOR) {
+    // cuDNN counts no descriptors without a place for them (and says so differently).
+    if (!array)
+      return d.type == CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR
+                 ? CUDNN_STATUS_NOT_INITIALIZED
+                 : CUDNN_STATUS_BAD_PARAM;
+    const BackendAttribute* a = d.find(name);
+    return read_descriptors(a ? a->descriptors : std::vector<Snapshot>{}, requested, count, array);
+  }
+  Readback r;
+  if (const BackendAttribute* a = d.find(name))
+    r = {a->type, a->bytes, a->count};
+  else if (auto value = derived(d, name))
+    r = std::move(*value);
+  else
+    return CUDNN_STATUS_BAD_PARAM;
+  // A scaling factor reads back only as the type it was set with.
+  if (r.type != type) return CUDNN_STATUS_BAD_PARAM;
+  if (!array) {
+    if (count) *count = r.count;
+    return CUDNN_STATUS_SUCCESS;
+  }
+  const int64_t written = std::min(std::max<int64_t>(requested, 0), r.count);
+  if (written > 0)
+    std::memcpy(array, r.bytes.data(),
+                static_cast<std::size_t>(written) * attribute_element_size(r.type));
+  if (count) *count = written;
+  return CUDNN_STATUS_SUCCESS;
+}
+
+// The data pointers of a variant pack by unique id, and its workspace.
+struct Variants {
+  std::map<std::int64_t, void*> pointers;
+  void* workspace = nullptr;
+};
+
+Variants variants_of(const BackendDescriptor& pack) {
+  Variants v;
+  const auto uids = array_attribute<std::int64_t>(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS);
+  const auto pointers = array_attribute<void*>(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS);
+  for (std::size_t i = 0; i < uids.size() && i < pointers.size(); ++i)
+    v.pointers[uids[i]] = pointers[i];
+  v.workspace = scalar_attribute<void*>(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, nullptr);
+  return v;
+}
+
+// The scaling factors as the legacy API takes them: a double for double data, else a float.
+struct Scalars {
+  float f_alpha, f_beta;
+  double d_alpha, d_beta;
+  bool is_double;
+  const void* alpha() const { return is_double ? static_cast<const void*>(&d_alpha) : &f_alpha; }
+  const void* beta() const { return is_double ? static_cast<const void*>(&d_beta) : &f_beta; }
+};
+
+Scalars scalars(const BackendConvolution& c) {
+  return {static_cast<float>(c.alpha), static_cast<float>(c.beta), c.alpha, c.beta,
+          c.x.data_type == CUDNN_DATA_DOUBLE};
+}
+
+double apply(const BackendPointwise& p, double x, double b) {
+  switch (p.mode) {
+    case CUDNN_POINTWISE_ADD:
+      return p.alpha1 * x + p.alpha2 * b;
+    case CUDNN_POINTWISE_MUL:
+      return p.alpha1 * x * (p.alpha2 * b);
+    case CUDNN_POINTWISE_RELU_FWD:
+      return std::max(0.0, p.alpha1 * x);
+    default:
+      return p.alpha1 * x;
+  }
+}
+
+cudnnStatus_t execute_convolution(cudnnHandle_t handle, const BackendGraph& graph,
+                                  const BackendEngine& engine, const Variants& v) {
+  const char* function = "cudnnBackendExecute";
+  const BackendConvolution& c = *graph.convolution;
+  auto pointer = [&](std::int64_t uid) -> void* {
+    auto found = v.pointers.find(uid);
+    return found == v.pointers.end() ? nullptr : found->second;
+  };
+  const Scalars s = scalars(c);
+  if (graph.epilogue.empty()) {
+    void* x = pointer(c.x_uid);
+    void* w = pointer(c.w_uid);
+    void* y = pointer(c.y_uid);
+    if (!x || !w || !y)
+      return fail(CUDNN_STATUS_BAD_PARAM, function, "the variant pack lacks a tensor's pointer");
+    trace_line("backend-execute op=%s engine=%lld n=%d epilogue=0", name_of(c.operation).data(),
+               static_cast<long long>(engine.index), c.x.dims.empty() ? 0 : c.x.dims[0]);
+    return run_convolution(function, handle, c.operation, s.alpha(), s.beta(), &c.x, x, &c.w, w,
+                           &c.conv, &c.y, y, engine.algorithm, v.workspace,
+                           static_cast<std::size_t>(engine.workspace_bytes));
+  }
+  // The fused engine: the convolution into scratch (the virtual tensor), then the epilogue.
+  void* x = pointer(c.x_uid);
+  void* w = pointer(c.w_uid);
+  void* y = pointer(graph.epilogue.back().y_uid);
+  for (const auto& p : graph.epilogue)
+    if (p.has_b && !pointer(p.b_uid)) x = nullptr;
+  if (!x || !w || !y)
+    return fail(CUDNN_STATUS_BAD_PARAM, function, "the variant pack lacks a tensor's pointer");
+  const float zero_float = 0;
+  const double zero_double = 0;
+  const void* zero = s.is_double ? static_cast<const void*>(&zero_double) : &zero_float;
+  CheckedConvolution checked = check_convolution(
+      function, handle, c.operation, s.alpha(), zero, &c.x, x, &c.w, w, &c.conv, &c.y, y,
+      engine.algorithm, v.workspace, static_cast<std::size_t>(engine.workspace_bytes));
+  if (checked.status != CUDNN_STATUS_SUCCESS) return checked.status;
+  std::vector<const void*> biases;
+  for (const auto& p : graph.epilogue) biases.push_back(p.has_b ? pointer(p.b_uid) : nullptr);
+  const cudaStream_t stream = handle->stream;
+  const auto epilogue = graph.epilogue;
+  const cudnnTensorStruct out = graph.epilogue.back().y;
+  const double alpha = c.alpha;
+  trace_line("backend-execute op=%s engine=%lld n=%d epilogue=%zu", name_of(c.operation).data(),
+             static_cast<long long>(engine.index), c.x.dims.empty() ? 0 : c.x.dims[0],
+             epilogue.size());
+  trace_if_captured(
+      run_on_stream(
+          stream,
+          [=] {
+            if (!fakecuda_compute_enabled()) return;
+            const std::int64_t count = element_count(out.dims);
+            std::vector<double> scratch(static_cast<std::size_t>(count));
+            // The convolution's output in packed row-major order, as the virtual tensor.
+            cudnnTensorStruct packed = c.y;
+            packed.data_type = CUDNN_DATA_DOUBLE;
+            std::vector<std::int64_t> strides = packed_strides(c.y.dims, CUDNN_TENSOR_NCHW);
+            packed.strides.assign(strides.begin(), strides.end());
+            KernelKey kernel = checked.kernel;
+            kernel.problem.y.strides = strides;
+            std::vector<double> conv_out(static_cast<std::size_t>(count));
+            if (out.data_type == CUDNN_DATA_DOUBLE) {
+              cpu::reference_convolution(
+                  kernel, {const_cast<void*>(x), const_cast<void*>(w), conv_out.data()},
+                  {alpha, 0});
+            } else {
+              std::vector<float> as_float(static_cast<std::size_t>(count));
+              cpu::reference_convolution(
+                  kernel, {const_cast<void*>(x), const_cast<void*>(w), as_float.data()},
+                  {alpha, 0});
+              std::copy(as_float.begin(), as_float.end(), conv_out.begin());
+            }
+            for (std::int64_t i = 0; i < count; ++i) {
+              double value = conv_out[static_cast<std::size_t>(i)];
+              for (std::size_t k = 0; k < epilogue.size(); ++k) {
+                const BackendPointwise& p = epilogue[k];
+                const double b = p.has_b
+                                     ? read_element(biases[k], p.b.data_type,
+                                                    offset_of(i, out.dims, p.b.strides, p.b.dims))
+                                     : 0;
+                value = apply(p, value, b);
+              }
+              write_element(y, out.data_type, offset_of(i, out.dims, out.strides, out.dims), value);
+            }
+          },
+          [=] {
+            account(checked, stream, static_cast<std::size_t>(engine.workspace_bytes), {alpha, 0});
+          },
+          v.workspace, static_cast<std::size_t>(engine.workspace_bytes)),
+      checked);
+  return CUDNN_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType,
+                                           cudnnBackendDescriptor_t* descriptor) {
+  return guarded(__func__, [&] {
+    if (!descriptor) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    if (descriptorType < CUDNN_BACKEND_POINTWISE_DESCRIPTOR ||
+        descriptorType > CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR)
+      return CUDNN_STATUS_BAD_PARAM;
+    auto* d = new BackendDescriptor;
+    d->type = descriptorType;
+    *descriptor = d;
+    return CUDNN_STATUS_SUCCESS;
+  });
+}
+
+cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor) {
+  if (!descriptor) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+  BackendDescriptor* d = backend(descriptor);
+  if (!d) return CUDNN_STATUS_BAD_PARAM;
+  d->tag = Tag::kDead;
+  delete d;
+  return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor) {
+  return descriptor ? CUDNN_STATUS_NOT_SUPPORTED : CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+}
+
+cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor,
+                                       cudnnBackendAttributeName_t attributeName,
+                                       cudnnBackendAttributeType_t attributeType,
+                                       int64_t elementCount, const void* arrayOfElements) {
+  return guarded(__func__, [&] {
+    if (!descriptor) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    BackendDescriptor* d = backend(descriptor);
+    if (!d) return CUDNN_STATUS_BAD_PARAM;
+    return set_attribute(*d, attributeName, attributeType, elementCount, arrayOfElements);
+  });
+}
+
+cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const descriptor,
+                                       cudnnBackendAttributeName_t attributeName,
+                                       cudnnBackendAttributeType_t attributeType,
+                                       int64_t requestedElementCount, int64_t* elementCount,
+                                       void* arrayOfElements) {
+  return guarded(__func__, [&] {
+    const BackendDescriptor* d = backend(descriptor);
+    if (!d) return CUDNN_STATUS_BAD_PARAM;
+    return get_attribute(*d, attributeName, attributeType, requestedElementCount, elementCount,
+                         arrayOfElements);
+  });
+}
+
+cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor) {
+  return guarded(__func__, [&] {
+    if (!descriptor) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    BackendDescriptor* d = backend(descriptor);
+    if (!d || d->finalized) return CUDNN_STATUS_BAD_PARAM;
+    const cudnnStatus_t status = finalize_backend(*d);
+    if (status == CUDNN_STATUS_SUCCESS) {
+      d->finalized = true;
+      if (d->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR && d->engine)
+        trace_line(
+            "backend-finalize plan engine=%lld algo=%s workspace=%llu",
+            static_cast<long long>(d->engine->index),
+            algorithm_model(d->graph->convolution->operation, d->engine->algorithm)->name.data(),
+            static_cast<unsigned long long>(d->engine->workspace_bytes));
+    }
+    return status;
+  });
+}
+
+cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan,
+                                  cudnnBackendDescriptor_t variantPack) {
+  const char* function = __func__;
+  return guarded(function, [&] {
+    const BackendDescriptor* plan = backend(executionPlan);
+    const BackendDescriptor* pack = backend(variantPack);
+    if (!alive(handle) || !plan || !pack)
+      return fail(CUDNN_STATUS_BAD_PARAM, function, "a null or destroyed argument");
+    if (plan->type != CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR ||
+        pack->type != CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR || !plan->finalized || !pack->finalized)
+      return fail(CUDNN_STATUS_BAD_PARAM, function,
+                  "not a finalized execution plan and variant pack");
+    if (!plan->graph || !plan->engine)
+      return fail(CUDNN_STATUS_BAD_PARAM, function, "the plan has no engine");
+    return execute_convolution(handle, *plan->graph, *plan->engine, variants_of(*pack));
+  });
+}
+
+cudnnStatus_t cudnnBackendPopulateCudaGraph(cudnnHandle_t, cudnnBackendDescriptor_t,
+                                            cudnnBackendDescriptor_t, cudaGraph_t) {
+  return CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API;
+}
+
+cudnnStatus_t cudnnBackendUpdateCudaGraph(cudnnHandle_t, cudnnBackendDescriptor_t,
+                                          cudnnBackendDescriptor_t, cudaGraph_t) {
+  return CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API;
+}
+
+}  // extern "C"

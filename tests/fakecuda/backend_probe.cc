@@ -1,0 +1,577 @@
+// Builds cuDNN graph (backend) API descriptors with valid and invalid attributes and prints one
+// line per call: the call, its status, and what reads back. Linked with the real -lcudnn, it
+// runs against the real library or, through LD_LIBRARY_PATH, the double; the two outputs must
+// agree (backend_differential_test.cc), so that the double's checks are cuDNN's own and not
+// ucudnn's idea of them. Only the descriptor layer is probed: tensors, convolutions, the three
+// convolution operations, pointwise descriptors and operations, operation graphs and variant
+// packs, which cuDNN finalizes on the host without a GPU. Engines are not: their catalogue is
+// the library's own (the double's follows its cost model).
+//
+// Each case runs in a child process (cuDNN crashes on some invalid arguments: the case's last
+// line is then "crash"). Usage: backend_probe SEED COUNT (COUNT random cases after the fixed
+// ones). First line: "library double" or "library real"; then "case K" and the case's lines.
+#include <cudnn.h>
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+using Descriptor = cudnnBackendDescriptor_t;
+
+// What a case prints: "<call> => <status>[ <read back>]".
+class Log {
+ public:
+  void line(const std::string& call, cudnnStatus_t status, const std::string& back = "") {
+    std::printf("%s => %d%s%s\n", call.c_str(), static_cast<int>(status), back.empty() ? "" : " ",
+                back.c_str());
+    std::fflush(stdout);
+  }
+};
+
+template <typename T>
+std::string joined(const std::vector<T>& values) {
+  std::ostringstream out;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    out << (i ? "," : "");
+    if constexpr (sizeof(T) == 1 || std::is_enum_v<T>)
+      out << static_cast<long long>(values[i]);
+    else
+      out << values[i];
+  }
+  return out.str();
+}
+
+class Draw {
+ public:
+  explicit Draw(unsigned long long seed) : rng_(seed) {}
+  template <typename T>
+  T from(const std::vector<T>& values) {
+    return values[std::uniform_int_distribution<std::size_t>(0, values.size() - 1)(rng_)];
+  }
+  bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
+  int between(int low, int high) { return std::uniform_int_distribution<int>(low, high)(rng_); }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+// Calls with their printed form.
+struct Backend {
+  Log& log;
+
+  Descriptor create(cudnnBackendDescriptorType_t type, const std::string& name) {
+    Descriptor d = nullptr;
+    log.line("create " + name, cudnnBackendCreateDescriptor(type, &d));
+    return d;
+  }
+  template <typename T>
+  cudnnStatus_t set(Descriptor d, const std::string& what, cudnnBackendAttributeName_t name,
+                    cudnnBackendAttributeType_t type, std::vector<T> values, int64_t count = -1) {
+    if (count < 0) count = static_cast<int64_t>(values.size());
+    const cudnnStatus_t status =
+        cudnnBackendSetAttribute(d, name, type, count, values.empty() ? nullptr : values.data());
+    std::string shown;
+    if constexpr (std::is_arithmetic_v<T> || std::is_enum_v<T>) shown = " [" + joined(values) + "]";
+    log.line(
+        "set " + what + " type " + std::to_string(type) + " count " + std::to_string(count) + shown,
+        status);
+    return status;
+  }
+  cudnnStatus_t set_descriptors(Descriptor d, const std::string& what,
+                                cudnnBackendAttributeName_t name, std::vector<Descriptor> values) {
+    const cudnnStatus_t status = cudnnBackendSetAttribute(
+        d, name, CUDNN_TYPE_BACKEND_DESCRIPTOR, static_cast<int64_t>(values.size()), values.data());
+    log.line("set " + what + " count " + std::to_string(values.size()), status);
+    return status;
+  }
+  cudnnStatus_t finalize(Descriptor d, const std::string& name) {
+    const cudnnStatus_t status = cudnnBackendFinalize(d);
+    log.line("finalize " + name, status);
+    return status;
+  }
+  // Reads `capacity` elements of type T back and prints the count and the values.
+  template <typename T>
+  void get(Descriptor d, const std::string& what, cudnnBackendAttributeName_t name,
+           cudnnBackendAttributeType_t type, int64_t capacity) {
+    std::vector<T> values(static_cast<std::size_t>(capacity > 0 ? capacity : 1), T{});
+    int64_t count = -7;
+    const cudnnStatus_t status =
+        cudnnBackendGetAttribute(d, name, type, capacity, &count, values.data());
+    std::string back;
+    if (status == CUDNN_STATUS_SUCCESS) {
+      values.resize(static_cast<std::size_t>(count < 0 ? 0 : std::min<int64_t>(count, capacity)));
+      back = "count " + std::to_string(count) + " [" + joined(values) + "]";
+    }
+    log.line(
+        "get " + what + " type " + std::to_string(type) + " capacity " + std::to_string(capacity),
+        status, back);
+  }
+  // The number of elements alone (no array).
+  void count_of(Descriptor d, const std::string& what, cudnnBackendAttributeName_t name,
+                cudnnBackendAttributeType_t type) {
+    int64_t count = -7;
+    const cudnnStatus_t status = cudnnBackendGetAttribute(d, name, type, 0, &count, nullptr);
+    log.line("count " + what, status, status == CUDNN_STATUS_SUCCESS ? std::to_string(count) : "");
+  }
+};
+
+const std::vector<cudnnDataType_t> kTypes = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE,
+                                             CUDNN_DATA_HALF,  CUDNN_DATA_BFLOAT16,
+                                             CUDNN_DATA_INT8,  CUDNN_DATA_INT32};
+
+struct TensorSpec {
+  std::vector<int64_t> dims, strides;
+  int64_t uid = 1, alignment = 16;
+  cudnnDataType_t type = CUDNN_DATA_FLOAT;
+  bool is_virtual = false;
+};
+
+std::vector<int64_t> packed(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (std::size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+  return strides;
+}
+
+Descriptor tensor(Backend& b, const TensorSpec& t, const std::string& name) {
+  Descriptor d = b.create(CUDNN_BACKEND_TENSOR_DESCRIPTOR, name);
+  b.set(d, name + ".type", CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE,
+        std::vector<cudnnDataType_t>{t.type});
+  b.set(d, name + ".dims", CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, t.dims);
+  b.set(d, name + ".strides", CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, t.strides);
+  b.set(d, name + ".uid", CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64,
+        std::vector<int64_t>{t.uid});
+  b.set(d, name + ".alignment", CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64,
+        std::vector<int64_t>{t.alignment});
+  if (t.is_virtual)
+    b.set(d, name + ".virtual", CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN,
+          std::vector<char>{1});
+  b.finalize(d, name);
+  return d;
+}
+
+struct ConvolutionSpec {
+  int64_t spatial = 2;
+  std::vector<int64_t> pre{1, 1}, post{1, 1}, stride{1, 1}, dilation{1, 1};
+  cudnnDataType_t compute = CUDNN_DATA_FLOAT;
+  cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
+};
+
+Descriptor convolution(Backend& b, const ConvolutionSpec& c, const std::string& name) {
+  Descriptor d = b.create(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, name);
+  b.set(d, name + ".spatial", CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64,
+        std::vector<int64_t>{c.spatial});
+  b.set(d, name + ".compute", CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE,
+        std::vector<cudnnDataType_t>{c.compute});
+  b.set(d, name + ".mode", CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE,
+        std::vector<cudnnConvolutionMode_t>{c.mode});
+  b.set(d, name + ".pre", CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, c.pre);
+  b.set(d, name + ".post", CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, c.post);
+  b.set(d, name + ".dilation", CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, c.dilation);
+  b.set(d, name + ".stride", CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, c.stride);
+  b.finalize(d, name);
+  return d;
+}
+
+struct OperationNames {
+  cudnnBackendDescriptorType_t type;
+  cudnnBackendAttributeName_t x, w, y, conv, alpha, beta;
+};
+const OperationNames kOperations[] = {
+    {CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA},
+    {CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA},
+    {CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA},
+};
+
+// A convolution problem: the output from cuDNN's formula, or perturbed.
+struct ConvolutionCase {
+  TensorSpec x, w, y;
+  ConvolutionSpec conv;
+};
+
+int64_t output_size(int64_t in, int64_t filter, int64_t pre, int64_t post, int64_t stride,
+                    int64_t dilation) {
+  return (in + pre + post - ((filter - 1) * dilation + 1)) / stride + 1;
+}
+
+ConvolutionCase random_convolution(Draw& draw) {
+  ConvolutionCase c;
+  const int spatial = draw.from<int>({1, 2, 2, 2, 3});
+  const int64_t n = draw.from<int64_t>({1, 2, 4}), groups = draw.from<int64_t>({1, 1, 2});
+  const int64_t channels = groups * draw.from<int64_t>({1, 2, 3}),
+                k = groups * draw.from<int64_t>({1, 2});
+  c.conv.spatial = spatial;
+  c.conv.pre.assign(spatial, 0);
+  c.conv.post.assign(spatial, 0);
+  c.conv.stride.assign(spatial, 1);
+  c.conv.dilation.assign(spatial, 1);
+  c.x.dims = {n, channels};
+  c.w.dims = {k, channels / groups};
+  c.y.dims = {n, k};
+  for (int i = 0; i < spatial; ++i) {
+    const int64_t in = draw.from<int64_t>({3, 5, 8}), filter = draw.from<int64_t>({1, 2, 3});
+    c.conv.pre[i] = draw.from<int64_t>({0, 1});
+    c.conv.post[i] = draw.chance(0.8) ? c.conv.pre[i] : draw.from<int64_t>({0, 2});
+    c.conv.stride[i] = draw.from<int64_t>({1, 1, 2});
+    c.conv.dilation[i] = draw.from<int64_t>({1, 1, 2});
+    c.x.dims.push_back(in);
+    c.w.dims.push_back(filter);
+    c.y.dims.push_back(output_size(in, filter, c.conv.pre[i], c.conv.post[i], c.conv.stride[i],
+                                   c.conv.dilation[i]));
+  }
+  c.x.uid = 1;
+  c.w.uid = 2;
+  c.y.uid = 3;
+  // Perturbations that a consistent problem does not have.
+  switch (draw.between(0, 9)) {
+    case 0:
+      c.y.dims.back() += 1;  // not the output size
+      break;
+    case 1:
+      c.w.dims[1] += 1;  // channels that do not divide
+      break;
+    case 2:
+      c.y.dims[1] += 1;  // output channels differ from the filter count
+      break;
+    case 3:
+      c.y.dims[0] += 1;  // batch differs
+      break;
+    case 4:
+      c.w.dims.push_back(1);  // rank differs
+      break;
+    default:
+      break;
+  }
+  for (auto* t : {&c.x, &c.w, &c.y}) {
+    t->strides = packed(t->dims);
+    if (draw.chance(0.05)) t->type = CUDNN_DATA_DOUBLE;
+  }
+  if (draw.chance(0.1)) c.x.type = c.w.type = c.y.type = c.conv.compute = CUDNN_DATA_DOUBLE;
+  if (draw.chance(0.1)) c.conv.mode = CUDNN_CONVOLUTION;
+  return c;
+}
+
+void probe_tensor(Backend& b, Draw& draw) {
+  Descriptor d = b.create(CUDNN_BACKEND_TENSOR_DESCRIPTOR, "t");
+  const int rank = draw.from<int>({1, 2, 3, 4, 4, 4, 5, 8, 9});
+  std::vector<int64_t> dims, strides;
+  for (int i = 0; i < rank; ++i)
+    dims.push_back(draw.chance(0.02) ? draw.from<int64_t>({-1, 0})
+                                     : draw.from<int64_t>({1, 2, 3, 5}));
+  strides = packed(dims);
+  if (draw.chance(0.05)) strides[draw.between(0, rank - 1)] = draw.from<int64_t>({-1, 0, 7});
+  if (draw.chance(0.05)) strides.pop_back();
+  const cudnnDataType_t type = draw.from(kTypes);
+  if (draw.chance(0.95))
+    b.set(d, "t.type", CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE,
+          std::vector<cudnnDataType_t>{type}, draw.chance(0.05) ? 2 : 1);
+  if (draw.chance(0.95)) {
+    if (draw.chance(0.05))
+      b.set(d, "t.dims", CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT32,
+            std::vector<int32_t>(dims.begin(), dims.end()));
+    else
+      b.set(d, "t.dims", CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, dims,
+            draw.chance(0.03) ? 0 : -1);
+  }
+  if (draw.chance(0.95))
+    b.set(d, "t.strides", CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, strides);
+  if (draw.chance(0.95))
+    b.set(d, "t.uid", CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64,
+          std::vector<int64_t>{draw.from<int64_t>({-3, 0, 1, 7, 1000})});
+  if (draw.chance(0.95))
+    b.set(d, "t.alignment", CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64,
+          std::vector<int64_t>{draw.chance(0.8) ? draw.from<int64_t>({8, 16})
+                                                : draw.from<int64_t>({-4, 0, 1, 2, 3, 4, 12})});
+  if (draw.chance(0.3))
+    b.set(d, "t.virtual", CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN,
+          std::vector<char>{static_cast<char>(draw.between(0, 1))});
+  if (draw.chance(0.2))
+    b.set(d, "t.by_value", CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN,
+          std::vector<char>{static_cast<char>(draw.between(0, 1))});
+  if (draw.chance(0.1))
+    b.set(d, "t.convolution_attribute", CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64,
+          std::vector<int64_t>{2});
+  if (draw.chance(0.1))
+    b.get<int64_t>(d, "t.dims", CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 8);
+  b.finalize(d, "t");
+  if (draw.chance(0.3)) b.finalize(d, "t");
+  if (draw.chance(0.3))
+    b.set(d, "t.uid", CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, std::vector<int64_t>{5});
+  b.get<int64_t>(d, "t.dims", CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64,
+                 draw.from<int64_t>({0, 1, 4, 8}));
+  b.get<int64_t>(d, "t.strides", CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 8);
+  b.get<int64_t>(d, "t.uid", CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1);
+  b.get<int>(d, "t.type", CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1);
+  b.get<int>(d, "t.virtual", CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1);
+  b.get<int64_t>(d, "t.vector_count", CUDNN_ATTR_TENSOR_VECTOR_COUNT, CUDNN_TYPE_INT64, 1);
+  if (draw.chance(0.3))
+    b.get<int32_t>(d, "t.dims", CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT32, 8);
+  b.count_of(d, "t.dims", CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64);
+  b.log.line("destroy t", cudnnBackendDestroyDescriptor(d));
+}
+
+void probe_convolution_descriptor(Backend& b, Draw& draw) {
+  Descriptor d = b.create(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, "c");
+  const int64_t spatial =
+      draw.chance(0.9) ? draw.from<int64_t>({1, 2, 2, 2, 3, 6}) : draw.from<int64_t>({0, 7});
+  // Mostly valid values, now and then one that is not, or a length that is not the rank's.
+  auto array = [&](std::vector<int64_t> valid, std::vector<int64_t> invalid) {
+    std::vector<int64_t> out;
+    const int64_t length = draw.chance(0.95) ? spatial : draw.from<int64_t>({1, 2, 3});
+    for (int64_t i = 0; i < length; ++i)
+      out.push_back(draw.chance(0.97) ? draw.from(valid) : draw.from(invalid));
+    return out;
+  };
+  if (draw.chance(0.95))
+    b.set(d, "c.spatial", CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64,
+          std::vector<int64_t>{spatial});
+  if (draw.chance(0.8))
+    b.set(d, "c.compute", CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE,
+          std::vector<cudnnDataType_t>{draw.from(kTypes)});
+  if (draw.chance(0.8))
+    b.set(d, "c.mode", CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE,
+          std::vector<cudnnConvolutionMode_t>{
+              draw.from<cudnnConvolutionMode_t>({CUDNN_CONVOLUTION, CUDNN_CROSS_CORRELATION})});
+  if (draw.chance(0.8))
+    b.set(d, "c.pre", CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64,
+          array({0, 0, 1, 2}, {-1}));
+  if (draw.chance(0.8))
+    b.set(d, "c.post", CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64,
+          array({0, 0, 1, 2}, {-1}));
+  if (draw.chance(0.95))
+    b.set(d, "c.dilation", CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64,
+          array({1, 1, 1, 2}, {-1, 0}));
+  if (draw.chance(0.95))
+    b.set(d, "c.stride", CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64,
+          array({1, 1, 1, 2}, {-1, 0}));
+  if (draw.chance(0.05))
+    b.set(d, "c.spatial", CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT32,
+          std::vector<int32_t>{2});
+  b.finalize(d, "c");
+  b.get<int64_t>(d, "c.spatial", CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1);
+  b.get<int64_t>(d, "c.pre", CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 8);
+  b.get<int64_t>(d, "c.post", CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, 8);
+  b.get<int64_t>(d, "c.stride", CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, 8);
+  b.get<int64_t>(d, "c.dilation", CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, 8);
+  b.get<int>(d, "c.compute", CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1);
+  b.get<int>(d, "c.mode", CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1);
+}
+
+// A convolution operation of a random kind over a random problem; returns it when it finalized.
+Descriptor probe_operation(Backend& b, Draw& draw, int64_t uid_base = 0) {
+  const OperationNames& names = kOperations[draw.between(0, 2)];
+  ConvolutionCase c = random_convolution(draw);
+  c.x.uid += uid_base;
+  c.w.uid += uid_base;
+  c.y.uid += uid_base;
+  Descriptor x = tensor(b, c.x, "x"), w = tensor(b, c.w, "w"), y = tensor(b, c.y, "y");
+  Descriptor conv = convolution(b, c.conv, "conv");
+  if (draw.chance(0.05)) x = b.create(CUDNN_BACKEND_TENSOR_DESCRIPTOR, "unfinalized");
+  Descriptor op = b.create(names.type, "op" + std::to_string(names.type));
+  const double missing = 0.04;
+  if (!draw.chance(missing)) b.set_descriptors(op, "op.x", names.x, {x});
+  if (!draw.chance(missing)) b.set_descriptors(op, "op.w", names.w, {w});
+  if (!draw.chance(missing)) b.set_descriptors(op, "op.y", names.y, {y});
+  if (!draw.chance(missing)) b.set_descriptors(op, "op.conv", names.conv, {conv});
+  switch (draw.between(0, 4)) {
+    case 0:
+      b.set(op, "op.alpha", names.alpha, CUDNN_TYPE_FLOAT, std::vector<float>{0.5f});
+      b.set(op, "op.beta", names.beta, CUDNN_TYPE_FLOAT, std::vector<float>{0.25f});
+      break;
+    case 1:
+      b.set(op, "op.alpha", names.alpha, CUDNN_TYPE_DOUBLE, std::vector<double>{0.5});
+      b.set(op, "op.beta", names.beta, CUDNN_TYPE_DOUBLE, std::vector<double>{0.25});
+      break;
+    case 2:
+      b.set(op, "op.alpha", names.alpha, CUDNN_TYPE_INT64, std::vector<int64_t>{2});
+      break;
+    case 3:
+      b.set(op, "op.alpha", names.alpha, CUDNN_TYPE_FLOAT, std::vector<float>{1, 2});
+      break;
+    default:
+      break;
+  }
+  const cudnnStatus_t finalized = b.finalize(op, "op");
+  b.get<float>(op, "op.alpha", names.alpha, CUDNN_TYPE_FLOAT, 1);
+  b.get<double>(op, "op.alpha", names.alpha, CUDNN_TYPE_DOUBLE, 1);
+  b.get<double>(op, "op.beta", names.beta, CUDNN_TYPE_DOUBLE, 1);
+  b.count_of(op, "op.x", names.x, CUDNN_TYPE_BACKEND_DESCRIPTOR);
+  return finalized == CUDNN_STATUS_SUCCESS ? op : nullptr;
+}
+
+Descriptor pointwise_operation(Backend& b, Draw& draw, Descriptor x, Descriptor y,
+                               Descriptor bias) {
+  Descriptor p = b.create(CUDNN_BACKEND_POINTWISE_DESCRIPTOR, "pw");
+  const cudnnPointwiseMode_t mode =
+      draw.from<cudnnPointwiseMode_t>({CUDNN_POINTWISE_ADD, CUDNN_POINTWISE_MUL,
+                                       CUDNN_POINTWISE_RELU_FWD, CUDNN_POINTWISE_IDENTITY});
+  if (draw.chance(0.95))
+    b.set(p, "pw.mode", CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE,
+          std::vector<cudnnPointwiseMode_t>{mode});
+  if (draw.chance(0.9))
+    b.set(p, "pw.precision", CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE,
+          std::vector<cudnnDataType_t>{draw.from(kTypes)});
+  b.finalize(p, "pw");
+  b.get<int>(p, "pw.mode", CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1);
+  Descriptor op = b.create(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, "pwop");
+  if (draw.chance(0.95))
+    b.set_descriptors(op, "pwop.desc", CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, {p});
+  if (draw.chance(0.95)) b.set_descriptors(op, "pwop.x", CUDNN_ATTR_OPERATION_POINTWISE_XDESC, {x});
+  if (bias && draw.chance(0.9))
+    b.set_descriptors(op, "pwop.b", CUDNN_ATTR_OPERATION_POINTWISE_BDESC, {bias});
+  if (draw.chance(0.95)) b.set_descriptors(op, "pwop.y", CUDNN_ATTR_OPERATION_POINTWISE_YDESC, {y});
+  return b.finalize(op, "pwop") == CUDNN_STATUS_SUCCESS ? op : nullptr;
+}
+
+void probe_graph(Backend& b, Draw& draw) {
+  std::vector<Descriptor> ops;
+  const int count = draw.from<int>({0, 1, 1, 1, 2});
+  for (int i = 0; i < count; ++i)
+    if (Descriptor op = probe_operation(b, draw, 10 * i)) ops.push_back(op);
+  if (draw.chance(0.4)) {
+    // An epilogue on a tensor of its own: image-shaped input and output, and a bias.
+    TensorSpec in{{2, 4, 3, 3}, {}, 40, 16, CUDNN_DATA_FLOAT, draw.chance(0.5)};
+    in.strides = packed(in.dims);
+    TensorSpec out = in;
+    out.uid = 41;
+    out.is_virtual = false;
+    TensorSpec bias{{1, 4, 1, 1}, {4, 1, 1, 1}, 42};
+    Descriptor x = tensor(b, in, "pw.x"), y = tensor(b, out, "pw.y"), bb = tensor(b, bias, "pw.b");
+    if (Descriptor op = pointwise_operation(b, draw, x, y, draw.chance(0.6) ? bb : nullptr))
+      ops.push_back(op);
+  }
+  if (draw.chance(0.05))
+    ops.push_back(
+        b.create(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, "unfinalized op"));
+  Descriptor g = b.create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, "g");
+  if (draw.chance(0.95)) b.set_descriptors(g, "g.ops", CUDNN_ATTR_OPERATIONGRAPH_OPS, ops);
+  b.finalize(g, "g");
+  b.count_of(g, "g.ops", CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR);
+}
+
+void probe_variant_pack(Backend& b, Draw& draw) {
+  Descriptor v = b.create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, "vp");
+  const int count = draw.from<int>({0, 1, 3, 3});
+  std::vector<int64_t> uids;
+  std::vector<void*> pointers;
+  for (int i = 0; i < count; ++i) {
+    uids.push_back(i + 1);
+    pointers.push_back(reinterpret_cast<void*>(static_cast<std::uintptr_t>(0x1000 * (i + 1))));
+  }
+  if (draw.chance(0.1) && !pointers.empty()) pointers.pop_back();
+  if (draw.chance(0.9))
+    b.set(v, "vp.uids", CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids);
+  if (draw.chance(0.9))
+    b.set(v, "vp.pointers", CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, pointers);
+  if (draw.chance(0.7))
+    b.set(v, "vp.workspace", CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR,
+          std::vector<void*>{draw.chance(0.5) ? nullptr : reinterpret_cast<void*>(0x9000)});
+  if (draw.chance(0.05))
+    b.set(v, "vp.uids", CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT32,
+          std::vector<int32_t>{1});
+  b.finalize(v, "vp");
+  b.get<int64_t>(v, "vp.uids", CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 4);
+}
+
+// Calls that crash the real cuDNN or that every library answers alike are not probed; these
+// few fixed ones pin the null-pointer answers.
+void fixed_cases(Backend& b) {
+  const int64_t one = 1;
+  b.log.line("finalize null", cudnnBackendFinalize(nullptr));
+  b.log.line("destroy null", cudnnBackendDestroyDescriptor(nullptr));
+  b.log.line("set null", cudnnBackendSetAttribute(nullptr, CUDNN_ATTR_TENSOR_UNIQUE_ID,
+                                                  CUDNN_TYPE_INT64, 1, &one));
+  int64_t count = 0;
+  b.log.line("get null", cudnnBackendGetAttribute(nullptr, CUDNN_ATTR_TENSOR_UNIQUE_ID,
+                                                  CUDNN_TYPE_INT64, 1, &count, &count));
+  b.log.line("execute null", cudnnBackendExecute(nullptr, nullptr, nullptr));
+  Descriptor t = b.create(CUDNN_BACKEND_TENSOR_DESCRIPTOR, "t");
+  b.log.line("set t.uid null array", cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_UNIQUE_ID,
+                                                              CUDNN_TYPE_INT64, 1, nullptr));
+  b.log.line("set t.uid count -1",
+             cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, -1, &one));
+  b.get<int64_t>(t, "t.uid unfinalized", CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1);
+}
+
+// Runs `body` in a child, so that a crash of the library ends only the case.
+void isolated(const std::function<void()>& body) {
+  std::fflush(stdout);
+  const pid_t child = fork();
+  if (child == 0) {
+    body();
+    std::fflush(stdout);
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) std::printf("crash\n");
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: backend_probe SEED COUNT\n");
+    return 2;
+  }
+  const unsigned long long seed = std::stoull(argv[1]);
+  const int count = std::stoi(argv[2]);
+  // The double names itself with a symbol the real library lacks.
+  std::printf("library %s\n", dlsym(RTLD_DEFAULT, "fakecuda_issue") ? "double" : "real");
+  Log log;
+  int number = 0;
+  std::printf("case %d\n", number++);
+  isolated([&] {
+    Backend b{log};
+    fixed_cases(b);
+  });
+  for (int i = 0; i < count; ++i) {
+    std::printf("case %d\n", number++);
+    const unsigned long long case_seed = seed * 1000003ULL + static_cast<unsigned long long>(i);
+    isolated([&] {
+      Draw draw(case_seed);
+      Backend b{log};
+      switch (draw.between(0, 4)) {
+        case 0:
+          probe_tensor(b, draw);
+          break;
+        case 1:
+          probe_convolution_descriptor(b, draw);
+          break;
+        case 2:
+          probe_operation(b, draw);
+          break;
+        case 3:
+          probe_graph(b, draw);
+          break;
+        default:
+          probe_variant_pack(b, draw);
+          break;
+      }
+    });
+  }
+  return 0;
+}

@@ -1,0 +1,47 @@
+#pragma once
+// The double's legacy convolution as pieces the graph API's execution shares: the checks cuDNN
+// makes before a convolution runs, the accounting of its modeled cost (virtual clock, trace
+// line) and the whole call (convolution_api.cc).
+#include <cudnn.h>
+
+#include "cost_model.h"
+#include "descriptors.h"
+#include "solver.h"
+
+namespace ucudnn::fakecuda {
+
+// A convolution call that passed cuDNN's checks: what it computes and what it takes.
+struct CheckedConvolution {
+  cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
+  KernelKey kernel;
+  const AlgorithmModel* algorithm = nullptr;
+  Modeled modeled;
+};
+
+// A scaling factor as the legacy API passes it: a double for double data, else a float.
+double scalar(const void* value, cudnnDataType_t type);
+
+CheckedConvolution check_convolution(const char* function, cudnnHandle_t handle,
+                                     Operation operation, const void* alpha, const void* beta,
+                                     const cudnnTensorStruct* x, const void* x_data,
+                                     const cudnnFilterStruct* w, const void* w_data,
+                                     const cudnnConvolutionStruct* conv, const cudnnTensorStruct* y,
+                                     const void* y_data, int algorithm, void* workspace,
+                                     size_t workspace_bytes);
+
+// Takes the modeled time on the stream and writes the `conv` trace line.
+void account(const CheckedConvolution& c, cudaStream_t stream, std::size_t workspace_bytes,
+             const cpu::Scaling& scaling);
+// The `captured` trace line, when the work was captured.
+void trace_if_captured(bool captured, const CheckedConvolution& c);
+
+// cudnnConvolutionForward/BackwardData/BackwardFilter: x and y are the images whichever way
+// data flows, w the filter (dw for BackwardFilter).
+cudnnStatus_t run_convolution(const char* function, cudnnHandle_t handle, Operation operation,
+                              const void* alpha, const void* beta, const cudnnTensorStruct* x,
+                              const void* x_data, const cudnnFilterStruct* w, const void* w_data,
+                              const cudnnConvolutionStruct* conv, const cudnnTensorStruct* y,
+                              const void* y_data, int algorithm, void* workspace,
+                              size_t workspace_bytes);
+
+}  // namespace ucudnn::fakecuda
