@@ -11,10 +11,15 @@
 //
 // --graph fused builds each forward as a fused graph instead (convolution, bias addition and
 // ReLU on virtual tensors), which ucudnn leaves to cuDNN. --no-handle sets no handle on the
-// graph and the plan (both attributes are deprecated in cuDNN 9).
+// graph and the plan (both attributes are deprecated in cuDNN 9). --engine-rank R takes the R-th
+// configuration that finalizes (the last one if fewer), as a benchmarking framework may choose
+// another than the heuristics' first. --capture records each
+// iteration's executions into a CUDA graph and launches it (torch.cuda.graphs, torch.compile's
+// "reduce-overhead"); the plans are built before, outside the capture, as PyTorch warms up.
 //
 // Usage: graph_conv [--batch N] [--seed S] [--iterations I] [--layers L] [--graph conv|fused]
-//                   [--deterministic] [--no-handle] [--filter-beta B] [--dump FILE]
+//                   [--deterministic] [--no-handle] [--capture] [--engine-rank R]
+//                   [--filter-beta B] [--dump FILE]
 // Exit status: 0 success; 1 a CUDA or cuDNN call failed; 2 bad arguments.
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
@@ -60,6 +65,8 @@ struct Options {
   bool fused = false;
   bool deterministic = false;
   bool handle_attributes = true;
+  bool capture = false;
+  int engine_rank = 0;  // take the n-th configuration that finalizes (0: the heuristics' first)
   float filter_beta = 0;
   std::string dump;
 };
@@ -69,8 +76,8 @@ struct Options {
                "graph_conv: %s\n"
                "usage: graph_conv [--batch N] [--seed S] [--iterations I] [--layers L] "
                "[--graph conv|fused]\n"
-               "                  [--deterministic] [--no-handle] [--filter-beta B] "
-               "[--dump FILE]\n",
+               "                  [--deterministic] [--no-handle] [--capture] [--engine-rank R]\n"
+               "                  [--filter-beta B] [--dump FILE]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -96,6 +103,10 @@ Options parse_options(int argc, char** argv) {
       o.handle_attributes = false;
       continue;
     }
+    if (option == "--capture") {
+      o.capture = true;
+      continue;
+    }
     if (i + 1 >= argc) usage(option + " needs a value");
     const std::string value = argv[++i];
     if (option == "--batch")
@@ -109,6 +120,8 @@ Options parse_options(int argc, char** argv) {
           std::min<long long>(parse_integer(option, value, 1), static_cast<long long>(o.layers)));
     else if (option == "--graph" && (value == "conv" || value == "fused"))
       o.fused = value == "fused";
+    else if (option == "--engine-rank")
+      o.engine_rank = static_cast<int>(parse_integer(option, value, 0));
     else if (option == "--filter-beta")
       o.filter_beta = std::strtof(value.c_str(), nullptr);
     else if (option == "--dump")
@@ -299,6 +312,7 @@ Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batc
   CHECK_CUDNN(cudnnBackendGetAttribute(heuristics, CUDNN_ATTR_ENGINEHEUR_RESULTS,
                                        CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &count,
                                        configurations.data()));
+  int finalized = 0;
   for (Descriptor configuration : configurations) {
     Descriptor engine = create(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
     plan.owned.push_back(engine);
@@ -325,10 +339,11 @@ Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batc
       CHECK_CUDNN(cudnnBackendDestroyDescriptor(candidate));
       continue;
     }
+    if (plan.plan) CHECK_CUDNN(cudnnBackendDestroyDescriptor(plan.plan));
     CHECK_CUDNN(cudnnBackendGetAttribute(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64,
                                          1, &got, &plan.engine));
     plan.plan = candidate;
-    break;
+    if (++finalized > o.engine_rank) break;
   }
   if (!plan.plan)
     die("finding an execution plan", 0, "no engine configuration finalized", __LINE__);
@@ -416,12 +431,23 @@ int main(int argc, char** argv) {
         static_cast<long long>(backward_filter.engine),
         static_cast<long long>(backward_filter.workspace));
     for (int it = 0; it < o.iterations; ++it) {
+      if (o.capture) CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
       if (o.fused)
         execute(handle, forward, {kX, kW, kBias, kY}, {x.data, w.data, bias.data, y.data});
       else
         execute(handle, forward, {kX, kW, kY}, {x.data, w.data, y.data});
       execute(handle, backward_data, {kX, kW, kY}, {dx.data, w.data, dy.data});
       execute(handle, backward_filter, {kX, kW, kY}, {x.data, dw.data, dy.data});
+      if (o.capture) {
+        cudaGraph_t graph;
+        cudaGraphExec_t runnable;
+        CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+        CHECK_CUDA(cudaGraphInstantiate(&runnable, graph, 0));
+        CHECK_CUDA(cudaGraphLaunch(runnable, stream));
+        CHECK_CUDA(cudaStreamSynchronize(stream));
+        CHECK_CUDA(cudaGraphExecDestroy(runnable));
+        CHECK_CUDA(cudaGraphDestroy(graph));
+      }
     }
     CHECK_CUDA(cudaStreamSynchronize(stream));
     const std::string name = l.name;

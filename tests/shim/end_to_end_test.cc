@@ -19,6 +19,7 @@
 #include "core/workspace_division.h"
 #include "core/workspace_reuse.h"
 #include "cost_model.h"
+#include "example_kernels.h"
 #include "model_benchmarker.h"
 #include "network_layers.h"
 #include "support/random_seed.h"
@@ -36,32 +37,6 @@ constexpr std::uint64_t kTightLimit = 1536 * 1024;
 constexpr std::uint64_t kTotalWorkspace = 4 << 20;
 
 using fakecuda::ModelBenchmarker;
-
-// The kernels of the example at batch `batch`, in the order it runs them.
-std::vector<KernelKey> example_kernels(std::int64_t batch) {
-  std::vector<KernelKey> kernels;
-  for (const auto& l : examples::kLayers) {
-    auto shape = [&](std::vector<std::int64_t> dims) {
-      return l.channels_last ? TensorShape::packed_channels_last(std::move(dims))
-                             : TensorShape::packed(std::move(dims));
-    };
-    const auto out_h = convolution_output_size(l.height, l.filter_h, l.pad, l.stride, l.dilation);
-    const auto out_w = convolution_output_size(l.width, l.filter_w, l.pad, l.stride, l.dilation);
-    ConvolutionProblem p;
-    p.x = shape({batch, l.in_channels, l.height, l.width});
-    p.w = shape({l.out_channels, l.in_channels / l.groups, l.filter_h, l.filter_w});
-    p.y = shape({batch, l.out_channels, out_h, out_w});
-    p.padding = {l.pad, l.pad};
-    p.stride = {l.stride, l.stride};
-    p.dilation = {l.dilation, l.dilation};
-    p.groups = l.groups;
-    p.mode =
-        l.convolution_mode ? ConvolutionMode::kConvolution : ConvolutionMode::kCrossCorrelation;
-    for (auto op : {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter})
-      kernels.push_back({op, p});
-  }
-  return kernels;
-}
 
 struct Prediction {
   double undivided_ms = 0;  // the framework's own choice: fastest algorithm within the cap

@@ -1,0 +1,189 @@
+// The shim's record of the graph API (descriptor_table.h) and what it reads from it
+// (graph_convolution.h), without any library: descriptors are addresses the table never
+// dereferences, set the way an application sets them.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "shim/backend/descriptor_table.h"
+#include "shim/backend/graph_convolution.h"
+
+namespace ucudnn::shim::backend {
+namespace {
+
+cudnnBackendDescriptor_t address(std::uintptr_t n) {
+  return reinterpret_cast<cudnnBackendDescriptor_t>(n * 64);
+}
+
+class GraphRecords : public ::testing::Test {
+ protected:
+  cudnnBackendDescriptor_t create(cudnnBackendDescriptorType_t type) {
+    const auto d = address(++next_);
+    table_.created(d, type);
+    return d;
+  }
+  template <typename T>
+  void set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name,
+           cudnnBackendAttributeType_t type, std::vector<T> values) {
+    table_.set(d, name, type, static_cast<std::int64_t>(values.size()), values.data());
+  }
+  void set_descriptor(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name,
+                      std::vector<cudnnBackendDescriptor_t> values) {
+    set(d, name, CUDNN_TYPE_BACKEND_DESCRIPTOR, values);
+  }
+  cudnnBackendDescriptor_t tensor(std::vector<std::int64_t> dims, std::vector<std::int64_t> strides,
+                                  std::int64_t uid, bool is_virtual = false) {
+    const auto t = create(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+    set(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE,
+        std::vector<cudnnDataType_t>{CUDNN_DATA_FLOAT});
+    set(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, dims);
+    set(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, strides);
+    set(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, std::vector<std::int64_t>{uid});
+    if (is_virtual) set(t, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, std::vector<char>{1});
+    table_.finalized(t);
+    return t;
+  }
+  cudnnBackendDescriptor_t convolution(std::vector<std::int64_t> pre,
+                                       std::vector<std::int64_t> post) {
+    const auto c = create(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
+    set(c, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, std::vector<std::int64_t>{2});
+    set(c, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE,
+        std::vector<cudnnDataType_t>{CUDNN_DATA_FLOAT});
+    set(c, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE,
+        std::vector<cudnnConvolutionMode_t>{CUDNN_CROSS_CORRELATION});
+    set(c, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, pre);
+    set(c, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, post);
+    set(c, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64,
+        std::vector<std::int64_t>{1, 1});
+    set(c, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, std::vector<std::int64_t>{1, 1});
+    table_.finalized(c);
+    return c;
+  }
+  // A backward-filter operation of 4 images, 8 -> 16 channels in 2 groups, 3x3, padding 1.
+  cudnnBackendDescriptor_t operation(cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t c) {
+    const auto op = create(CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR);
+    set_descriptor(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, {x});
+    set_descriptor(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW,
+                   {tensor({16, 4, 3, 3}, {36, 9, 3, 1}, 'w')});
+    set_descriptor(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY,
+                   {tensor({4, 16, 6, 6}, {576, 36, 6, 1}, 'y')});
+    set_descriptor(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC, {c});
+    set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA, CUDNN_TYPE_DOUBLE,
+        std::vector<double>{0.25});
+    table_.finalized(op);
+    return op;
+  }
+  cudnnBackendDescriptor_t standard_x() { return tensor({4, 8, 6, 6}, {288, 36, 6, 1}, 'x'); }
+  // The plan of a graph of `ops` the way cudnn-frontend builds it (engine, configuration), or
+  // from the heuristics' results (the configuration the application never set).
+  cudnnBackendDescriptor_t plan(std::vector<cudnnBackendDescriptor_t> ops, bool heuristics) {
+    const auto graph = create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+    set_descriptor(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, ops);
+    set(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE,
+        std::vector<cudnnHandle_t>{reinterpret_cast<cudnnHandle_t>(0x1234)});
+    table_.finalized(graph);
+    const auto configuration = create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+    if (heuristics) {
+      const auto h = create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+      set_descriptor(h, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, {graph});
+      table_.finalized(h);
+      table_.heuristics_results(h, &configuration, 1);
+    } else {
+      const auto engine = create(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+      set_descriptor(engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, {graph});
+      table_.finalized(engine);
+      set_descriptor(configuration, CUDNN_ATTR_ENGINECFG_ENGINE, {engine});
+      table_.finalized(configuration);
+    }
+    const auto p = create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+    set_descriptor(p, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, {configuration});
+    table_.finalized(p);
+    return p;
+  }
+  Expected<GraphConvolution> read(cudnnBackendDescriptor_t plan_descriptor) {
+    std::optional<Expected<GraphConvolution>> result;
+    table_.read(plan_descriptor, [&](const Record* record) {
+      ASSERT_NE(record, nullptr);
+      result = plan_convolution(*record);
+    });
+    return result ? *result : Expected<GraphConvolution>(Error{"no record"});
+  }
+
+  DescriptorTable table_;
+  std::uintptr_t next_ = 0;
+};
+
+TEST_F(GraphRecords, APlanOfOneConvolutionReadsBackAsTheApplicationSetIt) {
+  for (bool heuristics : {false, true}) {
+    const auto p = plan({operation(standard_x(), convolution({1, 1}, {1, 1}))}, heuristics);
+    const auto c = read(p);
+    ASSERT_TRUE(c) << c.error();
+    EXPECT_EQ(c->operation, Operation::kBackwardFilter);
+    EXPECT_EQ(c->problem.x.dims, (std::vector<std::int64_t>{4, 8, 6, 6}));
+    EXPECT_EQ(c->problem.w.dims, (std::vector<std::int64_t>{16, 4, 3, 3}));
+    EXPECT_EQ(c->problem.groups, 2);
+    EXPECT_EQ(c->problem.padding, (std::vector<std::int64_t>{1, 1}));
+    EXPECT_EQ(c->x_uid, 'x');
+    EXPECT_EQ(c->w_uid, 'w');
+    EXPECT_EQ(c->y_uid, 'y');
+    EXPECT_EQ(c->alpha, 1.0);  // unset: cuDNN's default
+    EXPECT_EQ(c->beta, 0.25);
+    EXPECT_EQ(c->handle, reinterpret_cast<cudnnHandle_t>(0x1234));
+  }
+}
+
+TEST_F(GraphRecords, AnAddressReusedAfterDestroyIsANewDescriptor) {
+  const auto x = standard_x();
+  const auto op = operation(x, convolution({1, 1}, {1, 1}));
+  // The application destroys its tensor; cuDNN hands the address out again for another.
+  table_.destroyed(x);
+  table_.created(x, CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+  set(x, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, std::vector<std::int64_t>{1, 1, 1, 1});
+  table_.read(x, [](const Record* r) {
+    ASSERT_NE(r, nullptr);
+    EXPECT_FALSE(r->finalized);
+    EXPECT_EQ(r->array<std::int64_t>(CUDNN_ATTR_TENSOR_DIMENSIONS).size(), 4u);
+    EXPECT_FALSE(r->scalar<std::int64_t>(CUDNN_ATTR_TENSOR_UNIQUE_ID));
+  });
+  // The operation still holds the tensor it was given.
+  const auto c = read(plan({op}, false));
+  ASSERT_TRUE(c) << c.error();
+  EXPECT_EQ(c->problem.x.dims, (std::vector<std::int64_t>{4, 8, 6, 6}));
+  table_.destroyed(x);
+  std::size_t before = table_.size();
+  table_.destroyed(x);  // twice: nothing more to forget
+  EXPECT_EQ(table_.size(), before);
+}
+
+TEST_F(GraphRecords, GraphsUcudnnCannotSplitSayWhy) {
+  auto error_of = [&](std::vector<cudnnBackendDescriptor_t> ops) {
+    const auto c = read(plan(ops, true));
+    return c ? std::string("planned") : c.error();
+  };
+  const auto conv = convolution({1, 1}, {1, 1});
+  EXPECT_NE(
+      error_of({operation(standard_x(), conv), operation(standard_x(), conv)}).find("2 operations"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of({operation(tensor({4, 8, 6, 6}, {288, 36, 6, 1}, 'x', true), conv)}).find("virtual"),
+      std::string::npos);
+  EXPECT_NE(error_of({operation(standard_x(), convolution({1, 1}, {0, 2}))}).find("asymmetric"),
+            std::string::npos);
+  // Images interleaved: the batch is not the outermost dimension.
+  EXPECT_NE(
+      error_of({operation(tensor({4, 8, 6, 6}, {1, 144, 24, 4}, 'x'), conv)}).find("outermost"),
+      std::string::npos);
+  // Channels-last is a layout, not an interleaving: it plans.
+  EXPECT_EQ(error_of({operation(tensor({4, 8, 6, 6}, {288, 1, 48, 8}, 'x'), conv)}), "planned");
+  const auto by_value = tensor({4, 8, 6, 6}, {288, 36, 6, 1}, 'x');
+  set(by_value, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, std::vector<char>{1});
+  EXPECT_NE(error_of({operation(by_value, conv)}).find("by value"), std::string::npos);
+  // A pointwise operation is not a convolution.
+  const auto pointwise = create(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
+  table_.finalized(pointwise);
+  EXPECT_NE(error_of({pointwise}).find("not a convolution"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ucudnn::shim::backend

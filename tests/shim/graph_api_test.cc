@@ -1,0 +1,277 @@
+// The graph (backend) API under the shim, as PyTorch 2.x drives it: examples/graph_conv.cc
+// builds each layer's operations as graphs, takes the heuristics' first engine, allocates the
+// workspace the plan reports and executes a variant pack per run. It runs on the cuDNN/CUDA
+// test doubles without the shim and with it, and the doubles' trace shows what reached cuDNN:
+// the plans' micro-batches as legacy calls, or cuDNN's own engine (`backend-execute`). The
+// micro-batches are predicted with ucudnn's planner over the doubles' cost model.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+
+#include "core/algorithm_exclusion.h"
+#include "core/micro_table.h"
+#include "core/workspace_reuse.h"
+#include "cost_model.h"
+#include "example_kernels.h"
+#include "model_benchmarker.h"
+#include "support/random_seed.h"
+#include "support/subprocess.h"
+#include "tensor_dump.h"
+
+namespace ucudnn {
+namespace {
+
+using Environment = std::map<std::string, std::optional<std::string>>;
+constexpr std::int64_t kBatch = 8;
+constexpr int kLayers = 5;
+constexpr std::uint64_t kTightLimit = 200 * 1024;
+
+struct ProgramRun {
+  testing::ProcessResult process;
+  std::vector<examples::DumpedTensor> tensors;
+  std::string trace;
+  std::vector<long long> workspaces;  // per layer: Forward, BackwardData, BackwardFilter
+};
+
+// (operation, algorithm, images) of every convolution the doubles ran.
+using Call = std::tuple<std::string, std::string, long long>;
+
+std::multiset<Call> convolutions(const std::string& trace) {
+  std::multiset<Call> calls;
+  std::istringstream lines(trace);
+  for (std::string line; std::getline(lines, line);) {
+    char op[32], algo[32];
+    long long n = 0;
+    if (std::sscanf(line.c_str(), "conv op=%31s algo=%31s n=%lld", op, algo, &n) == 3)
+      calls.insert({op, algo, n});
+  }
+  return calls;
+}
+
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+int count_of(const std::string& text, const std::string& what) {
+  int count = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+class GraphApi : public ::testing::Test {
+ protected:
+  void SetUp() override { seed_ = std::to_string(random_.uniform(1, 1'000'000'000)); }
+
+  ProgramRun run(std::vector<std::string> args, Environment environment, bool preload) {
+    static int counter = 0;
+    const std::string stem = ::testing::TempDir() + "ucudnn-graph-" + std::to_string(getpid()) +
+                             "-" + std::to_string(counter++);
+    const std::string dump = stem + ".dump", trace = stem + ".trace";
+    std::vector<std::string> argv = {
+        UCUDNN_GRAPH_EXAMPLE, "--batch", std::to_string(kBatch), "--seed", seed_, "--dump", dump};
+    argv.insert(argv.end(), args.begin(), args.end());
+    environment["LD_LIBRARY_PATH"] = UCUDNN_FAKECUDA_DIR;
+    environment["FAKECUDA_TRACE"] = trace;
+    environment["LD_PRELOAD"] = preload ? std::optional<std::string>(UCUDNN_PRELOAD) : std::nullopt;
+    environment.try_emplace("UCUDNN_DATABASE", ":memory:");
+    environment.try_emplace("UCUDNN_BENCHMARK_REPEATS", "1");
+    ProgramRun r;
+    r.process = testing::run_process(argv, environment);
+    std::istringstream lines(r.process.out);
+    for (std::string line; std::getline(lines, line);) {
+      long long e[3], w[3];
+      char name[16];
+      if (std::sscanf(line.c_str(),
+                      "%15[^:]: Forward engine %lld workspace %lld, BackwardData engine %lld "
+                      "workspace %lld, BackwardFilter engine %lld workspace %lld",
+                      name, &e[0], &w[0], &e[1], &w[1], &e[2], &w[2]) == 7)
+        r.workspaces.insert(r.workspaces.end(), {w[0], w[1], w[2]});
+    }
+    try {
+      r.tensors = examples::read_tensor_dump(dump);
+    } catch (const std::exception&) {
+    }
+    r.trace = testing::read_file(trace);
+    std::remove(dump.c_str());
+    std::remove(trace.c_str());
+    EXPECT_EQ(r.process.status, 0) << r.process.out << r.process.err;
+    EXPECT_NE(r.trace.find("fakecuda loaded"), std::string::npos) << "the doubles were not loaded";
+    return r;
+  }
+
+  static void expect_same_results(const ProgramRun& expected, const ProgramRun& actual) {
+    ASSERT_EQ(expected.tensors.size(), 3u * kLayers);
+    ASSERT_EQ(actual.tensors.size(), expected.tensors.size());
+    for (std::size_t t = 0; t < expected.tensors.size(); ++t) {
+      const auto& a = expected.tensors[t].values;
+      const auto& b = actual.tensors[t].values;
+      ASSERT_EQ(a.size(), b.size());
+      double difference = 0, norm = 0;
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        difference += std::pow(double(a[i]) - b[i], 2);
+        norm += std::pow(double(a[i]), 2);
+      }
+      EXPECT_LT(std::sqrt(difference / norm), 1e-6) << expected.tensors[t].name;
+    }
+  }
+
+  testing::SeededRandom random_;
+  std::string seed_;
+};
+
+// What the doubles' heuristics put first for every kernel is deterministic: ucudnn keeps to
+// the deterministic algorithms.
+const AlgorithmExclusion& nondeterministic() {
+  static const AlgorithmExclusion exclusion = [] {
+    std::string text;
+    for (auto op : {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter})
+      for (int a = 0; a < fakecuda::algorithm_count(op); ++a)
+        if (!fakecuda::algorithm_model(op, a)->deterministic)
+          text += (text.empty() ? "" : ",") + std::string("cudnn:") +
+                  std::string(fakecuda::algorithm_model(op, a)->name);
+    return *AlgorithmExclusion::parse(text);
+  }();
+  return exclusion;
+}
+
+// The WR plan of every kernel within `limit`, deterministic algorithms only.
+std::vector<Configuration> predicted_plans(std::uint64_t limit) {
+  fakecuda::ModelBenchmarker model;
+  ExcludingBenchmarker deterministic(model, nondeterministic());
+  std::vector<Configuration> plans;
+  for (const auto& kernel : example_kernels(kBatch)) {
+    auto plan = plan_workspace_reuse(
+        measure_micro_table(deterministic, kernel, BatchSizePolicy::kPowerOfTwo, limit));
+    EXPECT_TRUE(plan) << kernel.to_string();
+    plans.push_back(plan ? *plan : Configuration{});
+  }
+  return plans;
+}
+
+std::multiset<Call> calls_of(const std::vector<Configuration>& plans) {
+  static const char* kNames[] = {"Forward", "BackwardData", "BackwardFilter"};
+  std::multiset<Call> calls;
+  for (std::size_t k = 0; k < plans.size(); ++k)
+    for (const auto& m : plans[k].micro) calls.insert({kNames[k % 3], m.algorithm, m.batch});
+  return calls;
+}
+
+std::multiset<Call> minus(const std::multiset<Call>& a, const std::multiset<Call>& b) {
+  std::multiset<Call> left = a;
+  for (const auto& call : b)
+    if (auto at = left.find(call); at != left.end()) left.erase(at);
+  return left;
+}
+
+TEST_F(GraphApi, ExecutionPlansRunTheirMicroBatchesWithTheUndividedResults) {
+  const Environment tight = {{"UCUDNN_WORKSPACE_LIMIT", std::to_string(kTightLimit)}};
+  const std::vector<std::string> args = {"--filter-beta", "0.25"};
+  const ProgramRun without = run(concat(args, {"--iterations", "2"}), {}, false);
+  const ProgramRun once = run(concat(args, {"--iterations", "1"}), tight, true);
+  const ProgramRun twice = run(concat(args, {"--iterations", "2"}), tight, true);
+  expect_same_results(without, twice);
+  // cuDNN's engines ran every operation without the shim, none with it.
+  EXPECT_EQ(count_of(without.trace, "backend-execute"), 2 * 3 * kLayers);
+  EXPECT_EQ(count_of(twice.trace, "backend-execute"), 0) << twice.trace;
+  // The second iteration's calls are the predicted plans' micro-batches, exactly.
+  const auto plans = predicted_plans(kTightLimit);
+  const auto iteration = minus(convolutions(twice.trace), convolutions(once.trace));
+  EXPECT_EQ(iteration, calls_of(plans));
+  int micro_batched = 0;
+  for (const auto& plan : plans) micro_batched += plan.micro.size() > 1;
+  EXPECT_GE(micro_batched, 3) << "the tight limit should split several kernels";
+  // Planned without tensor cores (the doubles' engines use none) and kept to determinism.
+  EXPECT_EQ(count_of(twice.process.err, "math=DEFAULT"), 0);
+  for (const char* nondeterministic_algorithm : {"algo=ALGO_0", "algo=ALGO_3"})
+    EXPECT_EQ(count_of(twice.trace, nondeterministic_algorithm), 0) << nondeterministic_algorithm;
+}
+
+TEST_F(GraphApi, TheWorkspaceAnswerIsThePlansAndAtLeastTheEngines) {
+  // The slowest engines (no workspace, mostly): ucudnn's plans need more than they do.
+  const std::vector<std::string> args = {"--iterations", "1", "--engine-rank", "99"};
+  const ProgramRun without = run(args, {}, false);
+  const ProgramRun with = run(args, {}, true);  // the default limit, 64 MiB
+  expect_same_results(without, with);
+  ASSERT_EQ(without.workspaces.size(), 3u * kLayers);
+  ASSERT_EQ(with.workspaces.size(), 3u * kLayers);
+  const auto plans = predicted_plans(64u << 20);
+  int larger = 0;
+  for (std::size_t k = 0; k < plans.size(); ++k) {
+    const long long expected = std::max<long long>(
+        static_cast<long long>(plans[k].workspace_bytes()), without.workspaces[k]);
+    EXPECT_EQ(with.workspaces[k], expected) << "kernel " << k;
+    larger += with.workspaces[k] > without.workspaces[k];
+  }
+  // The double refuses a micro-batch whose workspace is short: the run above proves the
+  // answer held; some plans must need more than their engine for that to mean something.
+  EXPECT_GE(larger, 1);
+}
+
+TEST_F(GraphApi, DeterministicEnginesNeverGetNondeterministicAlgorithms) {
+  // One byte: only the algorithms without workspace fit, and for both backward operations
+  // those are nondeterministic: ucudnn must leave them to cuDNN's deterministic engine.
+  const Environment one_byte = {{"UCUDNN_WORKSPACE_LIMIT", "1"}};
+  const ProgramRun without = run({"--iterations", "1"}, {}, false);
+  const ProgramRun with = run({"--iterations", "1", "--deterministic"}, one_byte, true);
+  expect_same_results(without, with);
+  EXPECT_EQ(count_of(with.trace, "algo=ALGO_0"), 0) << "a nondeterministic algorithm ran";
+  EXPECT_EQ(count_of(with.trace, "backend-execute op=BackwardData"), kLayers);
+  EXPECT_EQ(count_of(with.trace, "backend-execute op=BackwardFilter"), kLayers);
+  EXPECT_EQ(count_of(with.trace, "backend-execute op=Forward"), 0);  // IMPLICIT_GEMM: planned
+}
+
+TEST_F(GraphApi, FusedGraphsAreLeftToCudnn) {
+  const Environment tight = {{"UCUDNN_WORKSPACE_LIMIT", std::to_string(kTightLimit)}};
+  const ProgramRun without = run({"--graph", "fused", "--iterations", "1"}, {}, false);
+  const ProgramRun with = run({"--graph", "fused", "--iterations", "1"}, tight, true);
+  expect_same_results(without, with);
+  EXPECT_EQ(count_of(with.trace, "backend-execute op=Forward engine=0 n=8 epilogue=2"), kLayers);
+  for (const auto& [op, algo, n] : convolutions(with.trace))
+    if (op == "Forward") {
+      EXPECT_EQ(n, kBatch) << "a fused forward was split";
+    }
+  EXPECT_EQ(count_of(with.trace, "backend-execute op=Backward"), 0);
+}
+
+TEST_F(GraphApi, CapturedIterationsRunThePlansWithoutViolations) {
+  const Environment tight = {{"UCUDNN_WORKSPACE_LIMIT", std::to_string(kTightLimit)}};
+  const ProgramRun without = run({"--iterations", "2"}, {}, false);
+  const ProgramRun with = run({"--iterations", "2", "--capture"}, tight, true);
+  expect_same_results(without, with);
+  EXPECT_EQ(count_of(with.trace, "capture-violation"), 0) << with.trace;
+  EXPECT_EQ(count_of(with.trace, "graph-launch"), 2 * kLayers);
+  // The captured work is the plans' micro-batches.
+  int captured_micro_batches = 0;
+  std::istringstream lines(with.trace);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("captured ", 0) == 0 && line.find(" n=8") == std::string::npos)
+      ++captured_micro_batches;
+  EXPECT_GT(captured_micro_batches, 0);
+}
+
+TEST_F(GraphApi, PlansWithoutAHandleAreLeftToCudnnWithOneWarning) {
+  const ProgramRun without = run({"--iterations", "1", "--no-handle"}, {}, false);
+  const ProgramRun with = run({"--iterations", "1", "--no-handle"}, {}, true);
+  expect_same_results(without, with);
+  EXPECT_EQ(count_of(with.trace, "backend-execute"), 3 * kLayers);
+  EXPECT_EQ(count_of(with.process.err, "names no cuDNN handle"), 1) << with.process.err;
+}
+
+TEST_F(GraphApi, WorkspaceDivisionServesGraphPlans) {
+  const ProgramRun without = run({"--iterations", "3"}, {}, false);
+  const ProgramRun with =
+      run({"--iterations", "3"}, {{"UCUDNN_TOTAL_WORKSPACE_SIZE", "1MiB"}}, true);
+  expect_same_results(without, with);
+  EXPECT_EQ(count_of(with.trace, "backend-execute"), 0);
+  // The arena is ucudnn's: the application is told no more than its engines need.
+  EXPECT_EQ(with.workspaces, without.workspaces);
+}
+
+}  // namespace
+}  // namespace ucudnn
