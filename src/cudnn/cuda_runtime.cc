@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include "cudnn/library_symbols.h"
 #include "cudnn/runtime_library.h"
 
 namespace ucudnn::cudnn {
@@ -11,7 +12,7 @@ namespace {
 CudaRuntime resolve() {
   void* library = open_runtime_library("cudaMalloc", "libcudart.so.13", "libcudart.so.13");
   return CudaRuntime::resolve(
-      [library](const char* name) { return library ? dlsym(library, name) : nullptr; });
+      [library](const char* name) { return library ? library_symbol(library, name) : nullptr; });
 }
 
 }  // namespace

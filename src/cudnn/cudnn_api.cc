@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include "cudnn/library_symbols.h"
 #include "cudnn/runtime_library.h"
 
 namespace ucudnn::cudnn {
@@ -9,7 +10,7 @@ namespace ucudnn::cudnn {
 void* cudnn_symbol(const char* name) {
   static void* const library =
       open_runtime_library("cudnnGetVersion", "libcudnn.so.9", "libcudnn.so.9");
-  return library ? dlsym(library, name) : nullptr;
+  return library ? library_symbol(library, name) : nullptr;
 }
 
 const CudnnApi& cudnn_api() {

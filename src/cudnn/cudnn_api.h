@@ -4,7 +4,9 @@
 // load where cuDNN came in RTLD_LOCAL through a plugin (the Python case). The library is
 // found in this order: the object defining cudnnGetVersion after ours (dlvsym(RTLD_NEXT,
 // .., "libcudnn.so.9"), then dlsym(RTLD_NEXT, ..)), then dlopen("libcudnn.so.9",
-// RTLD_NOLOAD), then dlopen without RTLD_NOLOAD; every function comes from that one library.
+// RTLD_NOLOAD), then dlopen without RTLD_NOLOAD, never ucudnn itself under cuDNN's name; every
+// function comes from that one library's own symbol table (library_symbols.h), so that no
+// auditor or preload can turn it back into ucudnn.
 #include <cudnn.h>
 
 #include <string>
