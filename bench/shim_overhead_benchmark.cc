@@ -4,8 +4,11 @@
 // plan of one undivided micro-batch, so both make exactly one call of the doubles). The
 // doubles skip the arithmetic (FAKECUDA_COMPUTE=0): what remains is call overhead.
 // Target: planned - direct under 1 µs. NewHandleFindsCachedPlan - NewHandle: what a kernel
-// whose plan is stored costs to plan. The program re-executes itself under LD_PRELOAD and
-// LD_LIBRARY_PATH when they are not set.
+// whose plan is stored costs to plan. The Graph* benchmarks do the same through the graph
+// (backend) API as PyTorch runs a convolution: a variant pack built, finalized, executed and
+// destroyed per call, on the doubles directly, through the shim on a plan it leaves to cuDNN
+// (the descriptors recorded, nothing else), and on a plan it runs. The program re-executes
+// itself under LD_PRELOAD and LD_LIBRARY_PATH when they are not set.
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
@@ -15,6 +18,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
+#include <iterator>
 #include <string>
 
 namespace {
@@ -105,11 +110,134 @@ void NewHandleFindsCachedPlan(benchmark::State& state) {
   find_on_new_handle(state, true);
 }
 
+// The graph API's functions, from the doubles directly or as the program binds them (the shim).
+struct GraphApi {
+  decltype(&cudnnBackendCreateDescriptor) create;
+  decltype(&cudnnBackendDestroyDescriptor) destroy;
+  decltype(&cudnnBackendSetAttribute) set;
+  decltype(&cudnnBackendGetAttribute) get;
+  decltype(&cudnnBackendFinalize) finalize;
+  decltype(&cudnnBackendExecute) execute;
+
+  static GraphApi bound() {
+    return {&cudnnBackendCreateDescriptor, &cudnnBackendDestroyDescriptor,
+            &cudnnBackendSetAttribute,     &cudnnBackendGetAttribute,
+            &cudnnBackendFinalize,         &cudnnBackendExecute};
+  }
+  static GraphApi direct() {
+    void* library = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_NOLOAD);
+    auto find = [library](const char* name) { return dlsym(library, name); };
+    return {reinterpret_cast<decltype(create)>(find("cudnnBackendCreateDescriptor")),
+            reinterpret_cast<decltype(destroy)>(find("cudnnBackendDestroyDescriptor")),
+            reinterpret_cast<decltype(set)>(find("cudnnBackendSetAttribute")),
+            reinterpret_cast<decltype(get)>(find("cudnnBackendGetAttribute")),
+            reinterpret_cast<decltype(finalize)>(find("cudnnBackendFinalize")),
+            reinterpret_cast<decltype(execute)>(find("cudnnBackendExecute"))};
+  }
+
+  cudnnBackendDescriptor_t make(cudnnBackendDescriptorType_t type) const {
+    cudnnBackendDescriptor_t d = nullptr;
+    create(type, &d);
+    return d;
+  }
+  template <typename T>
+  void put(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name,
+           cudnnBackendAttributeType_t type, std::initializer_list<T> values) const {
+    set(d, name, type, static_cast<int64_t>(values.size()), std::data(values));
+  }
+  cudnnBackendDescriptor_t tensor(std::initializer_list<int64_t> dims,
+                                  std::initializer_list<int64_t> strides, int64_t uid) const {
+    auto t = make(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+    put(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, {CUDNN_DATA_FLOAT});
+    put(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, dims);
+    put(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, strides);
+    put(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, {uid});
+    put(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, {int64_t{16}});
+    finalize(t);
+    return t;
+  }
+  // The Setup's convolution as an execution plan on the IMPLICIT_GEMM engine; `handle` on it
+  // or not (without, the shim leaves the plan to cuDNN).
+  cudnnBackendDescriptor_t plan(cudnnHandle_t handle, bool with_handle) const {
+    auto x = tensor({32, 64, 28, 28}, {50176, 784, 28, 1}, 'x');
+    auto w = tensor({64, 64, 3, 3}, {576, 9, 3, 1}, 'w');
+    auto y = tensor({32, 64, 28, 28}, {50176, 784, 28, 1}, 'y');
+    auto conv = make(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
+    put(conv, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, {int64_t{2}});
+    put(conv, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, {CUDNN_DATA_FLOAT});
+    put(conv, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE,
+        {CUDNN_CROSS_CORRELATION});
+    for (auto name : {CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS,
+                      CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_ATTR_CONVOLUTION_DILATIONS})
+      put(conv, name, CUDNN_TYPE_INT64, {int64_t{1}, int64_t{1}});
+    finalize(conv);
+    auto op = make(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
+    put(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_TYPE_BACKEND_DESCRIPTOR, {x});
+    put(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_TYPE_BACKEND_DESCRIPTOR, {w});
+    put(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_TYPE_BACKEND_DESCRIPTOR, {y});
+    put(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+        {conv});
+    finalize(op);
+    auto graph = make(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+    put(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, {op});
+    finalize(graph);
+    auto engine = make(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+    put(engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, {graph});
+    put(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, {int64_t{0}});
+    finalize(engine);
+    auto configuration = make(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+    put(configuration, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, {engine});
+    finalize(configuration);
+    auto plan = make(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+    if (with_handle) put(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, {handle});
+    put(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+        {configuration});
+    return finalize(plan) == CUDNN_STATUS_SUCCESS ? plan : nullptr;
+  }
+  // One call as PyTorch makes it: a variant pack per execution.
+  cudnnStatus_t run(const Setup& s, cudnnBackendDescriptor_t plan) const {
+    auto pack = make(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+    put(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64,
+        {int64_t{'x'}, int64_t{'w'}, int64_t{'y'}});
+    put(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR,
+        {s.x_data, s.w_data, s.y_data});
+    put(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, {s.workspace});
+    finalize(pack);
+    const cudnnStatus_t status = execute(s.handle, plan, pack);
+    destroy(pack);
+    return status;
+  }
+};
+
+void run_graph(benchmark::State& state, const GraphApi& api, bool with_handle) {
+  const Setup& s = setup();
+  const auto plan = api.plan(s.handle, with_handle);
+  if (!plan || api.run(s, plan) != CUDNN_STATUS_SUCCESS) {
+    state.SkipWithError("the graph API execution failed");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(api.run(s, plan));
+  api.destroy(plan);
+}
+
+void GraphDirect(benchmark::State& state) {
+  run_graph(state, GraphApi::direct(), true);
+}
+void GraphPassThrough(benchmark::State& state) {
+  run_graph(state, GraphApi::bound(), false);
+}
+void GraphPlanned(benchmark::State& state) {
+  run_graph(state, GraphApi::bound(), true);
+}
+
 BENCHMARK(Direct);
 BENCHMARK(PassThrough);
 BENCHMARK(Planned);
 BENCHMARK(NewHandle);
 BENCHMARK(NewHandleFindsCachedPlan);
+BENCHMARK(GraphDirect);
+BENCHMARK(GraphPassThrough);
+BENCHMARK(GraphPlanned);
 
 }  // namespace
 
@@ -119,8 +247,11 @@ int main(int argc, char** argv) {
     setenv("LD_PRELOAD", UCUDNN_PRELOAD, 1);
     setenv("LD_LIBRARY_PATH", UCUDNN_FAKECUDA_DIR, 1);
     setenv("FAKECUDA_COMPUTE", "0", 1);
-    // One undivided micro-batch: the planned call makes exactly one call of the doubles.
+    // One undivided micro-batch: the planned call makes exactly one call of the doubles. No
+    // workspace: the plan's algorithm is IMPLICIT_GEMM, the one the direct call names (an
+    // algorithm with a workspace costs the doubles' race check over their pending work).
     setenv("UCUDNN_BATCH_SIZE_POLICY", "undivided", 1);
+    setenv("UCUDNN_WORKSPACE_LIMIT", "0", 1);
     // The plans go to a database of this run (removed at the end) unless one is named.
     static std::string database =
         "/tmp/ucudnn-bench-shim-overhead-" + std::to_string(getpid()) + ".db";

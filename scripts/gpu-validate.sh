@@ -3,8 +3,9 @@
 # inside the Python environment's nvidia-cudnn package), builds with that hint, and runs
 #   1. the tests against the real cuDNN: descriptors, and the example program without ucudnn,
 #      under LD_PRELOAD (WR and WD) and as UcudnnHandle_t, results compared;
-#   2. PyTorch convolutions (forward and backward, several shapes) with
-#      TORCH_CUDNN_V8_API_DISABLED=1, without and with the preload: results and times;
+#   2. PyTorch convolutions (forward and backward, several shapes), through cuDNN's legacy API
+#      (TORCH_CUDNN_V8_API_DISABLED=1) and through its graph API (PyTorch's default), without
+#      and under scripts/ucudnn-run: results and times, and which graph plans ucudnn ran;
 #   3. the µ-cuDNN table (Figs. 10 and 13): AlexNet and ResNet-50, forward + backward, batch
 #      256 and 64, under 8/64/512 MiB: undivided vs WR powerOfTwo vs WR all vs WD;
 #   4. CPU/GPU hybrid: PyTorch's results under UCUDNN_HYBRID=on and auto against its own, the
@@ -42,28 +43,33 @@ fi
 export UCUDNN_PRELOAD_LIBRARY=${UCUDNN_PRELOAD_LIBRARY:-$(cd "$build/src/shim" && pwd)/libucudnn_preload.so}
 status=0
 
-echo "== 1. tests against the real cuDNN"
+echo "== 1. tests against the real cuDNN (legacy and graph API, loading by path)"
 ctest --test-dir "$build" -R 'RealCudnn' --output-on-failure -V 2>&1 |
   grep -E 'real cuDNN|Passed|Failed|Skipped|SKIPPED|tests passed'
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
-echo "== 2. PyTorch with and without the preload"
+echo "== 2. PyTorch with and without ucudnn, legacy API and graph API"
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   out=$(mktemp -d)
-  export TORCH_CUDNN_V8_API_DISABLED=1
-  for mode in "" "--benchmark"; do
-    echo "-- torch.backends.cudnn.benchmark=$([ -n "$mode" ] && echo True || echo False)"
-    python3 scripts/torch_conv_check.py run --out "$out/base.pt" $mode || status=1
-    # 64 MiB: ucudnn's default limit, below what PyTorch's own choices use; 1 GiB: above them,
-    # the shim should then cost nothing.
-    for limit in 64MiB 1GiB; do
-      echo "-- under the preload, UCUDNN_WORKSPACE_LIMIT=$limit"
-      UCUDNN_DATABASE="$out/ucudnn-$limit.db" UCUDNN_WORKSPACE_LIMIT=$limit \
-        scripts/ucudnn-run python3 scripts/torch_conv_check.py run --out "$out/shim.pt" $mode ||
-        status=1
-      python3 scripts/torch_conv_check.py compare "$out/base.pt" "$out/shim.pt" || status=1
+  for api in legacy graph; do
+    if [ "$api" = legacy ]; then export TORCH_CUDNN_V8_API_DISABLED=1; else unset TORCH_CUDNN_V8_API_DISABLED; fi
+    for mode in "" "--benchmark"; do
+      echo "-- $api API, torch.backends.cudnn.benchmark=$([ -n "$mode" ] && echo True || echo False)"
+      python3 scripts/torch_conv_check.py run --api $api --out "$out/base.pt" $mode || status=1
+      # 64 MiB: ucudnn's default limit, below what PyTorch's own choices use; 1 GiB: above them,
+      # the shim should then cost nothing.
+      for limit in 64MiB 1GiB; do
+        echo "-- under ucudnn-run, UCUDNN_WORKSPACE_LIMIT=$limit"
+        UCUDNN_DATABASE="$out/ucudnn-$limit.db" UCUDNN_WORKSPACE_LIMIT=$limit UCUDNN_LOG_LEVEL=info \
+          scripts/ucudnn-run python3 scripts/torch_conv_check.py run --api $api --out "$out/shim.pt" $mode \
+          2> "$out/log" || status=1
+        echo "   graph API plans ucudnn ran: $(grep -c "plan runs ucudnn's micro-batches" "$out/log")"
+        grep -E 'error|Error' "$out/log" | head -5
+        python3 scripts/torch_conv_check.py compare "$out/base.pt" "$out/shim.pt" || status=1
+      done
     done
   done
+  export TORCH_CUDNN_V8_API_DISABLED=1
   rm -rf "$out"
 else
   echo "gpu-validate: PyTorch with CUDA is not installed here: part 2 not run"

@@ -2,11 +2,13 @@
 """PyTorch convolutions, forward and backward, on several shapes, for comparing a run under
 ucudnn's LD_PRELOAD shim with a run without it (scripts/gpu-validate.sh runs both).
 
-  torch_conv_check.py run --out FILE [--benchmark]   saves outputs, gradients and times
+  torch_conv_check.py run --out FILE [--benchmark] [--api legacy|graph]
+                                                     saves outputs, gradients and times
   torch_conv_check.py compare BASELINE SHIM           relative errors and time ratios
 
-PyTorch calls cuDNN's legacy API (the one the shim intercepts) only with
-TORCH_CUDNN_V8_API_DISABLED=1; `run` refuses to start without it.
+PyTorch runs convolutions through cuDNN's graph (backend) API by default and through the legacy
+API with TORCH_CUDNN_V8_API_DISABLED=1; ucudnn plans both. `run --api` says which the run is
+for (default legacy) and refuses to start when the environment says otherwise.
 """
 import argparse
 import os
@@ -25,8 +27,11 @@ SHAPES = [
 
 
 def run(args):
-    if os.environ.get("TORCH_CUDNN_V8_API_DISABLED") != "1":
-        sys.exit("torch_conv_check: set TORCH_CUDNN_V8_API_DISABLED=1 (the legacy cuDNN API)")
+    legacy = os.environ.get("TORCH_CUDNN_V8_API_DISABLED") == "1"
+    if args.api == "legacy" and not legacy:
+        sys.exit("torch_conv_check: --api legacy needs TORCH_CUDNN_V8_API_DISABLED=1")
+    if args.api == "graph" and legacy:
+        sys.exit("torch_conv_check: --api graph needs TORCH_CUDNN_V8_API_DISABLED unset")
     import torch
     import torch.nn.functional as F
 
@@ -162,6 +167,8 @@ def main():
     r.add_argument("--out", required=True)
     r.add_argument("--repeats", type=int, default=10)
     r.add_argument("--benchmark", action="store_true", help="torch.backends.cudnn.benchmark")
+    r.add_argument("--api", choices=("legacy", "graph"), default="legacy",
+                   help="the cuDNN API PyTorch uses in this run")
     c = commands.add_parser("compare")
     c.add_argument("baseline")
     c.add_argument("shim")

@@ -68,7 +68,10 @@ class GraphApi : public ::testing::Test {
  protected:
   void SetUp() override { seed_ = std::to_string(random_.uniform(1, 1'000'000'000)); }
 
-  ProgramRun run(std::vector<std::string> args, Environment environment, bool preload) {
+  // `doubles`: the test doubles first on the library path; otherwise the cuDNN the environment
+  // gives (the real one on a GPU machine).
+  ProgramRun run(std::vector<std::string> args, Environment environment, bool preload,
+                 bool doubles = true) {
     static int counter = 0;
     const std::string stem = ::testing::TempDir() + "ucudnn-graph-" + std::to_string(getpid()) +
                              "-" + std::to_string(counter++);
@@ -76,7 +79,7 @@ class GraphApi : public ::testing::Test {
     std::vector<std::string> argv = {
         UCUDNN_GRAPH_EXAMPLE, "--batch", std::to_string(kBatch), "--seed", seed_, "--dump", dump};
     argv.insert(argv.end(), args.begin(), args.end());
-    environment["LD_LIBRARY_PATH"] = UCUDNN_FAKECUDA_DIR;
+    if (doubles) environment["LD_LIBRARY_PATH"] = UCUDNN_FAKECUDA_DIR;
     environment["FAKECUDA_TRACE"] = trace;
     environment["LD_PRELOAD"] = preload ? std::optional<std::string>(UCUDNN_PRELOAD) : std::nullopt;
     environment.try_emplace("UCUDNN_DATABASE", ":memory:");
@@ -100,6 +103,7 @@ class GraphApi : public ::testing::Test {
     r.trace = testing::read_file(trace);
     std::remove(dump.c_str());
     std::remove(trace.c_str());
+    if (!doubles) return r;
     EXPECT_EQ(r.process.status, 0) << r.process.out << r.process.err;
     EXPECT_NE(r.trace.find("fakecuda loaded"), std::string::npos) << "the doubles were not loaded";
     return r;
@@ -271,6 +275,36 @@ TEST_F(GraphApi, WorkspaceDivisionServesGraphPlans) {
   EXPECT_EQ(count_of(with.trace, "backend-execute"), 0);
   // The arena is ucudnn's: the application is told no more than its engines need.
   EXPECT_EQ(with.workspaces, without.workspaces);
+}
+
+// The same program against the real cuDNN on a GPU (scripts/gpu-validate.sh). Different
+// engines round differently (TF32 where the engine uses tensor cores), so results agree to a
+// looser tolerance; a lost micro-batch or a wrong beta would be off by far more.
+TEST_F(GraphApi, RealCudnnRunsThePlansWithTheEnginesResults) {
+  const ProgramRun probe = run({"--iterations", "1", "--layers", "1"}, {}, false, false);
+  if (probe.process.status != 0)
+    GTEST_SKIP() << "no GPU with cuDNN here (graph_conv without the doubles exits "
+                 << probe.process.status << ")";
+  const std::vector<std::string> args = {"--iterations", "2", "--filter-beta", "0.25"};
+  const ProgramRun without = run(args, {}, false, false);
+  const ProgramRun with =
+      run(args, {{"UCUDNN_WORKSPACE_LIMIT", "1MiB"}, {"UCUDNN_LOG_LEVEL", "info"}}, true, false);
+  EXPECT_EQ(without.process.status, 0) << without.process.err;
+  EXPECT_EQ(with.process.status, 0) << with.process.err;
+  EXPECT_GE(count_of(with.process.err, "plan runs ucudnn's micro-batches"), 3 * kLayers)
+      << with.process.err;
+  ASSERT_EQ(with.tensors.size(), without.tensors.size());
+  for (std::size_t t = 0; t < without.tensors.size(); ++t) {
+    const auto& a = without.tensors[t].values;
+    const auto& b = with.tensors[t].values;
+    ASSERT_EQ(a.size(), b.size());
+    double difference = 0, norm = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      difference += std::pow(double(a[i]) - b[i], 2);
+      norm += std::pow(double(a[i]), 2);
+    }
+    EXPECT_LT(std::sqrt(difference / norm), 5e-3) << without.tensors[t].name;
+  }
 }
 
 }  // namespace

@@ -121,5 +121,18 @@ TEST_F(LoadingStyles, UcudnnUnderCudnnsNameIsNeverTakenForTheRealOne) {
   }
 }
 
+// The auditor on the real cuDNN, opened by path as frameworks that ship their own do
+// (scripts/gpu-validate.sh); skipped where cuDNN cannot create a handle (no GPU).
+TEST_F(LoadingStyles, RealCudnnOpenedByPathReachesTheShim) {
+  const std::string real = std::string(UCUDNN_REAL_CUDNN_DIR) + "/libcudnn.so.9";
+  if (!std::filesystem::exists(real)) GTEST_SKIP() << "no real cuDNN at " << real;
+  const Environment system = {{"LD_LIBRARY_PATH", std::nullopt}};
+  const ProcessResult probe = run(Under::kNothing, {kClient, "cudnn", real, "local"}, system);
+  if (probe.out.find("create status 0") == std::string::npos)
+    GTEST_SKIP() << "the real cuDNN creates no handle here (no GPU): " << probe.out;
+  const int cudnn = algorithms(Under::kNothing, {kClient, "cudnn", real, "local"}, system);
+  EXPECT_EQ(algorithms(Under::kRun, {kClient, "cudnn", real, "local"}, system), cudnn + 1);
+}
+
 }  // namespace
 }  // namespace ucudnn::testing

@@ -180,8 +180,8 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
   if (!planned || planned->algorithm != cudnn::virtual_algorithm(c.operation)) return;
   // At least the engine's own workspace, so that whatever runs cuDNN's engine instead (a CUDA
   // graph, a fallback) still fits what the application allocates.
-  promise->workspace_bytes =
-      std::max<std::uint64_t>(planned->memory, static_cast<std::uint64_t>(engine_bytes));
+  promise->engine_workspace_bytes = static_cast<std::uint64_t>(engine_bytes);
+  promise->workspace_bytes = std::max(planned->memory, promise->engine_workspace_bytes);
   log(LogLevel::kInfo, std::string("graph API ") + std::string(name_of(c.operation)) +
                            " plan runs ucudnn's micro-batches (" +
                            (deterministic_only ? "deterministic, " : "") + "workspace " +
@@ -194,7 +194,7 @@ struct Variants {
   std::vector<std::int64_t> uids;
   std::vector<void*> pointers;
   void* workspace = nullptr;
-  bool recorded = false;
+  bool recorded = false;  // a finalized variant pack the table knows
   void* pointer(std::int64_t uid) const {
     for (std::size_t i = 0; i < uids.size() && i < pointers.size(); ++i)
       if (uids[i] == uid) return pointers[i];
@@ -205,7 +205,8 @@ struct Variants {
 Variants variants_of(cudnnBackendDescriptor_t pack) {
   Variants v;
   table().read(pack, [&](const Record* record) {
-    if (!record || record->type != CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR) return;
+    if (!record || record->type != CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR || !record->finalized)
+      return;
     v.recorded = true;
     v.uids = record->array<std::int64_t>(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS);
     v.pointers = record->array<void*>(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS);
@@ -295,13 +296,22 @@ cudnnStatus_t execute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descri
     return call(api().cudnnBackendExecute, handle, plan_descriptor, variant_pack);
   };
   if (!handle || !plan_descriptor || !variant_pack || !watching()) return run_cudnn();
-  const auto promise = table().promise_of(plan_descriptor);
+  // An execution plan ucudnn planned (its engine configuration shares the promise, for the
+  // workspace it answers, but is no plan).
+  std::shared_ptr<const PlanPromise> promise;
+  table().read(plan_descriptor, [&](const Record* record) {
+    if (record && record->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)
+      promise = record->promise;
+  });
   if (!promise) return run_cudnn();
   const Variants v = variants_of(variant_pack);
   cudnn::ConvolutionBuffers buffers{v.pointer(promise->x_uid), v.pointer(promise->w_uid),
                                     v.pointer(promise->y_uid)};
-  // A pack ucudnn cannot read is cuDNN's to judge.
-  if (!v.recorded || !buffers.x || !buffers.w || !buffers.y) return run_cudnn();
+  // A pack ucudnn cannot read, or one cuDNN's engine would refuse (no workspace where it needs
+  // one), is cuDNN's to judge: the application gets cuDNN's own answer.
+  if (!v.recorded || !buffers.x || !buffers.w || !buffers.y ||
+      (!v.workspace && promise->engine_workspace_bytes > 0))
+    return run_cudnn();
   return convolution(promise->operation, handle, promise->alpha(), promise->descriptors(), buffers,
                      cudnn::virtual_algorithm(promise->operation), v.workspace,
                      v.workspace ? promise->workspace_bytes : 0, promise->beta(), promise->scope);

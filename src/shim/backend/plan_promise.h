@@ -37,7 +37,8 @@ struct PlanPromise {
   float alpha_float = 1, beta_float = 0;
   bool double_scaling = false;
   PlanScope scope;
-  std::uint64_t workspace_bytes = 0;  // what GetAttribute answers
+  std::uint64_t workspace_bytes = 0;         // what GetAttribute answers
+  std::uint64_t engine_workspace_bytes = 0;  // what cuDNN's engine of the plan needs
 
   const void* alpha() const {
     return double_scaling ? static_cast<const void*>(&alpha_double) : &alpha_float;
