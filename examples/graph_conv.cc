@@ -189,6 +189,7 @@ enum class Kind { kForward, kBackwardData, kBackwardFilter };
 // One layer's operation as an execution plan, its workspace, and the uids it reads and writes.
 struct Plan {
   Descriptor plan = nullptr;
+  Descriptor configuration = nullptr;  // the plan's, from the heuristics
   int64_t workspace = 0;
   void* buffer = nullptr;
   int64_t engine = -1;
@@ -340,6 +341,7 @@ Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batc
       continue;
     }
     if (plan.plan) CHECK_CUDNN(cudnnBackendDestroyDescriptor(plan.plan));
+    plan.configuration = configuration;
     CHECK_CUDNN(cudnnBackendGetAttribute(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64,
                                          1, &got, &plan.engine));
     plan.plan = candidate;
@@ -347,9 +349,15 @@ Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batc
   }
   if (!plan.plan)
     die("finding an execution plan", 0, "no engine configuration finalized", __LINE__);
-  int64_t got = 0;
+  int64_t got = 0, configuration_workspace = -1;
   CHECK_CUDNN(cudnnBackendGetAttribute(plan.plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
                                        CUDNN_TYPE_INT64, 1, &got, &plan.workspace));
+  // cudnn-frontend v1 reads the workspace from the engine configuration: the two must agree.
+  CHECK_CUDNN(cudnnBackendGetAttribute(plan.configuration, CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE,
+                                       CUDNN_TYPE_INT64, 1, &got, &configuration_workspace));
+  if (configuration_workspace != plan.workspace)
+    die("reading the workspace", configuration_workspace,
+        "the plan and its engine configuration report different workspaces", __LINE__);
   if (plan.workspace > 0)
     CHECK_CUDA(cudaMalloc(&plan.buffer, static_cast<std::size_t>(plan.workspace)));
   return plan;

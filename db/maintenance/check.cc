@@ -2,6 +2,7 @@
 #include <filesystem>
 
 #include "core/batch_size_policy.h"
+#include "core/plan_mode.h"
 #include "core/saturating.h"
 #include "db/database_file.h"
 #include "db/maintenance/commands.h"
@@ -35,12 +36,13 @@ std::optional<std::string> plan_problem(const PlanRow& row) {
   auto policy = parse_batch_size_policy(row.key.policy);
   if (!policy || name_of(*policy) != row.key.policy)
     return "policy '" + row.key.policy + "' is not a batch size policy";
-  if (row.key.mode != "WR" && row.key.mode != "WD")
-    return "mode '" + row.key.mode + "' is neither WR nor WD";
+  if (!is_plan_mode(row.key.mode))
+    return "mode '" + row.key.mode + "' is not a plan mode (WR, WD, WR+CPU:on, WR+CPU:auto, each " +
+           "perhaps +deterministic)";
   if (row.configurations.empty()) return std::string("no configurations");
   for (const auto& configuration : row.configurations)
     if (configuration.micro.empty()) return std::string("a configuration without micro-batches");
-  if (row.key.mode == "WR") {
+  if (is_per_kernel_mode(row.key.mode)) {
     if (row.configurations.size() != 1)
       return std::to_string(row.configurations.size()) + " configurations in a WR plan";
     const auto& plan = row.configurations.front();

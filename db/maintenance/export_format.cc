@@ -4,6 +4,7 @@
 
 #include "core/batch_size_policy.h"
 #include "core/device_fingerprint.h"
+#include "core/plan_mode.h"
 #include "db/configuration_json.h"
 #include "db/fingerprint_fields.h"
 #include "db/json_fields.h"
@@ -111,7 +112,10 @@ Expected<PlanRow> plan_from_json(const nlohmann::json& value) {
   if (!parsed_policy || name_of(*parsed_policy) != *policy)
     return Error{"policy: '" + *policy +
                  "' is not a batch size policy (all, powerOfTwo, undivided)"};
-  if (*mode != "WR" && *mode != "WD") return Error{"mode: '" + *mode + "' is neither WR nor WD"};
+  if (!is_plan_mode(*mode))
+    return Error{"mode: '" + *mode +
+                 "' is not a plan mode (WR, WD, WR+CPU:on, WR+CPU:auto, each perhaps "
+                 "+deterministic)"};
   if (!value.contains("configurations")) return Error{"configurations: missing"};
   auto configurations = configurations_from_json(value["configurations"]);
   if (!configurations) return Error{"configurations" + configurations.error()};

@@ -6,6 +6,7 @@
 
 #include "bench_command.h"
 #include "db_command.h"
+#include "exit_status.h"
 #include "openmp_environment.h"
 #include "plan_command.h"
 #include "report_command.h"
@@ -22,7 +23,14 @@ int main(int argc, char** argv) {
   ucudnn::cli::add_report_command(app, report);
   ucudnn::cli::DbOptions db;
   ucudnn::cli::add_db_command(app, db);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // --help and --version are not errors; any other parse error is a usage error (exit 2,
+    // as the README promises), whatever CLI11's own code for it.
+    const int printed = app.exit(error);
+    return printed == 0 ? 0 : ucudnn::cli::kUsageError;
+  }
   try {
     if (app.got_subcommand("bench")) return ucudnn::cli::run_bench_command(bench);
     if (app.got_subcommand("plan")) return ucudnn::cli::run_plan_command(plan);

@@ -52,6 +52,10 @@ cudnnFilterDescriptor_t make_filter(const CudnnApi& api, const TensorShape& shap
       "cudnnCreateFilterDescriptor", [&](cudnnFilterDescriptor_t d) {
         const bool channels_last = shape == TensorShape::packed_channels_last(shape.dims) &&
                                    shape != TensorShape::packed(shape.dims);
+        // The legacy API knows packed KCRS and KRSC filters only: anything else would be
+        // read as KCRS and computed wrong.
+        if (!channels_last && shape != TensorShape::packed(shape.dims))
+          throw std::runtime_error("a filter layout that is neither KCRS nor KRSC");
         const auto dims = to_int(shape.dims);
         check(api,
               api.cudnnSetFilterNdDescriptor(d, to_cudnn(type),

@@ -271,13 +271,16 @@ std::optional<int> heuristic_algorithm(Operation operation, cudnnHandle_t handle
   return std::nullopt;
 }
 
-// The undivided call with a concrete algorithm that fits the caller's workspace.
+// The undivided call with a concrete algorithm that fits the caller's workspace (a
+// deterministic one where the caller asked for determinism).
 cudnnStatus_t undivided(Operation operation, cudnnHandle_t handle, const void* alpha,
                         const ConvolutionDescriptors& d, const ConvolutionBuffers& buffers,
-                        void* workspace, std::size_t bytes, const void* beta) {
+                        void* workspace, std::size_t bytes, const void* beta,
+                        bool deterministic_only) {
   cudnnStatus_t status;
   const auto algorithm = heuristic_algorithm(
-      operation, handle, d, bytes, [](int) { return true; }, status);
+      operation, handle, d, bytes,
+      [&](int a) { return !deterministic_only || cudnn::is_deterministic(operation, a); }, status);
   if (!algorithm) return status;
   return cudnn::convolve(cudnn::cudnn_api(), handle, operation, *algorithm, alpha, d, buffers,
                          workspace, bytes, beta);
@@ -321,16 +324,11 @@ std::optional<Request> read_request(Operation operation, cudnnHandle_t handle,
 std::optional<AlgorithmPerf> planned_result(Operation operation, cudnn::Selection selection,
                                             cudnnHandle_t handle, const ConvolutionDescriptors& d,
                                             const ConvolutionBuffers& buffers, void* workspace,
-                                            std::size_t workspace_bytes, PlanScope scope,
-                                            cudnnStatus_t* invalid) {
-  if (invalid) *invalid = CUDNN_STATUS_SUCCESS;
+                                            std::size_t workspace_bytes, PlanScope scope) {
   cudnnStatus_t status;
   bool unsupported;
   auto request = read_request(operation, handle, d, scope, status, unsupported);
-  if (!request) {
-    if (invalid) *invalid = status;
-    return std::nullopt;
-  }
+  if (!request) return std::nullopt;
   // Results a locked database could not take earlier are saved now.
   Registry::instance().store().flush();
   auto state = Registry::instance().state(handle);
@@ -409,8 +407,8 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
         (!buffers.x || !buffers.w || !buffers.y || (!workspace && workspace_bytes > 0)))
       return pass();
     // Invalid descriptors, or no plan: cuDNN's own answer.
-    const auto plan = planned_result(operation, selection, handle, d, buffers, workspace,
-                                     workspace_bytes, scope, nullptr);
+    const auto plan =
+        planned_result(operation, selection, handle, d, buffers, workspace, workspace_bytes, scope);
     if (!plan) return pass();
     results[0] = *plan;
     int theirs = 0;
@@ -503,7 +501,8 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
     // it is no workspace.
     if (!workspace) workspace_bytes = 0;
     auto fallback = [&] {
-      return undivided(operation, handle, alpha, d, buffers, workspace, workspace_bytes, beta);
+      return undivided(operation, handle, alpha, d, buffers, workspace, workspace_bytes, beta,
+                       scope.deterministic_only);
     };
     cudnnStatus_t status;
     bool unsupported;

@@ -26,13 +26,13 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
 
 // What Get/Find put first: ucudnn's plan as the virtual algorithm's result, planned as
 // `selection` plans (the graph API's execution plans plan as Find does). nullopt when the call
-// would pass through: no plan, or descriptors cuDNN refuses (their status in `invalid`).
+// would pass through: no plan, or descriptors cuDNN refuses.
 std::optional<cudnn::AlgorithmPerf> planned_result(Operation operation, cudnn::Selection selection,
                                                    cudnnHandle_t handle,
                                                    const cudnn::ConvolutionDescriptors& d,
                                                    const cudnn::ConvolutionBuffers& buffers,
                                                    void* workspace, std::size_t workspace_bytes,
-                                                   PlanScope scope, cudnnStatus_t* invalid);
+                                                   PlanScope scope);
 
 cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
                              const cudnn::ConvolutionDescriptors& d, int algorithm,

@@ -30,10 +30,11 @@ struct KernelIdentityHash {
 // UcudnnHandle_t's overloads, and determinism (the graph API's engines). Implicit from a layer
 // id, as the legacy calls pass one.
 struct PlanScope {
-  PlanScope(std::int64_t layer_id = kNoLayer, bool deterministic = false)  // NOLINT
+  PlanScope(std::int64_t layer_id = kNoLayer) : layer(layer_id) {}  // NOLINT: a layer id is one
+  PlanScope(std::int64_t layer_id, bool deterministic)
       : layer(layer_id), deterministic_only(deterministic) {}
   std::int64_t layer;
-  bool deterministic_only;
+  bool deterministic_only = false;
 };
 
 }  // namespace ucudnn::shim

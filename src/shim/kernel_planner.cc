@@ -1,5 +1,6 @@
 #include "shim/kernel_planner.h"
 
+#include "core/plan_mode.h"
 #include "core/plan_validation.h"
 #include "core/stored_benchmarker.h"
 #include "core/workspace_reuse.h"
@@ -18,6 +19,7 @@ const AlgorithmExclusion PlannerContext::kNothingExcluded;
 
 PlannerContext for_kernel(const PlannerContext& context, const KernelIdentity& kernel) {
   PlannerContext restricted = context;
+  restricted.deterministic_only = kernel.deterministic_only;
   if (kernel.deterministic_only)
     restricted.excluded =
         &Registry::instance().deterministic_exclusion(*context.excluded, kernel.key.operation);
@@ -63,7 +65,7 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
 
 PlanKey plan_key(const PlannerContext& context, const KernelKey& kernel, std::uint64_t limit) {
   return {context.fingerprint.to_string(), kernel.to_string(), std::string(name_of(context.policy)),
-          limit, "WR"};
+          limit, plan_mode(kReuseMode, context.deterministic_only)};
 }
 
 }  // namespace
@@ -73,7 +75,10 @@ namespace {
 std::optional<std::string> excluded_problem(const PlannerContext& context,
                                             const Configuration& plan) {
   if (auto algorithm = context.excluded->excluded_in(plan))
-    return "it uses " + *algorithm + ", excluded by UCUDNN_EXCLUDE_ALGORITHMS";
+    return "it uses " + *algorithm +
+           (context.deterministic_only
+                ? ", nondeterministic or excluded by UCUDNN_EXCLUDE_ALGORITHMS"
+                : ", excluded by UCUDNN_EXCLUDE_ALGORITHMS");
   return std::nullopt;
 }
 
@@ -188,7 +193,8 @@ Expected<Configuration> plan_hybrid(const PlannerContext& context, const KernelK
   Benchmarker& cpu = host.backend->benchmarker();
   const PlanKey key{joint_fingerprint(context.fingerprint, cpu.fingerprint()).to_string(),
                     kernel.to_string(), std::string(name_of(context.policy)), limit,
-                    host.mode == HybridMode::kOn ? "WR+CPU:on" : "WR+CPU:auto"};
+                    plan_mode(host.mode == HybridMode::kOn ? kHybridOnMode : kHybridAutoMode,
+                              context.deterministic_only)};
   if (auto stored = context.store.find_plan(key); stored && stored->size() == 1) {
     if (auto problem = hybrid_problem(context, kernel, stored->front(), limit, *host.backend))
       warn_once(

@@ -49,6 +49,9 @@ struct PlannerContext {
   std::optional<HostSide> host = std::nullopt;
   // UCUDNN_EXCLUDE_ALGORITHMS: never measured, planned or run from a stored plan.
   const AlgorithmExclusion* excluded = &kNothingExcluded;
+  // The kernel must run deterministically (for_kernel): `excluded` holds the nondeterministic
+  // algorithms too, and its plans are stored under a mode of their own (core/plan_mode.h).
+  bool deterministic_only = false;
 
   static const AlgorithmExclusion kNothingExcluded;
 };

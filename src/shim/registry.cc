@@ -1,6 +1,7 @@
 #include "shim/registry.h"
 
 #include <cstdlib>
+#include <stdexcept>
 
 #include "core/memory_store.h"
 #include "cudnn/algorithms.h"
@@ -138,7 +139,10 @@ const AlgorithmExclusion& Registry::deterministic_exclusion(const AlgorithmExclu
       text.append("cudnn:").append(name);
     }
     auto parsed = AlgorithmExclusion::parse(text);
-    slot = std::make_unique<AlgorithmExclusion>(parsed ? std::move(parsed).value() : base);
+    if (!parsed)  // cannot happen with cuDNN's names; never silently less strict
+      throw std::runtime_error("the deterministic algorithm exclusion '" + text +
+                               "' does not parse: " + parsed.error());
+    slot = std::make_unique<AlgorithmExclusion>(std::move(parsed).value());
   }
   return *slot;
 }

@@ -46,7 +46,9 @@ bool WorkspaceDivisionSession::given_up() const {
 int WorkspaceDivisionSession::index_of(const KernelIdentity& kernel) {
   auto [it, inserted] = index_.try_emplace(kernel, static_cast<int>(entries_.size()));
   if (inserted) {
-    KernelIdentity group{kernel.key.with_batch(1), kernel.layer};
+    // Kernels that must run deterministically are a group of their own: their plans may not
+    // be an unrestricted twin's.
+    KernelIdentity group{kernel.key.with_batch(1), kernel.layer, kernel.deterministic_only};
     Entry& e = entries_.emplace_back();
     e.kernel = kernel;
     e.group = group;
@@ -434,7 +436,7 @@ const cudnn::PlanExecutor* WorkspaceDivisionSession::plan_in_segment(
   if (e.in_segment) return e.in_segment.get();
   // Another batch size of the group: WR within the segment, planned once (not while captured).
   if (e.no_plan_in_segment || !context) return nullptr;
-  auto plan = plan_reuse(*context, e.kernel.key, g.segment->bytes);
+  auto plan = plan_reuse(for_kernel(*context, e.kernel), e.kernel.key, g.segment->bytes);
   if (plan) {
     auto executor =
         std::make_shared<cudnn::PlanExecutor>(context->api, context->handle, e.kernel.key, *plan);

@@ -413,6 +413,24 @@ TEST_F(CliTest, BadNetworkFilesAreNamedWithFieldAndValue) {
   EXPECT_FALSE(std::filesystem::exists(path("a.db")));  // nothing opened on a usage error
 }
 
+// Every bad command line exits 2, whatever the parser's own code for it; --help is not an error.
+TEST_F(CliTest, BadCommandLinesExitTwoAndHelpExitsZero) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"bench", "--no-such-flag"},
+      {"plan", "--batch", "many"},
+      {"frobnicate"},
+      {"db"},
+  };
+  for (const auto& args : bad) {
+    const auto r = run(args);
+    EXPECT_EQ(r.status, 2) << describe(r);
+    EXPECT_FALSE(r.err.empty()) << describe(r);
+  }
+  const auto help = run({"plan", "--help"});
+  EXPECT_EQ(help.status, 0) << describe(help);
+  EXPECT_NE(help.out.find("--network"), std::string::npos) << help.out;
+}
+
 TEST_F(CliTest, MpiRanksTogetherMeasureWhatOneProcessMeasures) {
   if (!have_mpirun()) GTEST_SKIP() << "mpirun not found: the cluster test needs Open MPI";
   const auto cluster = run_mpi(concat(

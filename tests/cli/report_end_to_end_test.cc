@@ -164,6 +164,27 @@ TEST_F(ReportTest, AlexNetPageShowsEveryKernelWithPlanJsonsNumbers) {
     EXPECT_EQ(html.find(scheme), std::string::npos) << scheme;
 }
 
+TEST_F(ReportTest, PlanExplainsEveryKernel) {
+  bench();
+  const auto r = run(concat(concat({"plan"}, alexnet()), {"--explain"}));
+  ASSERT_EQ(r.status, 0) << describe(r);
+  const auto at = r.out.find("Why each plan won (WR, per-kernel limit 4 MiB):");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string why = r.out.substr(at);
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (auto p = why.find(what); p != std::string::npos; p = why.find(what, p + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("\n  undivided within 4 MiB: "), 15u);
+  EXPECT_EQ(count("\n  plan: cpu:"), 15u);
+  EXPECT_EQ(count("\n  a larger limit: "), 15u);
+  // JSON is for scripts; the explanation is for people: asking for both is a usage error.
+  const auto both = run(concat(concat({"plan"}, alexnet()), {"--explain", "--json"}));
+  EXPECT_EQ(both.status, 2) << describe(both);
+  EXPECT_NE(both.err.find("excludes"), std::string::npos) << both.err;
+}
+
 TEST_F(ReportTest, MissingMeasurementsAreTheSameErrorAsPlans) {
   const auto r = run(concat(concat({"report"}, alexnet()), {"--out", path("never.html")}));
   EXPECT_EQ(r.status, 1) << describe(r);

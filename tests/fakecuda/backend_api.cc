@@ -158,6 +158,7 @@ std::optional<Readback> derived(const BackendDescriptor& d, cudnnBackendAttribut
       return readback_of<std::int64_t>(CUDNN_TYPE_INT64, {d.graph ? d.graph->engine_count : 0});
     case CUDNN_ATTR_ENGINE_NUMERICAL_NOTE: {
       std::vector<cudnnBackendNumericalNote_t> notes;
+      if (d.engine && d.engine->tensor_core) notes.push_back(CUDNN_NUMERICAL_NOTE_TENSOR_CORE);
       if (d.engine && !d.engine->deterministic)
         notes.push_back(CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC);
       return readback_of(CUDNN_TYPE_NUMERICAL_NOTE, notes);

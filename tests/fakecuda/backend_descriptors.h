@@ -66,6 +66,7 @@ struct BackendEngine {
   std::int64_t index = 0;
   int algorithm = 0;
   bool deterministic = true;
+  bool tensor_core = false;  // the NONFUSED Winograd engines say TENSOR_CORE (a model choice)
   std::uint64_t workspace_bytes = 0;
   double time_ms = 0;
 };

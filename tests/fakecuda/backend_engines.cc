@@ -1,6 +1,8 @@
 // The double's engines: for a graph of one convolution, engine i is the legacy algorithm i of
 // the operation (cost_model.h: it applies where the model says, takes the model's time and
-// workspace, and is nondeterministic where the algorithm is); for a forward convolution with an
+// workspace, and is nondeterministic where the algorithm is; the non-fused Winograd engines
+// carry the TENSOR_CORE note, so that tests see a framework's choice of tensor cores honoured);
+// for a forward convolution with an
 // epilogue, one fused engine (IMPLICIT_PRECOMP_GEMM, then the pointwise operations).
 #include <algorithm>
 
@@ -25,8 +27,13 @@ std::optional<BackendEngine> engine_of(const BackendGraph& graph, std::int64_t i
   const int algorithm = graph.epilogue.empty() ? static_cast<int>(index) : kFusedAlgorithm;
   const Modeled m = model(k.kernel, algorithm);
   if (!m.supported) return std::nullopt;
-  return BackendEngine{index, algorithm, algorithm_model(c.operation, algorithm)->deterministic,
-                       m.workspace_bytes, m.time_ms};
+  const AlgorithmModel* a = algorithm_model(c.operation, algorithm);
+  return BackendEngine{index,
+                       algorithm,
+                       a->deterministic,
+                       a->family == Family::kWinogradNonfused,
+                       m.workspace_bytes,
+                       m.time_ms};
 }
 
 std::vector<BackendEngine> runnable_engines(const BackendGraph& graph) {

@@ -179,6 +179,16 @@ TEST_F(GraphRecords, GraphsUcudnnCannotSplitSayWhy) {
   const auto by_value = tensor({4, 8, 6, 6}, {288, 36, 6, 1}, 'x');
   set(by_value, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, std::vector<char>{1});
   EXPECT_NE(error_of({operation(by_value, conv)}).find("by value"), std::string::npos);
+  // A filter stored HWIO (the layout is not one the legacy API can say).
+  const auto op = create(CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR);
+  set_descriptor(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, {standard_x()});
+  set_descriptor(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW,
+                 {tensor({16, 4, 3, 3}, {1, 16, 192, 64}, 'w')});
+  set_descriptor(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY,
+                 {tensor({4, 16, 6, 6}, {576, 36, 6, 1}, 'y')});
+  set_descriptor(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC, {conv});
+  table_.finalized(op);
+  EXPECT_NE(error_of({op}).find("neither KCRS nor KRSC"), std::string::npos);
   // A pointwise operation is not a convolution.
   const auto pointwise = create(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
   table_.finalized(pointwise);

@@ -177,8 +177,10 @@ TEST_F(GraphApi, ExecutionPlansRunTheirMicroBatchesWithTheUndividedResults) {
   const Environment tight = {{"UCUDNN_WORKSPACE_LIMIT", std::to_string(kTightLimit)}};
   const std::vector<std::string> args = {"--filter-beta", "0.25"};
   const ProgramRun without = run(concat(args, {"--iterations", "2"}), {}, false);
+  Environment logged = tight;
+  logged["UCUDNN_LOG_LEVEL"] = "info";
   const ProgramRun once = run(concat(args, {"--iterations", "1"}), tight, true);
-  const ProgramRun twice = run(concat(args, {"--iterations", "2"}), tight, true);
+  const ProgramRun twice = run(concat(args, {"--iterations", "2"}), logged, true);
   expect_same_results(without, twice);
   // cuDNN's engines ran every operation without the shim, none with it.
   EXPECT_EQ(count_of(without.trace, "backend-execute"), 2 * 3 * kLayers);
@@ -190,8 +192,12 @@ TEST_F(GraphApi, ExecutionPlansRunTheirMicroBatchesWithTheUndividedResults) {
   int micro_batched = 0;
   for (const auto& plan : plans) micro_batched += plan.micro.size() > 1;
   EXPECT_GE(micro_batched, 3) << "the tight limit should split several kernels";
-  // Planned without tensor cores (the doubles' engines use none) and kept to determinism.
+  // Kept to determinism, and to the engine's use of tensor cores: the doubles' non-fused
+  // Winograd engines carry the TENSOR_CORE note (their kernels are planned with TENSOR_OP
+  // math), the others do not (FMA: no TF32 behind the framework's back).
   EXPECT_EQ(count_of(twice.process.err, "math=DEFAULT"), 0);
+  EXPECT_GT(count_of(twice.process.err, "math=TENSOR_OP "), 0) << twice.process.err;
+  EXPECT_GT(count_of(twice.process.err, "math=FMA "), 0) << twice.process.err;
   for (const char* nondeterministic_algorithm : {"algo=ALGO_0", "algo=ALGO_3"})
     EXPECT_EQ(count_of(twice.trace, nondeterministic_algorithm), 0) << nondeterministic_algorithm;
 }
@@ -275,6 +281,9 @@ TEST_F(GraphApi, WorkspaceDivisionServesGraphPlans) {
   EXPECT_EQ(count_of(with.trace, "backend-execute"), 0);
   // The arena is ucudnn's: the application is told no more than its engines need.
   EXPECT_EQ(with.workspaces, without.workspaces);
+  // The division keeps the engines' determinism too, in every segment and fallback.
+  for (const char* nondeterministic_algorithm : {"algo=ALGO_0", "algo=ALGO_3"})
+    EXPECT_EQ(count_of(with.trace, nondeterministic_algorithm), 0) << nondeterministic_algorithm;
 }
 
 // The same program against the real cuDNN on a GPU (scripts/gpu-validate.sh). Different

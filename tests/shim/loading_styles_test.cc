@@ -107,6 +107,18 @@ TEST_F(LoadingStyles, PluginWithItsOwnCudnnThroughRpath) {
   expect({kClient, "plugin", path("plugin.so"), "deepbind"}, kCudnn, kShim, no_search);
 }
 
+// The auditor knows the shim by what it exports, not by its file name.
+TEST_F(LoadingStyles, ARenamedShimIsStillFound) {
+  std::filesystem::copy_file(UCUDNN_PRELOAD_LIBRARY, path("my_interposer.so"));
+  std::string preload = UCUDNN_PRELOAD;  // under the sanitizers, their runtime comes first
+  const auto colon = preload.rfind(':');
+  preload =
+      (colon == std::string::npos ? "" : preload.substr(0, colon + 1)) + path("my_interposer.so");
+  EXPECT_EQ(algorithms(Under::kRun, {kClient, "cudnn", "libcudnn.so.9", "local"},
+                       {{"UCUDNN_PRELOAD_LIBRARY", preload}}),
+            kShim);
+}
+
 // ucudnn installed under cuDNN's name (a copy of the shim as the only libcudnn.so.9): it must
 // refuse to take itself for the real library, not call itself until the stack overflows.
 TEST_F(LoadingStyles, UcudnnUnderCudnnsNameIsNeverTakenForTheRealOne) {

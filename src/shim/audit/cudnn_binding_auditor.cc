@@ -4,22 +4,22 @@
 // another name (libcudnn.so) or by path, or load it from a plugin opened RTLD_DEEPBIND, bind to
 // cuDNN directly. glibc tells an auditor of every binding to an object it marked LA_FLG_BINDTO
 // (la_symbind64, for PLT bindings and dlsym results alike) and lets it answer another address:
-// this one marks every cuDNN library (libcudnn.so* by file name or soname) and answers the
-// shim's definition for the functions the shim interposes (interposed_functions.h).
+// this one marks cuDNN 9's front library (libcudnn.so.9 or libcudnn.so, by file name or soname;
+// the first one loaded: a second copy's handles would mean nothing to the first) and answers
+// the shim's definition for the functions the shim interposes (interposed_functions.h).
 //
-// The shim itself resolves the real functions from cuDNN's own symbol table
-// (cudnn/library_symbols.h), never through dlsym, so what this redirects never reaches it.
-// The auditor runs in its own link namespace: it finds the shim's functions through
-// dlmopen(LM_ID_BASE, ..., RTLD_NOLOAD), where the preload put it.
-#include <dlfcn.h>
-#include <elf.h>
+// Nothing here calls into the dynamic linker: it runs inside its callbacks, under its locks.
+// The shim is the object that exports ucudnn_interposer_marker and cudnnCreate, whatever its
+// file name; its functions are read from its own symbol table (cudnn/elf_symbols.h). The shim
+// in turn reads the real functions from cuDNN's table, never through dlsym, so what this
+// redirects never reaches it.
 #include <link.h>
 
 #include <atomic>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 
+#include "cudnn/elf_symbols.h"
 #include "shim/interposed_functions.h"
 
 namespace {
@@ -29,8 +29,10 @@ constexpr const char* kInterposed[] = {UCUDNN_INTERPOSED_FUNCTIONS(UCUDNN_NAME)}
 #undef UCUDNN_NAME
 constexpr std::size_t kCount = sizeof kInterposed / sizeof kInterposed[0];
 
-// The shim as la_objopen saw it, and its functions once looked up.
-std::atomic<const char*> shim_path{nullptr};
+// Written once, in la_objopen (the dynamic linker serializes it), before `shim_found`.
+ucudnn::elf::DynamicTables shim;
+std::atomic<bool> shim_found{false};
+std::atomic<const link_map*> cudnn{nullptr};
 std::atomic<void*> shim_functions[kCount];
 
 const char* base_name(const char* path) {
@@ -38,39 +40,20 @@ const char* base_name(const char* path) {
   return slash ? slash + 1 : path;
 }
 
-// The object's DT_SONAME, or "".
-const char* soname_of(const link_map* map) {
-  const char* strings = nullptr;
-  ElfW(Xword) offset = 0;
-  bool has_soname = false;
-  for (const ElfW(Dyn)* d = map->l_ld; d && d->d_tag != DT_NULL; ++d) {
-    if (d->d_tag == DT_STRTAB) {
-      const ElfW(Addr) value = d->d_un.d_ptr;
-      strings = reinterpret_cast<const char*>(value < map->l_addr ? value + map->l_addr : value);
-    } else if (d->d_tag == DT_SONAME) {
-      offset = d->d_un.d_val;
-      has_soname = true;
-    }
-  }
-  return strings && has_soname ? strings + offset : "";
+// cuDNN 9's front library, not its sub-libraries (libcudnn_ops.so.9, ...) nor another version.
+bool is_cudnn_front(const char* name) {
+  return name &&
+         (std::strcmp(name, "libcudnn.so") == 0 || std::strncmp(name, "libcudnn.so.9", 13) == 0);
 }
 
-// cuDNN's front library: libcudnn.so, libcudnn.so.9, libcudnn.so.9.x by any path; not its
-// sub-libraries (libcudnn_ops.so.9, ...), whose bindings are cuDNN's own business.
-bool is_cudnn(const char* name) {
-  return std::strncmp(name, "libcudnn.so", 11) == 0;
-}
-
-bool is_ucudnn(const char* name) {
-  return std::strncmp(name, "libucudnn", 9) == 0;
+bool is_cudnn_sublibrary(const char* name) {
+  return std::strncmp(name, "libcudnn_", 9) == 0;
 }
 
 void* shim_function(std::size_t i) {
   if (void* known = shim_functions[i].load(std::memory_order_acquire)) return known;
-  const char* path = shim_path.load(std::memory_order_acquire);
-  if (!path) return nullptr;
-  void* shim = dlmopen(LM_ID_BASE, path, RTLD_LAZY | RTLD_NOLOAD);
-  void* function = shim ? dlsym(shim, kInterposed[i]) : nullptr;
+  if (!shim_found.load(std::memory_order_acquire)) return nullptr;
+  void* function = ucudnn::elf::address_of(shim, kInterposed[i]);
   if (function) shim_functions[i].store(function, std::memory_order_release);
   return function;
 }
@@ -85,16 +68,22 @@ unsigned int la_version(unsigned int version) {
 
 unsigned int la_objopen(link_map* map, Lmid_t lmid, uintptr_t*) {
   if (lmid != LM_ID_BASE) return 0;
-  const char* file = base_name(map->l_name);
-  if (is_ucudnn(file)) {
-    // The shim binds to cuDNN on its own terms; the first one loaded is the preload.
-    if (std::strncmp(file, "libucudnn_preload", 17) == 0) {
-      const char* expected = nullptr;
-      shim_path.compare_exchange_strong(expected, map->l_name);
+  const auto tables = ucudnn::elf::tables_of(map);
+  // ucudnn itself (the shim, or a copy of it under another name): never audited.
+  if (ucudnn::elf::address_of(tables, "ucudnn_interposer_marker")) {
+    if (!shim_found.load(std::memory_order_relaxed) &&
+        ucudnn::elf::address_of(tables, "cudnnCreate") && !is_cudnn_front(base_name(map->l_name))) {
+      shim = tables;
+      shim_found.store(true, std::memory_order_release);
     }
     return 0;
   }
-  if (is_cudnn(file) || is_cudnn(soname_of(map))) return LA_FLG_BINDTO;
+  const char* file = base_name(map->l_name);
+  if (is_cudnn_front(file) || is_cudnn_front(tables.soname)) {
+    const link_map* expected = nullptr;
+    return cudnn.compare_exchange_strong(expected, map) ? LA_FLG_BINDTO : 0;
+  }
+  if (is_cudnn_sublibrary(file)) return 0;  // cuDNN's own bindings are its business
   return LA_FLG_BINDFROM;
 }
 

@@ -29,8 +29,8 @@ const cudnn::BackendApi& api() {
   return cudnn::backend_api();
 }
 
-// The calls reach cuDNN whatever ucudnn's state: without the function, cuDNN's own answer to a
-// library that lacks it.
+// The calls reach cuDNN whatever ucudnn's state; a library without the function gets
+// NOT_INITIALIZED, as any call into a cuDNN ucudnn could not load.
 template <typename Function, typename... Arguments>
 cudnnStatus_t call(Function function, Arguments... arguments) {
   return function ? function(arguments...) : CUDNN_STATUS_NOT_INITIALIZED;
@@ -112,10 +112,21 @@ EngineNotes notes_of(cudnnBackendDescriptor_t plan) {
   return notes;
 }
 
-// The engine's numerics as a legacy math type and a determinism requirement. Unknown notes
-// are taken as the strictest: no tensor cores, deterministic.
-void honour(const EngineNotes& notes, ConvolutionProblem& problem, bool& deterministic_only) {
-  deterministic_only = !notes.known || !notes.nondeterministic;
+bool has_nondeterministic_algorithms(Operation operation) {
+  for (const auto& name : cudnn::algorithm_names(operation))
+    if (auto value = cudnn::algorithm_value(operation, name);
+        value && !cudnn::is_deterministic(operation, *value))
+      return true;
+  return false;
+}
+
+// The engine's numerics as a legacy math type and a determinism requirement (none for an
+// operation whose algorithms are all deterministic: its kernel stays the legacy path's).
+// Unknown notes are taken as the strictest: no tensor cores, deterministic.
+void honour(const EngineNotes& notes, Operation operation, ConvolutionProblem& problem,
+            bool& deterministic_only) {
+  deterministic_only =
+      (!notes.known || !notes.nondeterministic) && has_nondeterministic_algorithms(operation);
   if (notes.known && notes.tensor_core)
     problem.math_type =
         notes.down_convert ? MathType::kTensorOpAllowConversion : MathType::kTensorOp;
@@ -156,7 +167,7 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
   const std::int64_t engine_bytes = engine_workspace(plan_descriptor);
   if (engine_bytes < 0) return;
   bool deterministic_only = true;
-  honour(notes_of(plan_descriptor), c.problem, deterministic_only);
+  honour(notes_of(plan_descriptor), c.operation, c.problem, deterministic_only);
   std::shared_ptr<PlanPromise> promise;
   try {
     promise = std::make_shared<PlanPromise>(cudnn::cudnn_api(), c.problem);
@@ -174,9 +185,8 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
   promise->alpha_float = static_cast<float>(c.alpha);
   promise->beta_float = static_cast<float>(c.beta);
   promise->scope = PlanScope{kNoLayer, deterministic_only};
-  const auto planned =
-      planned_result(c.operation, cudnn::Selection::kFind, c.handle, promise->descriptors(), {},
-                     nullptr, 0, promise->scope, nullptr);
+  const auto planned = planned_result(c.operation, cudnn::Selection::kFind, c.handle,
+                                      promise->descriptors(), {}, nullptr, 0, promise->scope);
   if (!planned || planned->algorithm != cudnn::virtual_algorithm(c.operation)) return;
   // At least the engine's own workspace, so that whatever runs cuDNN's engine instead (a CUDA
   // graph, a fallback) still fits what the application allocates.
@@ -261,15 +271,21 @@ cudnnStatus_t get_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAtt
   const cudnnStatus_t status =
       call(api().cudnnBackendGetAttribute, descriptor, name, type, requested, count, values);
   if (status != CUDNN_STATUS_SUCCESS || !watching()) return status;
-  if (name == CUDNN_ATTR_ENGINEHEUR_RESULTS && type == CUDNN_TYPE_BACKEND_DESCRIPTOR && values &&
-      count) {
-    table().heuristics_results(descriptor, static_cast<const cudnnBackendDescriptor_t*>(values),
-                               std::min(*count, requested));
-  } else if ((name == CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE ||
-              name == CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE) &&
-             type == CUDNN_TYPE_INT64 && values && requested >= 1) {
-    if (auto promise = table().promise_of(descriptor))
-      *static_cast<std::int64_t*>(values) = static_cast<std::int64_t>(promise->workspace_bytes);
+  try {
+    if (name == CUDNN_ATTR_ENGINEHEUR_RESULTS && type == CUDNN_TYPE_BACKEND_DESCRIPTOR && values &&
+        count) {
+      table().heuristics_results(descriptor, static_cast<const cudnnBackendDescriptor_t*>(values),
+                                 std::min(*count, requested));
+    } else if ((name == CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE ||
+                name == CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE) &&
+               type == CUDNN_TYPE_INT64 && values && requested >= 1) {
+      if (auto promise = table().promise_of(descriptor)) {
+        *static_cast<std::int64_t*>(values) = static_cast<std::int64_t>(promise->workspace_bytes);
+        promise->answered.store(true, std::memory_order_relaxed);
+      }
+    }
+  } catch (const std::exception&) {
+    // No memory to record what cuDNN answered: its answer stands.
   }
   return status;
 }
@@ -278,7 +294,11 @@ cudnnStatus_t finalize(cudnnBackendDescriptor_t descriptor, const void* caller) 
   const cudnnStatus_t status = call(api().cudnnBackendFinalize, descriptor);
   if (status != CUDNN_STATUS_SUCCESS || !watching()) return status;
   table().finalized(descriptor);
-  if (called_by_cudnn(caller) || !cudnn::cudnn_api().complete() ||
+  bool execution_plan = false;
+  table().read(descriptor, [&](const Record* record) {
+    execution_plan = record && record->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR;
+  });
+  if (!execution_plan || called_by_cudnn(caller) || !cudnn::cudnn_api().complete() ||
       !cudnn::cuda_runtime().complete())
     return status;
   try {
@@ -296,15 +316,20 @@ cudnnStatus_t execute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descri
     return call(api().cudnnBackendExecute, handle, plan_descriptor, variant_pack);
   };
   if (!handle || !plan_descriptor || !variant_pack || !watching()) return run_cudnn();
-  // An execution plan ucudnn planned (its engine configuration shares the promise, for the
-  // workspace it answers, but is no plan).
   std::shared_ptr<const PlanPromise> promise;
-  table().read(plan_descriptor, [&](const Record* record) {
-    if (record && record->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)
-      promise = record->promise;
-  });
-  if (!promise) return run_cudnn();
-  const Variants v = variants_of(variant_pack);
+  Variants v;
+  try {
+    // An execution plan ucudnn planned (its engine configuration shares the promise, for the
+    // workspace it answers, but is no plan).
+    table().read(plan_descriptor, [&](const Record* record) {
+      if (record && record->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)
+        promise = record->promise;
+    });
+    if (!promise) return run_cudnn();
+    v = variants_of(variant_pack);
+  } catch (const std::exception&) {
+    return run_cudnn();  // no memory to read the pack: cuDNN runs it
+  }
   cudnn::ConvolutionBuffers buffers{v.pointer(promise->x_uid), v.pointer(promise->w_uid),
                                     v.pointer(promise->y_uid)};
   // A pack ucudnn cannot read, or one cuDNN's engine would refuse (no workspace where it needs
@@ -312,9 +337,11 @@ cudnnStatus_t execute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descri
   if (!v.recorded || !buffers.x || !buffers.w || !buffers.y ||
       (!v.workspace && promise->engine_workspace_bytes > 0))
     return run_cudnn();
+  // The workspace the application surely allocated: what it was told (convolution() plans
+  // within it when the plan needs more).
   return convolution(promise->operation, handle, promise->alpha(), promise->descriptors(), buffers,
                      cudnn::virtual_algorithm(promise->operation), v.workspace,
-                     v.workspace ? promise->workspace_bytes : 0, promise->beta(), promise->scope);
+                     v.workspace ? promise->allocated_bytes() : 0, promise->beta(), promise->scope);
 }
 
 cudnnStatus_t populate_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descriptor,

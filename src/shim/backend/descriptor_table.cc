@@ -78,13 +78,9 @@ void DescriptorTable::promise(cudnnBackendDescriptor_t plan,
   if (found == records_.end()) return;
   found->second->promise = promise;
   // Frameworks read the workspace from the engine configuration too (cudnn-frontend v1).
-  if (const AttributeValue* configuration =
-          found->second->find(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG);
-      configuration && configuration->bytes.size() == sizeof(cudnnBackendDescriptor_t)) {
-    cudnnBackendDescriptor_t handle;
-    std::memcpy(&handle, configuration->bytes.data(), sizeof handle);
-    if (auto cfg = records_.find(handle); cfg != records_.end()) cfg->second->promise = promise;
-  }
+  if (const Record* configuration =
+          found->second->descriptor(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG))
+    configuration->promise = promise;
 }
 
 void DescriptorTable::read(cudnnBackendDescriptor_t d,

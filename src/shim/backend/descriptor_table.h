@@ -32,7 +32,7 @@ struct AttributeValue {
   std::vector<std::shared_ptr<const Record>> descriptors;
 };
 
-// What ucudnn promised the application about an execution plan it runs (backend_plan.h).
+// What ucudnn promised the application about an execution plan it runs (plan_promise.h).
 struct PlanPromise;
 
 struct Record {
@@ -43,8 +43,10 @@ struct Record {
   // application set nothing on it).
   std::shared_ptr<const Record> heuristics_graph;
   // An execution plan ucudnn runs, and the engine configuration it was built from: the
-  // workspace the application is told.
-  std::shared_ptr<const PlanPromise> promise;
+  // workspace the application is told. Set under the table's lock on the records themselves
+  // (the configuration's through the plan's attribute, never by its address, which a
+  // destroyed configuration may have passed on).
+  mutable std::shared_ptr<const PlanPromise> promise;
 
   const AttributeValue* find(cudnnBackendAttributeName_t name) const;
   // The attribute's first element as T; nullopt when unset or of another size.

@@ -1,6 +1,7 @@
 #include "shim/backend/graph_convolution.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "cudnn/cudnn_types.h"
 
@@ -60,7 +61,8 @@ struct Tensor {
   std::int64_t uid = 0;
 };
 
-Expected<Tensor> tensor_of(const Record* record, const char* role) {
+// `batched`: the first dimension is the batch, which micro-batches slice (not the filter's).
+Expected<Tensor> tensor_of(const Record* record, const char* role, bool batched) {
   const std::string name(role);
   if (!record || record->type != CUDNN_BACKEND_TENSOR_DESCRIPTOR)
     return Error{name + " is not a tensor ucudnn recorded"};
@@ -80,10 +82,22 @@ Expected<Tensor> tensor_of(const Record* record, const char* role) {
   if (t.shape.dims.size() < 3 || t.shape.dims.size() != t.shape.strides.size())
     return Error{name + " has no spatial dimension"};
   // Micro-batches are slices along the first dimension: it must be the outermost one.
-  for (std::size_t i = 1; i < t.shape.dims.size(); ++i)
+  for (std::size_t i = 1; batched && i < t.shape.dims.size(); ++i)
     if (t.shape.dims[i] > 1 && t.shape.strides[i] * t.shape.dims[i] > t.shape.strides[0])
       return Error{name + "'s first dimension is not its outermost (samples interleave)"};
   return t;
+}
+
+// The filter as the legacy API can describe it: packed KCRS or KRSC. Strides of size-1
+// dimensions say nothing (frameworks set them freely) and are made canonical.
+std::optional<TensorShape> legacy_filter(const TensorShape& w) {
+  for (auto canonical : {TensorShape::packed(w.dims), TensorShape::packed_channels_last(w.dims)}) {
+    bool same = true;
+    for (std::size_t i = 0; i < w.dims.size(); ++i)
+      same = same && (w.dims[i] == 1 || w.strides[i] == canonical.strides[i]);
+    if (same) return canonical;
+  }
+  return std::nullopt;
 }
 
 double scaling(const Record& op, cudnnBackendAttributeName_t name, double otherwise) {
@@ -112,9 +126,9 @@ Expected<GraphConvolution> plan_convolution(const Record& plan) {
   const Record* op = ops->descriptors.front().get();
   const auto names = op ? attributes_of(op->type) : std::nullopt;
   if (!names) return Error{"the graph's operation is not a convolution"};
-  auto x = tensor_of(op->descriptor(names->x), "x");
-  auto w = tensor_of(op->descriptor(names->w), "w");
-  auto y = tensor_of(op->descriptor(names->y), "y");
+  auto x = tensor_of(op->descriptor(names->x), "x", true);
+  auto w = tensor_of(op->descriptor(names->w), "w", false);
+  auto y = tensor_of(op->descriptor(names->y), "y", true);
   for (const auto* t : {&x, &w, &y})
     if (!*t) return Error{t->error()};
   if (x->type != w->type || x->type != y->type) return Error{"the tensors' data types differ"};
@@ -134,10 +148,12 @@ Expected<GraphConvolution> plan_convolution(const Record& plan) {
   if (!compute_type) return Error{"a compute type ucudnn does not plan"};
 
   GraphConvolution c;
+  const auto filter = legacy_filter(w->shape);
+  if (!filter) return Error{"the filter's layout is neither KCRS nor KRSC"};
   c.operation = names->operation;
   ConvolutionProblem& p = c.problem;
   p.x = x->shape;
-  p.w = w->shape;
+  p.w = *filter;
   p.y = y->shape;
   p.padding = pre;
   p.stride = conv->array<std::int64_t>(CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES);

@@ -5,6 +5,7 @@
 // provide. Made at the plan's Finalize, read at every Execute.
 #include <cudnn.h>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -39,6 +40,14 @@ struct PlanPromise {
   PlanScope scope;
   std::uint64_t workspace_bytes = 0;         // what GetAttribute answers
   std::uint64_t engine_workspace_bytes = 0;  // what cuDNN's engine of the plan needs
+  // Whether the application was given workspace_bytes (it may have read the engine
+  // configuration's workspace before the plan existed, or never asked): until it was, it
+  // allocated no more than the engine's.
+  mutable std::atomic<bool> answered{false};
+
+  std::uint64_t allocated_bytes() const {
+    return answered.load(std::memory_order_relaxed) ? workspace_bytes : engine_workspace_bytes;
+  }
 
   const void* alpha() const {
     return double_scaling ? static_cast<const void*>(&alpha_double) : &alpha_float;

@@ -1,0 +1,39 @@
+#pragma once
+// How a stored plan was made, the `mode` of its key: what a lookup must ask for to get a plan
+// that suits it. WR plans (one configuration per kernel) and WD divisions (one per kernel of a
+// network), WR plans that split the batch with the CPU (hybrid, on or auto), and plans kept to
+// deterministic algorithms (a graph API engine without the NONDETERMINISTIC note) under a mode
+// of their own, so that an unrestricted plan never serves a kernel that must be deterministic
+// and a restricted one never slows an unrestricted kernel down.
+#include <string>
+#include <string_view>
+
+namespace ucudnn {
+
+inline constexpr std::string_view kReuseMode = "WR";
+inline constexpr std::string_view kDivisionMode = "WD";
+inline constexpr std::string_view kHybridOnMode = "WR+CPU:on";
+inline constexpr std::string_view kHybridAutoMode = "WR+CPU:auto";
+inline constexpr std::string_view kDeterministicSuffix = "+deterministic";
+
+// `base` (one of the modes above), restricted to deterministic algorithms when asked.
+inline std::string plan_mode(std::string_view base, bool deterministic_only) {
+  std::string mode(base);
+  if (deterministic_only) mode += kDeterministicSuffix;
+  return mode;
+}
+
+// A mode ucudnn writes; the database tools refuse others.
+inline bool is_plan_mode(std::string_view mode) {
+  if (mode.size() > kDeterministicSuffix.size() && mode.ends_with(kDeterministicSuffix))
+    mode.remove_suffix(kDeterministicSuffix.size());
+  return mode == kReuseMode || mode == kDivisionMode || mode == kHybridOnMode ||
+         mode == kHybridAutoMode;
+}
+
+// One configuration per plan (WR, hybrid) rather than one per kernel of a network (WD).
+inline bool is_per_kernel_mode(std::string_view mode) {
+  return is_plan_mode(mode) && !mode.starts_with(kDivisionMode);
+}
+
+}  // namespace ucudnn
