@@ -6,16 +6,14 @@ namespace ucudnn::fakecuda {
 
 namespace {
 
-constexpr cudnnBackendAttributeType_t kNone = static_cast<cudnnBackendAttributeType_t>(-1);
-
 #define SCALAR(owner, name, type) \
-  { CUDNN_BACKEND_##owner, CUDNN_ATTR_##name, CUDNN_TYPE_##type, kNone, false, true }
+  { CUDNN_BACKEND_##owner, CUDNN_ATTR_##name, CUDNN_TYPE_##type, CUDNN_TYPE_##type, false, true }
 #define ARRAY(owner, name, type) \
-  { CUDNN_BACKEND_##owner, CUDNN_ATTR_##name, CUDNN_TYPE_##type, kNone, true, true }
+  { CUDNN_BACKEND_##owner, CUDNN_ATTR_##name, CUDNN_TYPE_##type, CUDNN_TYPE_##type, true, true }
 #define SCALING(owner, name) \
   { CUDNN_BACKEND_##owner, CUDNN_ATTR_##name, CUDNN_TYPE_FLOAT, CUDNN_TYPE_DOUBLE, false, true }
 #define UNREADABLE(owner, name, type, array) \
-  { CUDNN_BACKEND_##owner, CUDNN_ATTR_##name, CUDNN_TYPE_##type, kNone, array, false }
+  { CUDNN_BACKEND_##owner, CUDNN_ATTR_##name, CUDNN_TYPE_##type, CUDNN_TYPE_##type, array, false }
 
 const AttributeSpec kAttributes[] = {
     SCALAR(TENSOR_DESCRIPTOR, TENSOR_DATA_TYPE, DATA_TYPE),

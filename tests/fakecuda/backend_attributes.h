@@ -12,9 +12,10 @@ struct AttributeSpec {
   cudnnBackendDescriptorType_t owner;
   cudnnBackendAttributeName_t name;
   cudnnBackendAttributeType_t type;
-  cudnnBackendAttributeType_t other_type;  // a second accepted type (alpha: FLOAT or DOUBLE)
-  bool array;                              // any count >= 1; else exactly one element
-  bool readable;                           // GetAttribute answers; else NOT_SUPPORTED
+  cudnnBackendAttributeType_t
+      other_type;  // a second accepted type (alpha: FLOAT or DOUBLE), else `type`
+  bool array;      // any count >= 1; else exactly one element
+  bool readable;   // GetAttribute answers; else NOT_SUPPORTED
 };
 
 // nullptr when `name` is not an attribute of `owner`.

@@ -266,12 +266,14 @@ cudnnStatus_t finalize_pointwise_operation(BackendDescriptor& d) {
   const BackendDescriptor* b =
       finalized_of(descriptor_attribute(d, CUDNN_ATTR_OPERATION_POINTWISE_BDESC),
                    CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-  if (!x || !y) return kBadParam;
   BackendPointwise p;
   p.mode = mode ? scalar_attribute<cudnnPointwiseMode_t>(*mode, CUDNN_ATTR_POINTWISE_MODE,
                                                          CUDNN_POINTWISE_ADD)
                 : CUDNN_POINTWISE_ADD;
-  if (binary(p.mode) && !b) return kBadParam;
+  // As cuDNN 9.19 answers (every subset probed): x and y come together, a binary mode's b with
+  // them; an operation with no tensor at all finalizes too, but no graph takes it.
+  if (!x != !y || (binary(p.mode) && !b != !x)) return kBadParam;
+  if (!x) return CUDNN_STATUS_SUCCESS;
   p.x = legacy_tensor(*x);
   p.y = legacy_tensor(*y);
   p.x_uid = tensor_uid(*x);
@@ -337,6 +339,9 @@ BackendGraph graph_of(const std::vector<Snapshot>& ops) {
 cudnnStatus_t finalize_graph(BackendDescriptor& d) {
   const BackendAttribute* ops = d.find(CUDNN_ATTR_OPERATIONGRAPH_OPS);
   if (!ops || ops->descriptors.empty()) return kBadParam;
+  for (const Snapshot& op : ops->descriptors)
+    if (op && op->type == CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR && !op->pointwise)
+      return kBadParam;  // one that finalized without tensors
   d.graph = std::make_shared<const BackendGraph>(graph_of(ops->descriptors));
   return CUDNN_STATUS_SUCCESS;
 }

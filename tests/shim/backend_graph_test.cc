@@ -156,6 +156,37 @@ TEST_F(GraphRecords, AnAddressReusedAfterDestroyIsANewDescriptor) {
   EXPECT_EQ(table_.size(), before);
 }
 
+// Descriptors given to each other in a circle: the records must not hold each other alive
+// (under the sanitizers' preset a held cycle is a leak) and read as descriptors never seen.
+TEST_F(GraphRecords, DescriptorsGivenInACircleHoldNoCycle) {
+  const auto graph = create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+  set_descriptor(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, {graph});
+  const auto engine = create(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+  const auto configuration = create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+  set_descriptor(engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, {configuration});
+  set_descriptor(configuration, CUDNN_ATTR_ENGINECFG_ENGINE, {engine});
+  const auto x = standard_x();
+  set_descriptor(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, {x, graph});
+  table_.read(graph, [](const Record* r) {
+    ASSERT_NE(r, nullptr);
+    const AttributeValue* ops = r->find(CUDNN_ATTR_OPERATIONGRAPH_OPS);
+    ASSERT_NE(ops, nullptr);
+    ASSERT_EQ(ops->descriptors.size(), 2u);
+    EXPECT_NE(ops->descriptors[0], nullptr);  // the tensor: no way back
+    EXPECT_EQ(ops->descriptors[1], nullptr);  // itself
+  });
+  table_.read(configuration, [](const Record* r) {
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->descriptor(CUDNN_ATTR_ENGINECFG_ENGINE), nullptr);  // it holds the engine's way
+  });
+  table_.read(engine, [](const Record* r) {
+    ASSERT_NE(r, nullptr);
+    EXPECT_NE(r->descriptor(CUDNN_ATTR_ENGINE_OPERATION_GRAPH), nullptr);
+  });
+  for (auto d : {graph, engine, configuration, x}) table_.destroyed(d);
+  EXPECT_EQ(table_.size(), 0u);
+}
+
 TEST_F(GraphRecords, GraphsUcudnnCannotSplitSayWhy) {
   auto error_of = [&](std::vector<cudnnBackendDescriptor_t> ops) {
     const auto c = read(plan(ops, true));

@@ -16,6 +16,24 @@ const Record* Record::descriptor(cudnnBackendAttributeName_t name) const {
   return a && !a->descriptors.empty() ? a->descriptors.front().get() : nullptr;
 }
 
+namespace {
+
+// Whether `target` is `from` or among the records `from` holds, directly or through others.
+bool reaches(const Record* from, const Record* target, std::vector<const Record*>& seen) {
+  if (!from) return false;
+  if (from == target) return true;
+  for (const Record* s : seen)
+    if (s == from) return false;
+  seen.push_back(from);
+  if (reaches(from->heuristics_graph.get(), target, seen)) return true;
+  for (const auto& [name, value] : from->attributes)
+    for (const auto& held : value.descriptors)
+      if (reaches(held.get(), target, seen)) return true;
+  return false;
+}
+
+}  // namespace
+
 void DescriptorTable::created(cudnnBackendDescriptor_t d, cudnnBackendDescriptorType_t type) {
   auto record = std::make_shared<Record>();
   record->type = type;
@@ -45,7 +63,14 @@ void DescriptorTable::set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_
     const auto* given = static_cast<const cudnnBackendDescriptor_t*>(values);
     for (std::int64_t i = 0; i < count; ++i) {
       auto referenced = records_.find(given[i]);
-      value.descriptors.push_back(referenced == records_.end() ? nullptr : referenced->second);
+      std::shared_ptr<const Record> held;
+      // A descriptor given (through others) to itself is no graph cuDNN can run; holding it
+      // would keep the records alive forever, so it is recorded as one the table never saw.
+      std::vector<const Record*> seen;
+      if (referenced != records_.end() &&
+          !reaches(referenced->second.get(), found->second.get(), seen))
+        held = referenced->second;
+      value.descriptors.push_back(std::move(held));
     }
   }
   found->second->attributes[name] = std::move(value);
