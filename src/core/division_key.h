@@ -12,8 +12,10 @@
 namespace ucudnn {
 
 struct DivisionMember {
-  std::string kernel_hash;  // KernelKey::hash_hex() of the kernel the segment is divided for
-  std::int64_t runs = 1;    // runs per iteration: a kernel run three times weighs three times
+  // KernelKey::hash_hex() of the kernel the segment is divided for, "+deterministic" after it
+  // where the kernel is kept to deterministic algorithms (the shim's graph API plans)
+  std::string kernel_hash;
+  std::int64_t runs = 1;  // runs per iteration: a kernel run three times weighs three times
   friend bool operator==(const DivisionMember&, const DivisionMember&) = default;
 };
 

@@ -4,8 +4,10 @@
 // same shape can have plans and WD workspace segments of their own, and whether only
 // deterministic algorithms may run it (a graph API engine without the NONDETERMINISTIC note).
 #include <cstdint>
+#include <string>
 
 #include "core/kernel_key.h"
+#include "core/plan_mode.h"
 
 namespace ucudnn::shim {
 
@@ -25,6 +27,15 @@ struct KernelIdentityHash {
            (identity.deterministic_only ? 0x5bd1e995ULL : 0);
   }
 };
+
+// How a WD division names the kernel in its stored subject: a kernel kept to deterministic
+// algorithms is another member than its unrestricted twin, so that neither kind of job adopts,
+// discards and overwrites the other's division.
+inline std::string division_member_name(const KernelIdentity& identity) {
+  std::string name = identity.key.hash_hex();
+  if (identity.deterministic_only) name += kDeterministicSuffix;
+  return name;
+}
 
 // What a call asks of the plan that runs it, beside its descriptors: the layer id of
 // UcudnnHandle_t's overloads, and determinism (the graph API's engines). Implicit from a layer

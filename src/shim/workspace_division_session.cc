@@ -191,7 +191,7 @@ bool WorkspaceDivisionSession::divide(const std::unordered_map<int, int>& runs,
   std::unordered_map<KernelIdentity, int, KernelIdentityHash> weights;
   for (const auto& group : order) {
     const auto [weight, representative] = members[group];
-    named.push_back({entries_[representative].kernel.key.hash_hex(), weight});
+    named.push_back({division_member_name(entries_[representative].kernel), weight});
     representatives.push_back(representative);
     weights[group] = weight;
   }
@@ -351,7 +351,7 @@ void WorkspaceDivisionSession::adopt_stored_division(const KernelIdentity& kerne
                                                      const PlannerContext& context) {
   if (looked_for_stored_ || arena_ || given_up_) return;
   looked_for_stored_ = true;
-  const std::string hash = kernel.key.hash_hex();
+  const std::string hash = division_member_name(kernel);
   PlanKey key{context.fingerprint.to_string(), "", std::string(name_of(context.policy)), total_,
               "WD"};
   for (const auto& subject : context.store.plan_subjects(key)) {
@@ -384,7 +384,7 @@ void WorkspaceDivisionSession::take_stored_segment(int kernel, const PlannerCont
   Entry& e = entries_[kernel];
   if (stored_segments_.empty() || e.looked_up_stored) return;
   e.looked_up_stored = true;
-  const auto found = stored_segments_.find(e.kernel.key.hash_hex());
+  const auto found = stored_segments_.find(division_member_name(e.kernel));
   if (found == stored_segments_.end()) return;
   const StoredSegment stored = std::move(found->second);
   stored_segments_.erase(found);

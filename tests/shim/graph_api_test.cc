@@ -286,6 +286,39 @@ TEST_F(GraphApi, WorkspaceDivisionServesGraphPlans) {
     EXPECT_EQ(count_of(with.trace, nondeterministic_algorithm), 0) << nondeterministic_algorithm;
 }
 
+// Jobs on one database, some with deterministic engines and some without, keep their own
+// divisions: one byte leaves the backward kernels only the nondeterministic algorithms without
+// workspace, so a division shared between the two kinds would be invalid for the deterministic
+// job, discarded, divided anew and stored over the other's, at every start.
+TEST_F(GraphApi, DeterministicAndUnrestrictedJobsKeepTheirOwnDivisions) {
+  const std::string database =
+      ::testing::TempDir() + "ucudnn-graph-wd-" + std::to_string(getpid()) + "-" + seed_ + ".db";
+  std::remove(database.c_str());
+  const Environment shared = {{"UCUDNN_TOTAL_WORKSPACE_SIZE", "1"},
+                              {"UCUDNN_DATABASE", database},
+                              {"UCUDNN_LOG_LEVEL", "info"}};
+  const std::vector<std::string> unrestricted = {"--iterations", "3", "--engine-rank", "99"};
+  const std::vector<std::string> deterministic = {"--iterations", "3"};
+  const ProgramRun without = run(unrestricted, {}, false);
+  const ProgramRun first = run(unrestricted, shared, true);
+  // The slowest engines are nondeterministic for both backward operations: the premise.
+  EXPECT_GT(count_of(first.trace, "op=BackwardData algo=ALGO_0"), 0) << first.trace;
+  const ProgramRun other = run(deterministic, shared, true);
+  const ProgramRun again = run(unrestricted, shared, true);
+  const ProgramRun other_again = run(deterministic, shared, true);
+  std::remove(database.c_str());
+  expect_same_results(without, again);
+  for (const ProgramRun* r : {&other, &again, &other_again})
+    EXPECT_EQ(count_of(r->process.err, "discarding an invalid stored workspace division"), 0)
+        << r->process.err;
+  // Each later job finds its own division and measures nothing.
+  for (const ProgramRun* r : {&again, &other_again}) {
+    EXPECT_GT(count_of(r->process.err, "taken from the database"), 0) << r->process.err;
+    EXPECT_EQ(count_of(r->process.err, "kernel groups: "), 0) << r->process.err;
+  }
+  EXPECT_EQ(count_of(other_again.trace, "algo=ALGO_0"), 0) << "a nondeterministic algorithm ran";
+}
+
 // The same program against the real cuDNN on a GPU (scripts/gpu-validate.sh). Different
 // engines round differently (TF32 where the engine uses tensor cores), so results agree to a
 // looser tolerance; a lost micro-batch or a wrong beta would be off by far more.
