@@ -116,6 +116,14 @@ WorkspaceDivisionSession* division_session(HandleState& state, const Settings& s
   return state.division.get();
 }
 
+// The WD session a call may use, null where none is on or it has given up. During capture the
+// handle's session as it stands: re-reading the options could swap sessions, which allocates.
+WorkspaceDivisionSession* active_division(HandleState& state, const Settings& settings,
+                                          bool captured) {
+  auto* division = captured ? state.division.get() : division_session(state, settings);
+  return division && !division->given_up() ? division : nullptr;
+}
+
 // How a call may plan a kernel it has no plan for.
 struct Planning {
   bool may_measure = true;    // benchmark what the store lacks
@@ -341,9 +349,8 @@ std::optional<AlgorithmPerf> planned_result(Operation operation, cudnn::Selectio
       [&] {
         const auto& kernel = request->kernel;
         const auto math = cudnn::to_cudnn(kernel.key.problem.math_type);
-        auto* division =
-            captured ? state->division.get() : division_session(*state, request->settings);
-        if (division && !division->given_up() && !captured) {
+        auto* division = active_division(*state, request->settings, captured);
+        if (division && !captured) {
           const auto context = division_context(*state, request->settings);
           division->note(kernel, context);
           const auto configuration = division->reported_configuration(kernel, context);
@@ -453,9 +460,7 @@ cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
     std::lock_guard lock(state->mutex);
     *bytes = 0;
     const bool captured = capturing(stream_of(handle));
-    if (auto* division =
-            captured ? state->division.get() : division_session(*state, request->settings);
-        division && !division->given_up()) {
+    if (auto* division = active_division(*state, request->settings, captured)) {
       if (!captured) division->note(request->kernel, division_context(*state, request->settings));
       return CUDNN_STATUS_SUCCESS;
     }
@@ -526,9 +531,7 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
           std::size_t plan_bytes = workspace_bytes;
           // Holds the WD session's lock until the plan's work is issued.
           std::optional<WorkspaceDivisionSession::Placement> placement;
-          if (auto* division =
-                  captured ? state->division.get() : division_session(*state, request->settings);
-              division && !division->given_up()) {
+          if (auto* division = active_division(*state, request->settings, captured)) {
             // The legacy stream where it cannot be read (then `captured` holds too).
             const cudaStream_t stream = handle_stream.value_or(nullptr);
             placement = captured ? division->captured_placement(kernel, stream)
