@@ -427,8 +427,18 @@ cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)
   return CUDNN_STATUS_SUCCESS;
 }
 
+// cuDNN 9.19 empties any descriptor it made, finalized or not, and keeps its type: what was
+// set must be set again and finalized again (probed: reads then answer NOT_INITIALIZED).
 cudnnStatus_t cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor) {
-  return descriptor ? CUDNN_STATUS_NOT_SUPPORTED : CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+  return guarded(__func__, [&] {
+    if (!descriptor) return CUDNN_STATUS_BAD_PARAM;
+    BackendDescriptor* d = backend(descriptor);
+    if (!d) return CUDNN_STATUS_BAD_PARAM;
+    const cudnnBackendDescriptorType_t type = d->type;
+    *d = BackendDescriptor{};
+    d->type = type;
+    return CUDNN_STATUS_SUCCESS;
+  });
 }
 
 cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor,

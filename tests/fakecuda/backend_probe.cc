@@ -317,6 +317,20 @@ void probe_tensor(Backend& b, Draw& draw) {
     b.get<int64_t>(d, "t.dims", CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 8);
   b.finalize(d, "t");
   if (draw.chance(0.3)) b.finalize(d, "t");
+  if (draw.chance(0.2)) {
+    b.log.line("initialize t", cudnnBackendInitialize(d));
+    if (draw.chance(0.5)) {  // set again, whole or in part
+      if (draw.chance(0.7))
+        b.set(d, "t.type", CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE,
+              std::vector<cudnnDataType_t>{type});
+      b.set(d, "t.dims", CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, dims);
+      b.set(d, "t.strides", CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, strides);
+      b.set(d, "t.uid", CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, std::vector<int64_t>{9});
+      b.set(d, "t.alignment", CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64,
+            std::vector<int64_t>{16});
+      b.finalize(d, "t after initialize");
+    }
+  }
   if (draw.chance(0.3))
     b.set(d, "t.uid", CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, std::vector<int64_t>{5});
   b.get<int64_t>(d, "t.dims", CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64,
@@ -507,6 +521,7 @@ void fixed_cases(Backend& b) {
   b.log.line("get null", cudnnBackendGetAttribute(nullptr, CUDNN_ATTR_TENSOR_UNIQUE_ID,
                                                   CUDNN_TYPE_INT64, 1, &count, &count));
   b.log.line("execute null", cudnnBackendExecute(nullptr, nullptr, nullptr));
+  b.log.line("initialize null", cudnnBackendInitialize(nullptr));
   Descriptor t = b.create(CUDNN_BACKEND_TENSOR_DESCRIPTOR, "t");
   b.log.line("set t.uid null array", cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_UNIQUE_ID,
                                                               CUDNN_TYPE_INT64, 1, nullptr));

@@ -31,11 +31,13 @@ struct Api {
   decltype(&cudnnBackendGetAttribute) get;
   decltype(&cudnnBackendFinalize) finalize;
   decltype(&cudnnBackendExecute) execute;
+  decltype(&cudnnBackendInitialize) initialize;
 };
 
 Api shim_api() {
   return {&cudnnBackendCreateDescriptor, &cudnnBackendDestroyDescriptor, &cudnnBackendSetAttribute,
-          &cudnnBackendGetAttribute,     &cudnnBackendFinalize,          &cudnnBackendExecute};
+          &cudnnBackendGetAttribute,     &cudnnBackendFinalize,          &cudnnBackendExecute,
+          &cudnnBackendInitialize};
 }
 
 Api double_api() {
@@ -44,7 +46,8 @@ Api double_api() {
           real<decltype(cudnnBackendSetAttribute)>("cudnnBackendSetAttribute"),
           real<decltype(cudnnBackendGetAttribute)>("cudnnBackendGetAttribute"),
           real<decltype(cudnnBackendFinalize)>("cudnnBackendFinalize"),
-          real<decltype(cudnnBackendExecute)>("cudnnBackendExecute")};
+          real<decltype(cudnnBackendExecute)>("cudnnBackendExecute"),
+          real<decltype(cudnnBackendInitialize)>("cudnnBackendInitialize")};
 }
 
 constexpr cudnnBackendDescriptorType_t kTypes[] = {
@@ -122,6 +125,13 @@ class GraphApiFuzz : public ::testing::Test {
       pool(true).erase(pool(true).begin() + static_cast<std::ptrdiff_t>(i));
       pool(false).erase(pool(false).begin() + static_cast<std::ptrdiff_t>(i));
     }
+  }
+
+  // Empties a descriptor (its type stays): what was set, finalized or planned is gone.
+  void initialize() {
+    const std::size_t i = draw_index();
+    arguments_ = "descriptor " + std::to_string(i);
+    record("Initialize", shim_.initialize(of(true, i)), double_.initialize(of(false, i)));
   }
 
   // An attribute value of the type asked for, mostly sensible for convolutions.
@@ -449,6 +459,31 @@ class GraphApiFuzz : public ::testing::Test {
   std::vector<std::string> examples_;
 };
 
+// A plan ucudnn planned, then emptied by cudnnBackendInitialize, is cuDNN's to refuse: ucudnn
+// must not run the plan it made before, nor answer its workspace.
+TEST_F(GraphApiFuzz, AnInitializedPlanIsNeitherRunNorAnswered) {
+  for (int graph = 0; graph < 20; ++graph) {
+    build_graph();
+    const std::size_t plan = pool(true).size() - 2, pack = pool(true).size() - 1;
+    if (double_.execute(handle_, pool(false)[plan], pool(false)[pack]) != CUDNN_STATUS_SUCCESS)
+      continue;  // an engine that refuses this graph: nothing planned to forget
+    arguments_ = "graph " + std::to_string(graph);
+    record("Initialize", shim_.initialize(pool(true)[plan]), double_.initialize(pool(false)[plan]));
+    record("Execute after Initialize", shim_.execute(handle_, pool(true)[plan], pool(true)[pack]),
+           double_.execute(handle_, pool(false)[plan], pool(false)[pack]));
+    std::int64_t shim_bytes = -1, double_bytes = -1, count = 0;
+    record("Get workspace after Initialize",
+           shim_.get(pool(true)[plan], CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64,
+                     1, &count, &shim_bytes),
+           double_.get(pool(false)[plan], CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+                       CUDNN_TYPE_INT64, 1, &count, &double_bytes));
+    EXPECT_EQ(shim_bytes, double_bytes);
+  }
+  ASSERT_GT(calls_["Execute after Initialize"], 0) << "no graph ran: nothing was tested";
+  EXPECT_EQ(mismatches_.size(), 0u);
+  for (const auto& example : examples_) ADD_FAILURE() << example;
+}
+
 TEST_F(GraphApiFuzz, EveryGraphApiExportAnswersAsCudnnDoes) {
   const char* text = std::getenv("UCUDNN_FUZZ_CALLS");
   const long long total = text ? std::atoll(text) : 20000;
@@ -465,8 +500,10 @@ TEST_F(GraphApiFuzz, EveryGraphApiExportAnswersAsCudnnDoes) {
       set();
     else if (action < 62)
       finalize();
-    else if (action < 88)
+    else if (action < 84)
       get();
+    else if (action < 88)
+      initialize();
     else if (action < 96)
       execute();
     else

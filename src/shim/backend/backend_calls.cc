@@ -247,7 +247,15 @@ cudnnStatus_t destroy_descriptor(cudnnBackendDescriptor_t descriptor) {
 }
 
 cudnnStatus_t initialize(cudnnBackendDescriptor_t descriptor) {
-  return call(api().cudnnBackendInitialize, descriptor);
+  const cudnnStatus_t status = call(api().cudnnBackendInitialize, descriptor);
+  if (status == CUDNN_STATUS_SUCCESS && descriptor && watching()) {
+    try {
+      table().initialized(descriptor);
+    } catch (const std::exception&) {
+      table().destroyed(descriptor);  // a stale record must not be planned or run from
+    }
+  }
+  return status;
 }
 
 cudnnStatus_t set_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,

@@ -46,6 +46,15 @@ void DescriptorTable::destroyed(cudnnBackendDescriptor_t d) {
   records_.erase(d);
 }
 
+void DescriptorTable::initialized(cudnnBackendDescriptor_t d) {
+  auto record = std::make_shared<Record>();
+  std::lock_guard lock(mutex_);
+  auto found = records_.find(d);
+  if (found == records_.end()) return;
+  record->type = found->second->type;
+  found->second = std::move(record);
+}
+
 void DescriptorTable::set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name,
                           cudnnBackendAttributeType_t type, std::int64_t count,
                           const void* values) {

@@ -63,6 +63,10 @@ class DescriptorTable {
   void created(cudnnBackendDescriptor_t d, cudnnBackendDescriptorType_t type);
   // Before cuDNN frees it: from then on the address may be another descriptor's.
   void destroyed(cudnnBackendDescriptor_t d);
+  // After cuDNN's cudnnBackendInitialize, which empties the descriptor and keeps its type: a
+  // fresh record, so that nothing set or planned before is read or run again. Records that
+  // other descriptors hold stay as they were, as cuDNN's own copies do.
+  void initialized(cudnnBackendDescriptor_t d);
   // After cuDNN accepted the attribute.
   void set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name,
            cudnnBackendAttributeType_t type, std::int64_t count, const void* values);
