@@ -7,20 +7,10 @@
 
 #include <cstddef>
 
+#include "cudnn/backend_functions.h"
 #include "cudnn/function_table.h"
 
 namespace ucudnn::cudnn {
-
-#define UCUDNN_CUDNN_BACKEND_FUNCTIONS(X) \
-  X(cudnnBackendCreateDescriptor)         \
-  X(cudnnBackendDestroyDescriptor)        \
-  X(cudnnBackendInitialize)               \
-  X(cudnnBackendFinalize)                 \
-  X(cudnnBackendSetAttribute)             \
-  X(cudnnBackendGetAttribute)             \
-  X(cudnnBackendExecute)                  \
-  X(cudnnBackendPopulateCudaGraph)        \
-  X(cudnnBackendUpdateCudaGraph)
 
 UCUDNN_FUNCTION_TABLE(BackendApi, UCUDNN_CUDNN_BACKEND_FUNCTIONS)
 

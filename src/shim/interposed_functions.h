@@ -2,7 +2,9 @@
 // Every cuDNN function the LD_PRELOAD shim defines (preload.map exports exactly these, and a
 // test holds the two lists equal): what the LD_AUDIT auditor (audit/cudnn_binding_auditor.cc)
 // points at the shim whenever a program binds them to cuDNN by any other way.
-// UCUDNN_INTERPOSED_FUNCTIONS(X) calls X(name) for each.
+// UCUDNN_INTERPOSED_FUNCTIONS(X) calls X(name) for each: the legacy ones, then the whole graph API.
+#include "cudnn/backend_functions.h"
+
 #define UCUDNN_INTERPOSED_FUNCTIONS(X)                  \
   X(cudnnGetConvolutionForwardAlgorithmMaxCount)        \
   X(cudnnGetConvolutionBackwardDataAlgorithmMaxCount)   \
@@ -25,12 +27,4 @@
   X(cudnnConvolutionBiasActivationForward)              \
   X(cudnnCreate)                                        \
   X(cudnnDestroy)                                       \
-  X(cudnnBackendCreateDescriptor)                       \
-  X(cudnnBackendDestroyDescriptor)                      \
-  X(cudnnBackendInitialize)                             \
-  X(cudnnBackendFinalize)                               \
-  X(cudnnBackendSetAttribute)                           \
-  X(cudnnBackendGetAttribute)                           \
-  X(cudnnBackendExecute)                                \
-  X(cudnnBackendPopulateCudaGraph)                      \
-  X(cudnnBackendUpdateCudaGraph)
+  UCUDNN_CUDNN_BACKEND_FUNCTIONS(X)

@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "convolution_operation_names.h"
 #include "cost_model.h"
 #include "test_problem.h"
 
@@ -62,28 +63,6 @@ class Graph {
   std::vector<Descriptor> owned_;
 };
 
-struct Names {
-  cudnnBackendDescriptorType_t type;
-  cudnnBackendAttributeName_t x, w, y, conv, alpha, beta;
-};
-const Names kNames[] = {
-    {CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA},
-    {CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA},
-    {CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA}};
-
 // The graph of one operation on problem `p`, and the heuristics' configurations for it.
 std::vector<Descriptor> configurations(Graph& g, const ConvolutionProblem& p, Operation op,
                                        double alpha, double beta, Descriptor* extra_op = nullptr) {
@@ -101,7 +80,7 @@ std::vector<Descriptor> configurations(Graph& g, const ConvolutionProblem& p, Op
   g.set(conv, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, p.stride);
   g.set(conv, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, p.dilation);
   EXPECT_EQ(cudnnBackendFinalize(conv), CUDNN_STATUS_SUCCESS);
-  const Names& n = kNames[static_cast<int>(op)];
+  const ConvolutionOperationNames& n = kConvolutionOperations[static_cast<int>(op)];
   Descriptor operation = g.create(n.type);
   const bool fused = extra_op != nullptr;
   g.set(operation, n.x, g.tensor(p.x, type, 'x'));

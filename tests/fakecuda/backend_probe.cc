@@ -24,6 +24,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "convolution_operation_names.h"
+
 namespace {
 
 using Descriptor = cudnnBackendDescriptor_t;
@@ -181,29 +183,6 @@ Descriptor convolution(Backend& b, const ConvolutionSpec& c, const std::string& 
   b.finalize(d, name);
   return d;
 }
-
-struct OperationNames {
-  cudnnBackendDescriptorType_t type;
-  cudnnBackendAttributeName_t x, w, y, conv, alpha, beta;
-};
-const OperationNames kOperations[] = {
-    {CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA},
-    {CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA},
-    {CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA,
-     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA},
-};
 
 // A convolution problem: the output from cuDNN's formula, or perturbed.
 struct ConvolutionCase {
@@ -395,7 +374,7 @@ void probe_convolution_descriptor(Backend& b, Draw& draw) {
 
 // A convolution operation of a random kind over a random problem; returns it when it finalized.
 Descriptor probe_operation(Backend& b, Draw& draw, int64_t uid_base = 0) {
-  const OperationNames& names = kOperations[draw.between(0, 2)];
+  const ConvolutionOperationNames& names = kConvolutionOperations[draw.between(0, 2)];
   ConvolutionCase c = random_convolution(draw);
   c.x.uid += uid_base;
   c.w.uid += uid_base;

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "support/relative_error.h"
+
 namespace ucudnn::testing {
 
 // The loaded libcudnn's own `name` (the double, or the real library on a GPU), not the shim's.
@@ -60,15 +62,6 @@ inline std::vector<float> read(const void* device, std::size_t floats) {
   EXPECT_EQ(cudaMemcpy(host.data(), device, floats * sizeof(float), cudaMemcpyDeviceToHost),
             cudaSuccess);
   return host;
-}
-
-inline double relative_error(const std::vector<float>& a, const std::vector<float>& b) {
-  double difference = 0, norm = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    difference += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
-    norm += double(b[i]) * b[i];
-  }
-  return std::sqrt(difference / std::max(norm, 1e-300));
 }
 
 inline std::size_t trace_size() {

@@ -23,6 +23,7 @@
 #include "model_benchmarker.h"
 #include "network_layers.h"
 #include "support/random_seed.h"
+#include "support/relative_error.h"
 #include "support/subprocess.h"
 #include "tensor_dump.h"
 
@@ -153,12 +154,7 @@ class EndToEnd : public ::testing::Test {
       const auto& b = actual.tensors[t];
       ASSERT_EQ(a.name, b.name);
       ASSERT_EQ(a.values.size(), b.values.size()) << a.name;
-      double difference = 0, norm = 0;
-      for (std::size_t i = 0; i < a.values.size(); ++i) {
-        difference += std::pow(double(a.values[i]) - b.values[i], 2);
-        norm += std::pow(double(a.values[i]), 2);
-      }
-      EXPECT_LT(std::sqrt(difference / norm), 1e-5) << a.name;
+      EXPECT_LT(testing::relative_error(b.values, a.values), 1e-5) << a.name;
     }
   }
   // Calls the doubles ran on fewer images than the batch: micro-batches.
@@ -486,12 +482,7 @@ class RealCudnnEndToEnd : public EndToEnd {
       const auto& a = expected.tensors[t].values;
       const auto& b = actual.tensors[t].values;
       ASSERT_EQ(a.size(), b.size());
-      double difference = 0, norm = 0;
-      for (std::size_t i = 0; i < a.size(); ++i) {
-        difference += std::pow(double(a[i]) - b[i], 2);
-        norm += std::pow(double(a[i]), 2);
-      }
-      EXPECT_LT(std::sqrt(difference / norm), 5e-3) << expected.tensors[t].name;
+      EXPECT_LT(testing::relative_error(b, a), 5e-3) << expected.tensors[t].name;
     }
   }
 };

@@ -20,6 +20,7 @@
 #include "example_kernels.h"
 #include "model_benchmarker.h"
 #include "support/random_seed.h"
+#include "support/relative_error.h"
 #include "support/subprocess.h"
 #include "tensor_dump.h"
 
@@ -116,12 +117,7 @@ class GraphApi : public ::testing::Test {
       const auto& a = expected.tensors[t].values;
       const auto& b = actual.tensors[t].values;
       ASSERT_EQ(a.size(), b.size());
-      double difference = 0, norm = 0;
-      for (std::size_t i = 0; i < a.size(); ++i) {
-        difference += std::pow(double(a[i]) - b[i], 2);
-        norm += std::pow(double(a[i]), 2);
-      }
-      EXPECT_LT(std::sqrt(difference / norm), 1e-6) << expected.tensors[t].name;
+      EXPECT_LT(testing::relative_error(b, a), 1e-6) << expected.tensors[t].name;
     }
   }
 
@@ -340,12 +336,7 @@ TEST_F(GraphApi, RealCudnnRunsThePlansWithTheEnginesResults) {
     const auto& a = without.tensors[t].values;
     const auto& b = with.tensors[t].values;
     ASSERT_EQ(a.size(), b.size());
-    double difference = 0, norm = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      difference += std::pow(double(a[i]) - b[i], 2);
-      norm += std::pow(double(a[i]), 2);
-    }
-    EXPECT_LT(std::sqrt(difference / norm), 5e-3) << without.tensors[t].name;
+    EXPECT_LT(testing::relative_error(b, a), 5e-3) << without.tensors[t].name;
   }
 }
 
