@@ -37,30 +37,11 @@ using Handle = cudnnHandle_t;
 #include <utility>
 #include <vector>
 
+#include "checked_calls.h"
 #include "network_layers.h"
 #include "tensor_dump.h"
 
 namespace {
-
-// A failed call ends the process at once (other threads may still be running, so no
-// destructors): the call, its status and the library's message.
-[[noreturn]] void die(const char* call, long status, const char* message, int line) {
-  std::fflush(stdout);
-  std::fprintf(stderr, "conv_network.cc:%d: %s failed: status %ld (%s)\n", line, call, status,
-               message);
-  std::_Exit(1);
-}
-
-void check_cudnn(cudnnStatus_t status, const char* call, int line) {
-  if (status != CUDNN_STATUS_SUCCESS) die(call, status, cudnnGetErrorString(status), line);
-}
-
-void check_cuda(cudaError_t status, const char* call, int line) {
-  if (status != cudaSuccess) die(call, status, cudaGetErrorString(status), line);
-}
-
-#define CHECK_CUDNN(call) check_cudnn((call), #call, __LINE__)
-#define CHECK_CUDA(call) check_cuda((call), #call, __LINE__)
 
 enum class Select { kV7, kFind, kFindEx };
 

@@ -34,28 +34,11 @@
 #include <string>
 #include <vector>
 
+#include "checked_calls.h"
 #include "network_layers.h"
 #include "tensor_dump.h"
 
 namespace {
-
-[[noreturn]] void die(const char* call, long status, const char* message, int line) {
-  std::fflush(stdout);
-  std::fprintf(stderr, "graph_conv.cc:%d: %s failed: status %ld (%s)\n", line, call, status,
-               message);
-  std::_Exit(1);
-}
-
-void check_cudnn(cudnnStatus_t status, const char* call, int line) {
-  if (status != CUDNN_STATUS_SUCCESS) die(call, status, cudnnGetErrorString(status), line);
-}
-
-void check_cuda(cudaError_t status, const char* call, int line) {
-  if (status != cudaSuccess) die(call, status, cudaGetErrorString(status), line);
-}
-
-#define CHECK_CUDNN(call) check_cudnn((call), #call, __LINE__)
-#define CHECK_CUDA(call) check_cuda((call), #call, __LINE__)
 
 struct Options {
   int batch = 8;
@@ -348,7 +331,8 @@ Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batc
     if (++finalized > o.engine_rank) break;
   }
   if (!plan.plan)
-    die("finding an execution plan", 0, "no engine configuration finalized", __LINE__);
+    ucudnn::examples::die(__FILE__, __LINE__, "finding an execution plan", 0,
+                          "no engine configuration finalized");
   int64_t got = 0, configuration_workspace = -1;
   CHECK_CUDNN(cudnnBackendGetAttribute(plan.plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
                                        CUDNN_TYPE_INT64, 1, &got, &plan.workspace));
@@ -356,8 +340,8 @@ Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batc
   CHECK_CUDNN(cudnnBackendGetAttribute(plan.configuration, CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE,
                                        CUDNN_TYPE_INT64, 1, &got, &configuration_workspace));
   if (configuration_workspace != plan.workspace)
-    die("reading the workspace", configuration_workspace,
-        "the plan and its engine configuration report different workspaces", __LINE__);
+    ucudnn::examples::die(__FILE__, __LINE__, "reading the workspace", configuration_workspace,
+                          "the plan and its engine configuration report different workspaces");
   if (plan.workspace > 0)
     CHECK_CUDA(cudaMalloc(&plan.buffer, static_cast<std::size_t>(plan.workspace)));
   return plan;

@@ -21,6 +21,7 @@
 #include "convolution_calls.h"
 #include "cudnn_session.h"
 #include "fakecuda_hooks.h"
+#include "guarded_call.h"
 #include "reference.h"
 #include "stream_work.h"
 #include "tensor_ops.h"
@@ -30,23 +31,6 @@ using namespace ucudnn;
 using namespace ucudnn::fakecuda;
 
 namespace {
-
-cudnnStatus_t fail(cudnnStatus_t status, const char* function, const std::string& why) {
-  set_last_error_message(std::string(function) + ": " + why);
-  return status;
-}
-
-template <typename Body>
-cudnnStatus_t guarded(const char* function, Body body) {
-  try {
-    announce_load();
-    return body();
-  } catch (const std::bad_alloc&) {
-    return fail(CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED, function, "out of host memory");
-  } catch (const std::exception& e) {
-    return fail(CUDNN_STATUS_INTERNAL_ERROR, function, e.what());
-  }
-}
 
 bool scaling_attribute(cudnnBackendAttributeName_t name) {
   switch (name) {

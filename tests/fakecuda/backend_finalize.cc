@@ -5,6 +5,7 @@
 
 #include "backend_descriptors.h"
 #include "cost_model.h"
+#include "descriptors.h"
 
 namespace ucudnn::fakecuda {
 
@@ -17,22 +18,6 @@ constexpr std::int64_t kMaxSpatialDims = 6;
 
 bool has(const BackendDescriptor& d, cudnnBackendAttributeName_t name) {
   return d.find(name) != nullptr;
-}
-
-std::size_t data_type_size(cudnnDataType_t type) {
-  switch (type) {
-    case CUDNN_DATA_DOUBLE:
-    case CUDNN_DATA_INT64:
-      return 8;
-    case CUDNN_DATA_FLOAT:
-    case CUDNN_DATA_INT32:
-      return 4;
-    case CUDNN_DATA_HALF:
-    case CUDNN_DATA_BFLOAT16:
-      return 2;
-    default:
-      return 1;
-  }
 }
 
 cudnnStatus_t finalize_tensor(const BackendDescriptor& d) {
@@ -49,7 +34,8 @@ cudnnStatus_t finalize_tensor(const BackendDescriptor& d) {
       scalar_attribute<cudnnDataType_t>(d, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_DATA_FLOAT);
   // Unset, the alignment is 1 byte: enough for 1-byte types only.
   const auto alignment = scalar_attribute<std::int64_t>(d, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, 1);
-  if (alignment <= 0 || alignment % static_cast<std::int64_t>(data_type_size(type)) != 0)
+  if (alignment <= 0 ||
+      alignment % static_cast<std::int64_t>(std::max<std::size_t>(element_bytes(type), 1)) != 0)
     return kBadParam;
   // A tensor passed by value is a scalar or a vector: at most one dimension above 1.
   if (scalar_attribute<bool>(d, CUDNN_ATTR_TENSOR_IS_BY_VALUE, false) &&

@@ -21,6 +21,7 @@
 #include "cudnn_session.h"
 #include "descriptors.h"
 #include "fakecuda_hooks.h"
+#include "guarded_call.h"
 #include "kernel_from_descriptors.h"
 #include "reference.h"
 #include "stream_work.h"
@@ -31,27 +32,6 @@ using namespace ucudnn;
 using namespace ucudnn::fakecuda;
 
 namespace {
-
-cudnnStatus_t fail(cudnnStatus_t status, const char* function, const std::string& why,
-                   bool to_stderr = false) {
-  const std::string message = std::string(function) + ": " + why;
-  if (to_stderr) std::fprintf(stderr, "fakecuda: %s\n", message.c_str());
-  set_last_error_message(message);
-  return status;
-}
-
-// Exceptions must not cross the C boundary: a failure inside becomes a cuDNN status.
-template <typename Body>
-cudnnStatus_t guarded(const char* function, Body body) {
-  try {
-    announce_load();
-    return body();
-  } catch (const std::bad_alloc&) {
-    return fail(CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED, function, "out of host memory");
-  } catch (const std::exception& e) {
-    return fail(CUDNN_STATUS_INTERNAL_ERROR, function, e.what());
-  }
-}
 
 const char* operation_name(Operation operation) {
   return name_of(operation).data();
