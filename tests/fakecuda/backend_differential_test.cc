@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "support/real_cudnn_dir.h"
+
 namespace {
 
 // The probe's output, case by case.
@@ -47,9 +49,10 @@ TEST(FakeCudnnBackend, DescriptorsAnswerAsTheRealCudnnDoes) {
   constexpr int kCases = 600;
   std::printf("seed %llu (backend_probe %llu %d reproduces a side)\n", seed, seed, kCases);
   std::string real_library, fake_library;
-  const auto real = run_probe(UCUDNN_REAL_CUDNN_DIR, seed, kCases, real_library);
+  const auto real = run_probe(ucudnn::testing::real_cudnn_dir(), seed, kCases, real_library);
   if (real_library != "library real")
-    GTEST_SKIP() << "the real libcudnn.so.9 does not load from " << UCUDNN_REAL_CUDNN_DIR;
+    GTEST_SKIP() << "the real libcudnn.so.9 does not load from "
+                 << ucudnn::testing::real_cudnn_dir();
   const auto fake = run_probe(UCUDNN_FAKECUDA_DIR, seed, kCases, fake_library);
   ASSERT_EQ(fake_library, "library double");
   ASSERT_EQ(fake.size(), real.size());

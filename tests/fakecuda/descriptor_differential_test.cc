@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "support/real_cudnn_dir.h"
+
 namespace {
 
 std::vector<std::string> run_probe(const std::string& library_dir, unsigned long long seed,
@@ -36,9 +38,10 @@ std::vector<std::string> run_probe(const std::string& library_dir, unsigned long
 TEST(FakeCudnnDescriptors, AnswerAsTheRealCudnnDoes) {
   const unsigned long long seed = std::random_device{}();
   std::printf("seed %llu (descriptor_probe %llu 3000 reproduces a side)\n", seed, seed);
-  const auto real = run_probe(UCUDNN_REAL_CUDNN_DIR, seed, 3000);
+  const auto real = run_probe(ucudnn::testing::real_cudnn_dir(), seed, 3000);
   if (real.empty() || real[0].rfind("library real", 0) != 0)
-    GTEST_SKIP() << "the real libcudnn.so.9 does not load from " << UCUDNN_REAL_CUDNN_DIR
+    GTEST_SKIP() << "the real libcudnn.so.9 does not load from "
+                 << ucudnn::testing::real_cudnn_dir()
                  << " (first line: " << (real.empty() ? "none" : real[0]) << ")";
   const auto fake = run_probe(UCUDNN_FAKECUDA_DIR, seed, 3000);
   ASSERT_FALSE(fake.empty());

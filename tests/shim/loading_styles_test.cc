@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "support/real_cudnn_dir.h"
 #include "support/subprocess.h"
 
 namespace ucudnn::testing {
@@ -160,7 +161,7 @@ TEST_F(LoadingStyles, UcudnnUnderCudnnsNameIsNeverTakenForTheRealOne) {
 // The auditor on the real cuDNN, opened by path as frameworks that ship their own do
 // (scripts/gpu-validate.sh); skipped where cuDNN cannot create a handle (no GPU).
 TEST_F(LoadingStyles, RealCudnnOpenedByPathReachesTheShim) {
-  const std::string real = std::string(UCUDNN_REAL_CUDNN_DIR) + "/libcudnn.so.9";
+  const std::string real = real_cudnn_dir() + "/libcudnn.so.9";
   if (!std::filesystem::exists(real)) GTEST_SKIP() << "no real cuDNN at " << real;
   const Environment system = {{"LD_LIBRARY_PATH", std::nullopt}};
   const ProcessResult probe = run(Under::kNothing, {kClient, "cudnn", real, "local"}, system);
