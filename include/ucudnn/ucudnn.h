@@ -16,6 +16,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ucudnn/runtime_call_counts.h"
+
 class UcudnnHandle_t {
  public:
   UcudnnHandle_t() = default;

@@ -5,11 +5,13 @@
 
 #include "cudnn/device_memory.h"
 #include "cudnn/event_timer.h"
+#include "cudnn/runtime_call_counts.h"
 
 namespace ucudnn::cudnn {
 
 std::optional<HostLink> probe_host_link(const CudaRuntime& runtime, std::size_t bytes,
                                         int repeats) {
+  const MeasuringScope measuring;
   bytes = std::max<std::size_t>(bytes, 1);
   auto host = PinnedBuffer::allocate(runtime, bytes);
   auto device = DeviceBuffer::allocate(runtime, bytes);

@@ -13,6 +13,7 @@
 #include "cudnn/current_device.h"
 #include "cudnn/host_link_probe.h"
 #include "cudnn/problem_from_descriptors.h"
+#include "cudnn/runtime_call_counts.h"
 #include "cudnn/scaling.h"
 #include "shim/hybrid_executor.h"
 #include "shim/kernel_planner.h"
@@ -749,6 +750,16 @@ cudnnStatus_t set_database(const char* path) {
     if (!path || !*path) return CUDNN_STATUS_BAD_PARAM;
     return Registry::instance().use_database(path) ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
   });
+}
+
+cudnnStatus_t runtime_call_counts(UcudnnRuntimeCallCounts* measuring,
+                                  UcudnnRuntimeCallCounts* other) {
+  if (!measuring || !other) return CUDNN_STATUS_BAD_PARAM;
+  const auto totals = cudnn::runtime_call_totals();
+  *measuring = {totals.measuring.allocations, totals.measuring.frees,
+                totals.measuring.synchronizations};
+  *other = {totals.other.allocations, totals.other.frees, totals.other.synchronizations};
+  return CUDNN_STATUS_SUCCESS;
 }
 
 cudnnStatus_t optimize(cudnnHandle_t handle) {

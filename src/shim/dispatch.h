@@ -14,6 +14,7 @@
 
 #include "cudnn/convolution_arguments.h"
 #include "shim/kernel_identity.h"
+#include "ucudnn/runtime_call_counts.h"
 
 namespace ucudnn::shim {
 
@@ -75,5 +76,8 @@ cudnnStatus_t set_workspace_limit(cudnnHandle_t handle, std::size_t bytes);
 cudnnStatus_t set_total_workspace_size(cudnnHandle_t handle, std::size_t bytes);
 cudnnStatus_t set_database(const char* path);
 cudnnStatus_t optimize(cudnnHandle_t handle);
+// ucudnnGetRuntimeCallCounts (include/ucudnn/runtime_call_counts.h).
+cudnnStatus_t runtime_call_counts(UcudnnRuntimeCallCounts* measuring,
+                                  UcudnnRuntimeCallCounts* other);
 
 }  // namespace ucudnn::shim

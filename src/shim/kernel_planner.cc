@@ -9,6 +9,7 @@
 #include "cudnn/cudnn_benchmarker.h"
 #include "cudnn/current_device.h"
 #include "cudnn/micro_batch_descriptors.h"
+#include "cudnn/runtime_call_counts.h"
 #include "shim/hybrid_executor.h"
 #include "shim/log.h"
 #include "shim/registry.h"
@@ -48,6 +49,7 @@ class NothingMeasured final : public Benchmarker {
 };
 
 MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::uint64_t limit) {
+  const cudnn::MeasuringScope measuring;  // first: the benchmarker's buffers go before it ends
   std::lock_guard lock(context.device_mutex);
   const cudnn::CurrentDevice on(context.runtime, context.device);
   cudnn::CudnnBenchmarker device(context.api, context.runtime, context.handle, context.fingerprint,

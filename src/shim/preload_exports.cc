@@ -5,6 +5,8 @@
 // legacy_api_table.h, each checked by the compiler against its declaration in cudnn.h.
 #include <cudnn.h>
 
+#include "ucudnn/runtime_call_counts.h"
+
 #include "shim/backend/backend_calls.h"
 #include "shim/legacy_api_table.h"
 
@@ -89,6 +91,11 @@ cudnnStatus_t CUDNNWINAPI cudnnBackendUpdateCudaGraph(cudnnHandle_t handle,
                                                       cudnnBackendDescriptor_t variantPack,
                                                       cudaGraph_t graph) {
   return backend::update_cuda_graph(handle, executionPlan, variantPack, graph);
+}
+
+cudnnStatus_t ucudnnGetRuntimeCallCounts(UcudnnRuntimeCallCounts* measuring,
+                                         UcudnnRuntimeCallCounts* other) {
+  return runtime_call_counts(measuring, other);
 }
 
 // What tells ucudnn apart from the library it interposes on, under any file name

@@ -6,14 +6,32 @@
 #include "core/memory_store.h"
 #include "cudnn/algorithms.h"
 #include "cudnn/gpu_fingerprint.h"
+#include "cudnn/runtime_call_counts.h"
 #include "shim/host_backend_loader.h"
 #include "shim/log.h"
 #include "shim/store_source.h"
 
 namespace ucudnn::shim {
 
+namespace {
+
+// What ucudnn's own CUDA calls cost the process, for whoever asked for info: that planning
+// paid for its benchmarks, and that running plans cost no allocation or synchronization.
+void log_runtime_call_totals() {
+  const auto totals = cudnn::runtime_call_totals();
+  log(LogLevel::kInfo, "ucudnn's CUDA runtime calls in this process: measuring " +
+                           totals.measuring.to_string() + "; otherwise " +
+                           totals.other.to_string());
+}
+
+}  // namespace
+
 Registry& Registry::instance() {
-  static Registry* registry = new Registry;
+  static Registry* registry = [] {
+    auto* created = new Registry;
+    std::atexit(log_runtime_call_totals);
+    return created;
+  }();
   return *registry;
 }
 

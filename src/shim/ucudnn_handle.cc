@@ -27,6 +27,11 @@ extern "C" cudnnStatus_t ucudnnSetDatabase(const char* path) {
   return set_database(path);
 }
 
+extern "C" cudnnStatus_t ucudnnGetRuntimeCallCounts(UcudnnRuntimeCallCounts* measuring,
+                                                    UcudnnRuntimeCallCounts* other) {
+  return runtime_call_counts(measuring, other);
+}
+
 cudnnStatus_t cudnnCreate(UcudnnHandle_t* handle) {
   if (!handle) return CUDNN_STATUS_BAD_PARAM;
   cudnnHandle_t created = nullptr;

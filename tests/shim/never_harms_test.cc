@@ -20,6 +20,7 @@
 #include "device_harness.h"
 #include "support/random_seed.h"
 #include "support/subprocess.h"
+#include "ucudnn/runtime_call_counts.h"
 
 namespace {
 
@@ -109,14 +110,48 @@ class NeverHarms : public ::testing::Test {
   DeviceBuffers buffers;
 };
 
+// The shim's own account of its CUDA calls (ucudnnGetRuntimeCallCounts), from the preload.
+struct ShimCallCounts {
+  UcudnnRuntimeCallCounts measuring{}, other{};
+};
+
+ShimCallCounts shim_call_counts() {
+  using Get = cudnnStatus_t(UcudnnRuntimeCallCounts*, UcudnnRuntimeCallCounts*);
+  static auto* get = reinterpret_cast<Get*>(dlsym(RTLD_DEFAULT, "ucudnnGetRuntimeCallCounts"));
+  ShimCallCounts counts;
+  EXPECT_NE(get, nullptr) << "the preload exports ucudnnGetRuntimeCallCounts";
+  if (get) {
+    EXPECT_EQ(get(&counts.measuring, &counts.other), CUDNN_STATUS_SUCCESS);
+  }
+  return counts;
+}
+
+// What the shim says it did between two readings equals what the doubles saw.
+void expect_account(const UcudnnRuntimeCallCounts& before, const UcudnnRuntimeCallCounts& after,
+                    const TraceCounts& seen, const char* span) {
+  EXPECT_EQ(after.allocations - before.allocations,
+            static_cast<unsigned long long>(seen.allocations + seen.failed_allocations))
+      << span;
+  EXPECT_EQ(after.frees - before.frees, static_cast<unsigned long long>(seen.frees)) << span;
+  EXPECT_EQ(after.synchronizations - before.synchronizations,
+            static_cast<unsigned long long>(seen.synchronizations))
+      << span;
+}
+
 // Four Get_v7 calls (two kernels) plan each kernel once with one workspace per kernel; a
 // second round, GetWorkspaceSize and the steady-state convolutions cause nothing below the shim.
 TEST_F(NeverHarms, GetPlansEachKernelOnceAndSteadyStateCausesNothing) {
   add_network(16);
   const std::size_t start = trace_size();
+  const ShimCallCounts before_planning = shim_call_counts();
   std::vector<cudnnConvolutionFwdAlgoPerf_t> chosen(layers.size());
   for (std::size_t i = 0; i < layers.size(); ++i) check(get_v7(layers[i], &chosen[i]), "Get_v7");
   const TraceCounts planning = count_trace(start);
+  const ShimCallCounts after_planning = shim_call_counts();
+  // Every call below the shim was the planner's measuring, and the shim counted each.
+  EXPECT_GT(planning.allocations, 0);
+  expect_account(before_planning.measuring, after_planning.measuring, planning, "planning");
+  expect_account(before_planning.other, after_planning.other, TraceCounts{}, "planning, other");
   std::printf("first Get_v7 round: %d convolutions, %d cudaMalloc, %d cudaFree, %d syncs\n",
               planning.convolutions, planning.allocations, planning.frees,
               planning.synchronizations);
@@ -144,6 +179,9 @@ TEST_F(NeverHarms, GetPlansEachKernelOnceAndSteadyStateCausesNothing) {
       check(forward(layers[i], chosen[i].algo, workspaces[i], chosen[i].memory), "forward");
   const TraceCounts queries = count_trace(steady);
   const TraceCounts runs = count_trace(iterations);
+  const ShimCallCounts after_runs = shim_call_counts();
+  expect_account(after_planning.measuring, after_runs.measuring, TraceCounts{}, "steady state");
+  expect_account(after_planning.other, after_runs.other, TraceCounts{}, "steady state, other");
   EXPECT_EQ(queries.allocations - int(workspaces.size()) +
                 int(std::count(workspaces.begin(), workspaces.end(), nullptr)),
             0);
