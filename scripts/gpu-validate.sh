@@ -12,9 +12,18 @@
 #      splits logged; ucudnn-bench-hybrid (the planner's split vs the throughput rule) and
 #      ucudnn-bench-hybrid-gpu (AlexNet, the GPU alone vs the sweep over b_c, measured).
 # Each part says what it could not run; the exit status is nonzero when a part fails.
-# Set GPU_VALIDATE_QUICK=1 for a short run (batch 64 only, ResNet-50 with powerOfTwo only), and
-# UCUDNN_BUILD_DIR to a finished build (made elsewhere, for a machine that cannot install the
-# build's dependencies) to skip set-up and build.
+# Settings, for a lent machine whose time is short:
+#   GPU_VALIDATE_QUICK=1       what needs the GPU, once: batch 64 and the policy powerOfTwo only,
+#                              PyTorch's legacy API at 64 MiB only, UCUDNN_HYBRID=on only,
+#                              no planner-only hybrid bench (it needs no GPU)
+#   GPU_VALIDATE_PARTS="1 3 2 4"  which parts, in which order (default 1 2 3 4)
+#   GPU_VALIDATE_DEADLINE=<epoch seconds>  no step runs past it: each is stopped there, and a
+#                              step that would start with under 10 s left is skipped, saying so
+#   GPU_VALIDATE_HYBRID_STEP, GPU_VALIDATE_HYBRID_OPERATIONS (forward|all): the measured sweep
+#   GPU_VALIDATE_LOGS=<folder>  keeps part 1's whole test output there (realcudnn.log)
+#   UCUDNN_BUILD_DIR=<a finished build>  made elsewhere, for a machine that cannot install the
+#                              build's dependencies: skips set-up and build (scripts/gpu-pack.sh
+#                              and gpu-validate-packed.sh carry one there and run this quickly)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,64 +52,130 @@ fi
 export UCUDNN_PRELOAD_LIBRARY=${UCUDNN_PRELOAD_LIBRARY:-$(cd "$build/src/shim" && pwd)/libucudnn_preload.so}
 status=0
 
-echo "== 1. tests against the real cuDNN (legacy and graph API, loading by path)"
-ctest --test-dir "$build" -R 'RealCudnn' --output-on-failure -V 2>&1 |
-  grep -E 'real cuDNN|Passed|Failed|Skipped|SKIPPED|tests passed'
-[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+quick=${GPU_VALIDATE_QUICK:-0}
+deadline=${GPU_VALIDATE_DEADLINE:-0}
 
-echo "== 2. PyTorch with and without ucudnn, legacy API and graph API"
-if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+# Runs a step within what is left before the deadline; a stopped step counts as a failure.
+bounded() {
+  if [ "$deadline" -eq 0 ]; then "$@"; return; fi
+  local left=$((deadline - $(date +%s)))
+  if [ "$left" -lt 10 ]; then
+    echo "gpu-validate: no time left before the deadline: skipped $*"
+    return 1
+  fi
+  timeout --kill-after=5 "$left" "$@"
+  local code=$?
+  [ $code -eq 124 ] || [ $code -eq 137 ] && echo "gpu-validate: stopped at the deadline: $*"
+  return $code
+}
+
+# The shim's exit account of its own CUDA calls (UCUDNN_LOG_LEVEL=info): outside measuring, a
+# WR run must not have synchronized once.
+runtime_calls() {
+  local line
+  line=$(grep "CUDA runtime calls in this process" "$1" | sed 's/^ucudnn: info: /   /')
+  [ -n "$line" ] || line="   the log has no account of the shim's CUDA calls"
+  echo "$line"
+  if echo "$line" | grep -qE 'otherwise .* [1-9][0-9]* synchronizations'; then
+    echo "gpu-validate: ucudnn synchronized outside measuring"
+    return 1
+  fi
+}
+
+torch_has_gpu() {
+  python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null
+}
+
+part_1() {
+  echo "== 1. tests against the real cuDNN (legacy and graph API, loading by path)"
+  local full=/dev/null
+  [ -n "${GPU_VALIDATE_LOGS:-}" ] && mkdir -p "$GPU_VALIDATE_LOGS" && full=$GPU_VALIDATE_LOGS/realcudnn.log
+  bounded ctest --test-dir "$build" -R 'RealCudnn' --output-on-failure -V 2>&1 | tee "$full" |
+    grep -E 'real cuDNN|Passed|Failed|Skipped|SKIPPED|tests passed|Failure|Expected|Which is|actual'
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+}
+
+part_2() {
+  echo "== 2. PyTorch with and without ucudnn, legacy API and graph API"
+  if ! torch_has_gpu; then
+    echo "gpu-validate: PyTorch with CUDA is not installed here: part 2 not run"
+    return
+  fi
+  # 64 MiB: ucudnn's default limit, below what PyTorch's own choices use; 1 GiB: above them,
+  # the shim should then cost nothing.
+  local limits out api mode limit
   out=$(mktemp -d)
   for api in legacy graph; do
+    limits="64MiB 1GiB"
+    # Quick: 1 GiB for PyTorch's default API only.
+    [ "$quick" = 1 ] && [ $api = legacy ] && limits=64MiB
     if [ "$api" = legacy ]; then export TORCH_CUDNN_V8_API_DISABLED=1; else unset TORCH_CUDNN_V8_API_DISABLED; fi
     for mode in "" "--benchmark"; do
       echo "-- $api API, torch.backends.cudnn.benchmark=$([ -n "$mode" ] && echo True || echo False)"
-      python3 scripts/torch_conv_check.py run --api $api --out "$out/base.pt" $mode || status=1
-      # 64 MiB: ucudnn's default limit, below what PyTorch's own choices use; 1 GiB: above them,
-      # the shim should then cost nothing.
-      for limit in 64MiB 1GiB; do
+      bounded python3 scripts/torch_conv_check.py run --api $api --out "$out/base.pt" $mode || status=1
+      for limit in $limits; do
         echo "-- under ucudnn-run, UCUDNN_WORKSPACE_LIMIT=$limit"
         UCUDNN_DATABASE="$out/ucudnn-$limit.db" UCUDNN_WORKSPACE_LIMIT=$limit UCUDNN_LOG_LEVEL=info \
-          scripts/ucudnn-run python3 scripts/torch_conv_check.py run --api $api --out "$out/shim.pt" $mode \
-          2> "$out/log" || status=1
+          bounded scripts/ucudnn-run python3 scripts/torch_conv_check.py run --api $api \
+          --out "$out/shim.pt" $mode 2> "$out/log" || status=1
         echo "   graph API plans ucudnn ran: $(grep -c "plan runs ucudnn's micro-batches" "$out/log")"
-        grep -E 'error|Error' "$out/log" | head -5
+        echo "   kernels planned: $(grep -c 'plan within' "$out/log")"
+        grep -E 'error|Error|warning' "$out/log" | sort | uniq -c | sort -rn | head -8
+        runtime_calls "$out/log" || status=1
         python3 scripts/torch_conv_check.py compare "$out/base.pt" "$out/shim.pt" || status=1
       done
     done
   done
   export TORCH_CUDNN_V8_API_DISABLED=1
   rm -rf "$out"
-else
-  echo "gpu-validate: PyTorch with CUDA is not installed here: part 2 not run"
-fi
+}
 
-echo "== 3. undivided vs WR vs WD (µ-cuDNN Figs. 10 and 13)"
-bench="$build/bench/ucudnn-bench-cudnn"
-if [ "${GPU_VALIDATE_QUICK:-0}" = 1 ]; then
-  "$bench" --networks alexnet --batches 64 --limits 8MiB 64MiB 512MiB --policies powerOfTwo all --run || status=1
-  "$bench" --networks resnet50 --batches 64 --limits 8MiB 64MiB 512MiB --policies powerOfTwo || status=1
-else
-  "$bench" --networks alexnet --batches 256 64 --limits 8MiB 64MiB 512MiB --policies powerOfTwo all --run || status=1
-  "$bench" --networks resnet50 --batches 256 64 --limits 8MiB 64MiB 512MiB --policies powerOfTwo all || status=1
-fi
-echo "== 4. CPU/GPU hybrid (UCUDNN_HYBRID): PyTorch's results with the CPU taking a share"
-if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
-  out=$(mktemp -d)
-  export TORCH_CUDNN_V8_API_DISABLED=1
-  python3 scripts/torch_conv_check.py run --out "$out/base.pt" || status=1
-  for hybrid in on auto; do
-    echo "-- under the preload, UCUDNN_HYBRID=$hybrid"
-    UCUDNN_DATABASE="$out/ucudnn-$hybrid.db" UCUDNN_HYBRID=$hybrid UCUDNN_LOG_LEVEL=info \
-      scripts/ucudnn-run python3 scripts/torch_conv_check.py run --out "$out/shim.pt" 2>&1 |
-      grep -E 'hybrid|error|Error' | head -20
-    python3 scripts/torch_conv_check.py compare "$out/base.pt" "$out/shim.pt" || status=1
-  done
-  rm -rf "$out"
-else
-  echo "gpu-validate: PyTorch with CUDA is not installed here: part 4 not run"
-fi
-"$build/bench/ucudnn-bench-hybrid" --batch 32 --operations all || status=1
-# Measured: the GPU alone vs every split of AlexNet's kernels at batch 64.
-"$build/bench/ucudnn-bench-hybrid-gpu" --batch 64 --step "${GPU_VALIDATE_HYBRID_STEP:-4}" || status=1
+part_3() {
+  echo "== 3. undivided vs WR vs WD (µ-cuDNN Figs. 10 and 13)"
+  local bench="$build/bench/ucudnn-bench-cudnn"
+  if [ "$quick" = 1 ]; then
+    # On an H200 these took 25 s and 6 s; the policy "all" at batch 64 takes minutes.
+    bounded "$bench" --networks alexnet --batches 64 --limits 8MiB 64MiB 512MiB --policies powerOfTwo --run || status=1
+    bounded "$bench" --networks resnet50 --batches 64 --limits 8MiB 64MiB 512MiB --policies powerOfTwo || status=1
+  else
+    bounded "$bench" --networks alexnet --batches 256 64 --limits 8MiB 64MiB 512MiB --policies powerOfTwo all --run || status=1
+    bounded "$bench" --networks resnet50 --batches 256 64 --limits 8MiB 64MiB 512MiB --policies powerOfTwo all || status=1
+  fi
+}
+
+part_4() {
+  echo "== 4. CPU/GPU hybrid (UCUDNN_HYBRID): PyTorch's results with the CPU taking a share"
+  if torch_has_gpu; then
+    local out modes="on auto" hybrid
+    [ "$quick" = 1 ] && modes=on
+    out=$(mktemp -d)
+    export TORCH_CUDNN_V8_API_DISABLED=1
+    bounded python3 scripts/torch_conv_check.py run --out "$out/base.pt" || status=1
+    for hybrid in $modes; do
+      echo "-- under the preload, UCUDNN_HYBRID=$hybrid"
+      UCUDNN_DATABASE="$out/ucudnn-$hybrid.db" UCUDNN_HYBRID=$hybrid UCUDNN_LOG_LEVEL=info \
+        bounded scripts/ucudnn-run python3 scripts/torch_conv_check.py run --out "$out/shim.pt" \
+        > "$out/log" 2>&1 || status=1
+      grep -E 'hybrid|error|Error' "$out/log" | head -20
+      runtime_calls "$out/log"
+      grep -E 'forward\+backward|relative error' "$out/log"
+      python3 scripts/torch_conv_check.py compare "$out/base.pt" "$out/shim.pt" || status=1
+    done
+    rm -rf "$out"
+  else
+    echo "gpu-validate: PyTorch with CUDA is not installed here: part 4's PyTorch run not done"
+  fi
+  # The planner's split against the throughput rule needs no GPU (it runs on the doubles too).
+  [ "$quick" = 1 ] || bounded "$build/bench/ucudnn-bench-hybrid" --batch 32 --operations all || status=1
+  # Measured: the GPU alone vs every split of AlexNet's kernels at batch 64.
+  bounded "$build/bench/ucudnn-bench-hybrid-gpu" --batch 64 --step "${GPU_VALIDATE_HYBRID_STEP:-4}" \
+    --operations "${GPU_VALIDATE_HYBRID_OPERATIONS:-all}" || status=1
+}
+
+for part in ${GPU_VALIDATE_PARTS:-1 2 3 4}; do
+  case "$part" in
+    1 | 2 | 3 | 4) "part_$part" ;;
+    *) echo "gpu-validate: no part $part (parts are 1 to 4)"; status=1 ;;
+  esac
+done
 exit $status

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# scripts/gpu-validate.sh on a GPU machine that cannot install the build's dependencies (no
+# network), from what scripts/gpu-pack.sh put in .gpu/ on a machine that built it: unpacks the
+# build where it was made (a link at the build's path when the repository is elsewhere), puts
+# the packed libraries the machine lacks on the library path, finds the CUDA runtime and cuDNN
+# (the Python environment's where the system has none), and runs gpu-validate quickly with a
+# deadline, writing everything also to $OUT/device.log (or /tmp/gpu-validate/).
+#   GPU_BUDGET_S   seconds from now that gpu-validate may take (default 545)
+#   GPU_PARTS      gpu-validate's parts, in order (default "1 3 2 4")
+set -u
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+deadline=$((start + ${GPU_BUDGET_S:-545}))
+out=${OUT:-/tmp/gpu-validate}
+mkdir -p "$out"
+exec > >(tee "$out/device.log") 2>&1
+root=$PWD
+echo "root $root, $(nproc) cores"
+head -2 /etc/os-release
+ldd --version | head -1
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+[ -f .gpu/build-release.tar.gz ] || { echo "no .gpu/build-release.tar.gz: run scripts/gpu-pack.sh where the build is"; exit 2; }
+made_in=$(tar -xzOf .gpu/build-release.tar.gz release/CMakeCache.txt | sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p')
+if [ -n "$made_in" ] && [ "$root" != "$made_in" ]; then
+  if [ -e "$made_in" ]; then
+    echo "the build was made in $made_in, which exists here: its paths will not reach this copy"
+  else
+    mkdir -p "$(dirname "$made_in")" && ln -s "$root" "$made_in" && echo "$made_in -> $root"
+  fi
+fi
+mkdir -p build && tar -C build -xzf .gpu/build-release.tar.gz && tar -C .gpu -xzf .gpu/libs.tar.gz || exit 3
+# Only what the machine lacks: its own copies serve PyTorch too, and must not be shadowed.
+for lib in .gpu/lib/*; do
+  if ldconfig -p | grep -qE "^[[:space:]]+$(basename "$lib") "; then rm "$lib"; fi
+done
+echo "packed libraries used: $(ls .gpu/lib | tr '\n' ' ')"
+export LD_LIBRARY_PATH=$root/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+nvidia_dir=$(python3 -c 'import nvidia; print(list(nvidia.__path__)[0])' 2>/dev/null)
+if [ ! -e /usr/local/cuda/lib64/libcudart.so.13 ] && ! ldconfig -p | grep -qE '^[[:space:]]+libcudart.so.13 ' &&
+  [ -n "$nvidia_dir" ]; then
+  cudart=$(find "$nvidia_dir" -name 'libcudart.so.13*' | head -1)
+  [ -n "$cudart" ] && export LD_LIBRARY_PATH=$(dirname "$cudart"):$LD_LIBRARY_PATH && echo "CUDA runtime: $cudart"
+fi
+if ! python3 -c 'import nvidia.cudnn' 2>/dev/null && [ -n "$nvidia_dir" ]; then
+  cudnn=$(find "$nvidia_dir" -name 'libcudnn.so.9' | head -1)
+  [ -n "$cudnn" ] && export CUDNN_ROOT=$(dirname "$(dirname "$cudnn")") && echo "cuDNN: $cudnn"
+fi
+check="build/release/src/cli/ucudnn build/release/bench/ucudnn-bench-cudnn build/release/src/shim/libucudnn_preload.so build/release/src/shim/libucudnn_host.so"
+if ldd $check 2>&1 | grep -q 'not found'; then
+  ldd $check 2>&1 | grep 'not found' | sort -u
+  export LD_LIBRARY_PATH=$root/.gpu/lib-fallback:$LD_LIBRARY_PATH
+  echo "with the packed libstdc++:"
+  ldd $check 2>&1 | grep 'not found' | sort -u
+fi
+python3 -c 'import torch; print("torch", torch.__version__, "CUDA", torch.version.cuda, "cuDNN", torch.backends.cudnn.version(), torch.cuda.get_device_name())' 2>/dev/null ||
+  echo "no PyTorch with CUDA here"
+GPU_VALIDATE_QUICK=1 GPU_VALIDATE_DEADLINE=$deadline GPU_VALIDATE_PARTS="${GPU_PARTS:-1 3 2 4}" \
+  GPU_VALIDATE_HYBRID_STEP=${GPU_VALIDATE_HYBRID_STEP:-16} GPU_VALIDATE_LOGS=$out \
+  UCUDNN_BUILD_DIR=build/release bash scripts/gpu-validate.sh
+code=$?
+echo "gpu-validate exit $code, $(($(date +%s) - start)) s"
+exit $code
