@@ -144,10 +144,17 @@ int main(int argc, char** argv) {
           const shim::HybridExecutor executor(api, runtime, handle, kernel, alone, *configuration,
                                               *host);
           const double ms = measure(executor);
-          std::printf("    b_c %4lld: %10.4f ms measured, %10.4f predicted%s%s\n",
-                      static_cast<long long>(c), ms, configuration->time_ms(),
-                      c == split->host_samples ? "  <- planner" : "",
-                      c == split->throughput_rule_samples ? "  <- rule" : "");
+          // The CPU's own time inside the call beside what the plan took for it: tells the
+          // CPU's computation apart from the copies and the joining when they disagree.
+          const auto& share = *configuration->offload;
+          const double planned_cpu_ms = share.time_ms() - share.copy_ms;
+          const auto host_ms = executor.median_host_share_ms();
+          std::printf(
+              "    b_c %4lld: %10.4f ms measured, %10.4f predicted; CPU share %8.4f ms in the "
+              "call, %8.4f planned, copies %.4f planned%s%s\n",
+              static_cast<long long>(c), ms, configuration->time_ms(), host_ms.value_or(-1.0),
+              planned_cpu_ms, share.copy_ms, c == split->host_samples ? "  <- planner" : "",
+              c == split->throughput_rule_samples ? "  <- rule" : "");
           if (ms >= 0) best = std::min(best, ms);
         } catch (const std::exception& error) {
           std::printf("    b_c %4lld: %s\n", static_cast<long long>(c), error.what());

@@ -1,8 +1,11 @@
 #include "shim/hybrid_executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <mutex>
 #include <stdexcept>
+#include <vector>
 
 #include "core/hybrid_split.h"
 #include "cudnn/scaling.h"
@@ -10,6 +13,31 @@
 #include "shim/stream_state.h"
 
 namespace ucudnn::shim {
+
+// The latest host functions' times, a ring of the last kKept: enough for a median, bounded
+// over a training run's millions of calls.
+struct HostShareTimes {
+  static constexpr std::size_t kKept = 64;
+  std::mutex mutex;
+  std::vector<double> ms;  // up to kKept
+  std::size_t next = 0;
+  void add(double value) {
+    std::lock_guard lock(mutex);
+    if (ms.size() < kKept) {
+      ms.push_back(value);
+    } else {
+      ms[next] = value;
+      next = (next + 1) % kKept;
+    }
+  }
+  std::optional<double> median() {
+    std::lock_guard lock(mutex);
+    if (ms.empty()) return std::nullopt;
+    std::vector<double> sorted = ms;
+    std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+    return sorted[sorted.size() / 2];
+  }
+};
 
 namespace {
 
@@ -28,14 +56,19 @@ struct HostJob {
   void* workspace;
   std::size_t workspace_bytes;
   std::shared_ptr<std::atomic<bool>> failed;
+  std::shared_ptr<HostShareTimes> times;
 };
 
 // Runs on CUDA's host-function thread: no CUDA call may be made here.
 void CUDART_CB run_host_job(void* data) {
   const std::unique_ptr<HostJob> job(static_cast<HostJob*>(data));
   try {
+    const auto start = std::chrono::steady_clock::now();
     job->host->run(*job->kernel, *job->configuration, job->tensors, job->alpha, job->beta,
                    job->workspace, job->workspace_bytes);
+    job->times->add(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
     return;
   } catch (const std::exception& error) {
     warn_once("hybrid-host-failed:" + job->kernel->to_string(),
@@ -85,7 +118,8 @@ HybridExecutor::HybridExecutor(const cudnn::CudnnApi& api, const cudnn::CudaRunt
       runtime_(runtime),
       split_(std::move(split)),
       host_(host),
-      host_failed_(std::make_shared<std::atomic<bool>>(false)) {
+      host_failed_(std::make_shared<std::atomic<bool>>(false)),
+      host_times_(std::make_shared<HostShareTimes>()) {
   const auto& problem = kernel.problem;
   if (!split_.offload || split_.offload->micro.empty())
     throw std::invalid_argument("the plan gives the CPU no share");
@@ -130,6 +164,10 @@ HybridExecutor::HybridExecutor(const cudnn::CudnnApi& api, const cudnn::CudaRunt
     workspace_bytes_ = std::max<std::uint64_t>(workspace_bytes_, span_bytes(problem.w, type));
   }
   staging_ = std::move(staging);
+}
+
+std::optional<double> HybridExecutor::median_host_share_ms() const {
+  return host_times_->median();
 }
 
 HybridExecutor::~HybridExecutor() {
@@ -221,7 +259,8 @@ std::optional<cudnn::PlanExecutor::Result> HybridExecutor::run_split(
                                                partial ? 0.0 : cudnn::scaling_value(beta, type),
                                                s.workspace.get(),
                                                s.workspace_bytes,
-                                               host_failed_});
+                                               host_failed_,
+                                               host_times_});
   if (runtime_.cudaLaunchHostFunc(host_stream, run_host_job, job.get()) != cudaSuccess)
     return unqueued();
   job.release();  // the host function owns it now

@@ -26,6 +26,8 @@
 
 namespace ucudnn::shim {
 
+struct HostShareTimes;  // hybrid_executor.cc
+
 class HybridExecutor final : public cudnn::PlanExecutor {
  public:
   // `device_only`: the GPU's WR configuration for the whole batch; `split`: the hybrid one
@@ -41,6 +43,10 @@ class HybridExecutor final : public cudnn::PlanExecutor {
   std::uint64_t workspace_bytes() const override { return workspace_bytes_; }
   Result run(cudnnHandle_t handle, const void* alpha, const cudnn::ConvolutionBuffers& buffers,
              void* workspace, std::size_t workspace_bytes, const void* beta) const override;
+  // The median time the host functions took computing the CPU's share (copies not included)
+  // over the last calls whose share ran; nullopt before one did. To compare with the plan's
+  // T_cpu(b_c), which was measured with the host otherwise idle.
+  std::optional<double> median_host_share_ms() const;
 
  private:
   struct Staging;
@@ -63,6 +69,7 @@ class HybridExecutor final : public cudnn::PlanExecutor {
   // A host-side failure turns the split off for later calls; shared with the host functions
   // in flight, which may outlive a call but never the process's plugin.
   std::shared_ptr<std::atomic<bool>> host_failed_;
+  std::shared_ptr<HostShareTimes> host_times_;  // likewise shared with the host functions
 };
 
 }  // namespace ucudnn::shim

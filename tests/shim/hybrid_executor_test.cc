@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <numeric>
 #include <stdexcept>
+#include <thread>
 
 #include "cpu_benchmarker.h"
 #include "cudnn/cuda_runtime.h"
@@ -33,6 +35,7 @@ class TestHost final : public HostBackend {
            double beta, void* workspace, std::size_t bytes) override {
     ++runs;
     if (fail) throw std::runtime_error("injected failure");
+    std::this_thread::sleep_for(delay);
     cpu::run_configuration(kernel, c, {t.x, t.w, t.y}, {alpha, beta}, {workspace, bytes}, pool_);
   }
   void run_reference(const KernelKey& kernel, const Tensors& t, double alpha,
@@ -41,6 +44,7 @@ class TestHost final : public HostBackend {
     cpu::reference_convolution(kernel, {t.x, t.w, t.y}, {alpha, beta});
   }
   bool fail = false;
+  std::chrono::milliseconds delay{0};  // added to each share's computation
   int runs = 0, references = 0;
 
  private:
@@ -154,6 +158,26 @@ TEST_F(HybridExecutorTest, AFailingCpuShareIsStillComputedAndTheGpuTakesOverAfte
   EXPECT_LT(error_after, 1e-5);
   EXPECT_EQ(gpu_after, kN);
   EXPECT_EQ(host.runs, 1);
+}
+
+// The executor's account of the CPU's time inside the calls (what ucudnn-bench-hybrid-gpu sets
+// beside the plan's T_cpu): the host functions' own time, none before a share ran, and none
+// for a failed share.
+TEST_F(HybridExecutorTest, TheCpuShareIsTimedWhereItRuns) {
+  const auto k = kernel(Operation::kForward);
+  const Configuration split{gpu(kN - 2), OffloadedShare{{{"cpu", "DIRECT", 2, 1, 0}}, 0, 0}};
+  const HybridExecutor executor(cudnn::cudnn_api(), cudnn::cuda_runtime(), handle, k,
+                                Configuration{gpu(kN)}, split, host);
+  EXPECT_FALSE(executor.median_host_share_ms());
+  host.delay = std::chrono::milliseconds(30);
+  for (int call = 0; call < 2; ++call) EXPECT_LT(compare(executor, k, 0.0f).first, 1e-5);
+  ASSERT_TRUE(executor.median_host_share_ms());
+  EXPECT_GE(*executor.median_host_share_ms(), 30.0);
+  EXPECT_LT(*executor.median_host_share_ms(), 3000.0);  // a loaded machine, not a wrong unit
+  const double before = *executor.median_host_share_ms();
+  host.fail = true;
+  compare(executor, k, 0.0f);
+  EXPECT_EQ(*executor.median_host_share_ms(), before);
 }
 
 TEST_F(HybridExecutorTest, ASplitThatDoesNotFitTheKernelIsRefused) {
