@@ -2,8 +2,8 @@
 # scripts/gpu-validate.sh on a GPU machine that cannot install the build's dependencies (no
 # network), from what scripts/gpu-pack.sh put in .gpu/ on a machine that built it: unpacks the
 # build where it was made (a link at the build's path when the repository is elsewhere), puts
-# the packed libraries the machine lacks on the library path, finds the CUDA runtime and cuDNN
-# (the Python environment's where the system has none), and runs gpu-validate quickly with a
+# the packed libraries the machine lacks on the library path, and runs gpu-validate (which finds
+# the CUDA runtime and cuDNN, the Python environment's where the system has none) quickly with a
 # deadline, writing everything also to $OUT/device.log (or /tmp/gpu-validate/).
 #   GPU_BUDGET_S   seconds from now that gpu-validate may take (default 545)
 #   GPU_PARTS      gpu-validate's parts, in order (default "1 3 2 4")
@@ -35,22 +35,13 @@ for lib in .gpu/lib/*; do
 done
 echo "packed libraries used: $(ls .gpu/lib | tr '\n' ' ')"
 export LD_LIBRARY_PATH=$root/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-nvidia_dir=$(python3 -c 'import nvidia; print(list(nvidia.__path__)[0])' 2>/dev/null)
-if [ ! -e /usr/local/cuda/lib64/libcudart.so.13 ] && ! ldconfig -p | grep -qE '^[[:space:]]+libcudart.so.13 ' &&
-  [ -n "$nvidia_dir" ]; then
-  cudart=$(find "$nvidia_dir" -name 'libcudart.so.13*' | head -1)
-  [ -n "$cudart" ] && export LD_LIBRARY_PATH=$(dirname "$cudart"):$LD_LIBRARY_PATH && echo "CUDA runtime: $cudart"
-fi
-if ! python3 -c 'import nvidia.cudnn' 2>/dev/null && [ -n "$nvidia_dir" ]; then
-  cudnn=$(find "$nvidia_dir" -name 'libcudnn.so.9' | head -1)
-  [ -n "$cudnn" ] && export CUDNN_ROOT=$(dirname "$(dirname "$cudnn")") && echo "cuDNN: $cudnn"
-fi
+# (gpu-validate finds the CUDA runtime and cuDNN itself: not looked for here.)
 check="build/release/src/cli/ucudnn build/release/bench/ucudnn-bench-cudnn build/release/src/shim/libucudnn_preload.so build/release/src/shim/libucudnn_host.so"
-if ldd $check 2>&1 | grep -q 'not found'; then
-  ldd $check 2>&1 | grep 'not found' | sort -u
+if ldd $check 2>&1 | grep 'not found' | grep -qv 'libcud'; then
+  ldd $check 2>&1 | grep 'not found' | grep -v 'libcud' | sort -u
   export LD_LIBRARY_PATH=$root/.gpu/lib-fallback:$LD_LIBRARY_PATH
   echo "with the packed libstdc++:"
-  ldd $check 2>&1 | grep 'not found' | sort -u
+  ldd $check 2>&1 | grep 'not found' | grep -v 'libcud' | sort -u
 fi
 python3 -c 'import torch; print("torch", torch.__version__, "CUDA", torch.version.cuda, "cuDNN", torch.backends.cudnn.version(), torch.cuda.get_device_name())' 2>/dev/null ||
   echo "no PyTorch with CUDA here"

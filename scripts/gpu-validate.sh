@@ -27,9 +27,19 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-if [ -z "${CUDNN_ROOT:-}" ] && command -v python3 >/dev/null; then
-  CUDNN_ROOT=$(python3 -c 'import nvidia.cudnn, os; print(os.path.dirname(nvidia.cudnn.__file__) if nvidia.cudnn.__file__ else list(nvidia.cudnn.__path__)[0])' 2>/dev/null || true)
-  [ -n "$CUDNN_ROOT" ] && echo "gpu-validate: cuDNN from the Python environment: $CUDNN_ROOT"
+# The Python environment's NVIDIA packages (pip's nvidia-*), where the system has no cuDNN or
+# CUDA runtime of its own.
+nvidia_dir=$(python3 -c 'import nvidia; print(list(nvidia.__path__)[0])' 2>/dev/null || true)
+if [ -z "${CUDNN_ROOT:-}" ] && [ -n "$nvidia_dir" ]; then
+  cudnn=$(find "$nvidia_dir" -name 'libcudnn.so.9' 2>/dev/null | head -1)
+  [ -n "$cudnn" ] && CUDNN_ROOT=$(dirname "$(dirname "$cudnn")") &&
+    echo "gpu-validate: cuDNN from the Python environment: $CUDNN_ROOT"
+fi
+if [ ! -e /usr/local/cuda/lib64/libcudart.so.13 ] &&
+  ! ldconfig -p | grep -qE '^[[:space:]]+libcudart.so.13 ' && [ -n "$nvidia_dir" ]; then
+  cudart=$(find "$nvidia_dir" -name 'libcudart.so.13*' 2>/dev/null | head -1)
+  [ -n "$cudart" ] && export LD_LIBRARY_PATH=$(dirname "$cudart")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} &&
+    echo "gpu-validate: CUDA runtime from the Python environment: $cudart"
 fi
 export CUDNN_ROOT=${CUDNN_ROOT:-}
 if [ -n "$CUDNN_ROOT" ]; then

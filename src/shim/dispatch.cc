@@ -755,10 +755,12 @@ cudnnStatus_t set_database(const char* path) {
 cudnnStatus_t runtime_call_counts(UcudnnRuntimeCallCounts* measuring,
                                   UcudnnRuntimeCallCounts* other) {
   if (!measuring || !other) return CUDNN_STATUS_BAD_PARAM;
+  auto exported = [](const cudnn::RuntimeCallCounts& c) {
+    return UcudnnRuntimeCallCounts{c.allocations, c.frees, c.synchronizations};
+  };
   const auto totals = cudnn::runtime_call_totals();
-  *measuring = {totals.measuring.allocations, totals.measuring.frees,
-                totals.measuring.synchronizations};
-  *other = {totals.other.allocations, totals.other.frees, totals.other.synchronizations};
+  *measuring = exported(totals.measuring);
+  *other = exported(totals.other);
   return CUDNN_STATUS_SUCCESS;
 }
 
