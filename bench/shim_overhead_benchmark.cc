@@ -3,18 +3,32 @@
 // concrete algorithm (pass-through), and through the shim with the virtual algorithm (a
 // plan of one undivided micro-batch, so both make exactly one call of the doubles). The
 // doubles skip the arithmetic (FAKECUDA_COMPUTE=0): what remains is call overhead.
-// Target: planned - direct under 1 µs. NewHandleFindsCachedPlan - NewHandle: what a kernel
-// whose plan is stored costs to plan. The Graph* benchmarks do the same through the graph
+// Target: planned - direct under 1 µs; DescriptorReads is what cuDNN's own getters take of it.
+// NewHandleFindsCachedPlan - NewHandle: what a kernel whose plan is stored costs to plan. The
+// Graph* benchmarks do the same through the graph
 // (backend) API as PyTorch runs a convolution: a variant pack built, finalized, executed and
 // destroyed per call, on the doubles directly, through the shim on a plan it leaves to cuDNN
 // (the descriptors recorded, nothing else), and on a plan it runs. The program re-executes
 // itself under LD_PRELOAD and LD_LIBRARY_PATH when they are not set.
+// On a GPU, UCUDNN_OVERHEAD_REAL_CUDNN=1 runs the same against the real cuDNN (found as the
+// dynamic linker finds libcudnn.so.9), on a small convolution (4x32x14x14, 3x3) so that the
+// host, not the GPU, sets the pace: the times are then host time per call, and Direct vs
+// GraphDirect is what cuDNN 9 itself charges for a legacy call against a plan execution.
+// UCUDNN_OVERHEAD_SHAPE=N,C,H,W sets the shape (C filters of C channels, 3x3, padding 1).
+// On the doubles, each call is charged the host time the real library takes (the doubles'
+// FAKECUDA_HOST_COST_US, unless set): 107 us per legacy convolution call and 32 us per plan
+// execution, the medians of ResNet-50's convolutions under PyTorch 2.11 on an H200 with cuDNN
+// 9.19 (2026-11-27; the shim's host-time account with UCUDNN_DISABLE=1 on the legacy API, and
+// with every plan left to cuDNN on the graph API). So a graph API call that ucudnn turns into
+// legacy calls, or a shim that makes calls the application would not, shows here as it would on
+// a GPU.
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +37,22 @@
 #include <string>
 
 namespace {
+
+struct Shape {
+  int n = 32, c = 64, h = 28, w = 28;
+  std::int64_t elements() const { return std::int64_t{n} * c * h * w; }
+};
+
+const Shape& shape() {
+  static const Shape s = [] {
+    Shape chosen;
+    if (std::getenv("UCUDNN_OVERHEAD_REAL_CUDNN")) chosen = Shape{4, 32, 14, 14};
+    if (const char* text = std::getenv("UCUDNN_OVERHEAD_SHAPE"))
+      std::sscanf(text, "%d,%d,%d,%d", &chosen.n, &chosen.c, &chosen.h, &chosen.w);
+    return chosen;
+  }();
+  return s;
+}
 
 struct Setup {
   cudnnHandle_t handle = nullptr;
@@ -38,14 +68,15 @@ struct Setup {
     cudnnCreateTensorDescriptor(&y);
     cudnnCreateFilterDescriptor(&w);
     cudnnCreateConvolutionDescriptor(&conv);
-    cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 32, 64, 28, 28);
-    cudnnSetFilter4dDescriptor(w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 64, 64, 3, 3);
+    const Shape& s = shape();
+    cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, s.n, s.c, s.h, s.w);
+    cudnnSetFilter4dDescriptor(w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, s.c, s.c, 3, 3);
     cudnnSetConvolution2dDescriptor(conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
                                     CUDNN_DATA_FLOAT);
-    cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 32, 64, 28, 28);
-    cudaMalloc(&x_data, 32 * 64 * 28 * 28 * 4);
-    cudaMalloc(&y_data, 32 * 64 * 28 * 28 * 4);
-    cudaMalloc(&w_data, 64 * 64 * 9 * 4);
+    cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, s.n, s.c, s.h, s.w);
+    cudaMalloc(&x_data, static_cast<std::size_t>(s.elements()) * 4);
+    cudaMalloc(&y_data, static_cast<std::size_t>(s.elements()) * 4);
+    cudaMalloc(&w_data, static_cast<std::size_t>(s.c) * s.c * 9 * 4);
     cudaMalloc(&workspace, 64 << 20);
     void* library = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_NOLOAD);
     direct = reinterpret_cast<decltype(direct)>(dlsym(library, "cudnnConvolutionForward"));
@@ -80,6 +111,46 @@ void PassThrough(benchmark::State& state) {
 }
 void Planned(benchmark::State& state) {
   run(state, &cudnnConvolutionForward, CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
+}
+
+// What a planned legacy call must ask cuDNN before it may reuse its plan: the seven getters that
+// read the call's descriptors (the application may have rewritten them in place), made straight
+// on the library.
+void DescriptorReads(benchmark::State& state) {
+  const Setup& s = setup();
+  void* library = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_NOLOAD);
+  auto find = [library](const char* name) { return library ? dlsym(library, name) : nullptr; };
+  auto* tensor =
+      reinterpret_cast<decltype(&cudnnGetTensorNdDescriptor)>(find("cudnnGetTensorNdDescriptor"));
+  auto* filter =
+      reinterpret_cast<decltype(&cudnnGetFilterNdDescriptor)>(find("cudnnGetFilterNdDescriptor"));
+  auto* convolution = reinterpret_cast<decltype(&cudnnGetConvolutionNdDescriptor)>(
+      find("cudnnGetConvolutionNdDescriptor"));
+  auto* groups = reinterpret_cast<decltype(&cudnnGetConvolutionGroupCount)>(
+      find("cudnnGetConvolutionGroupCount"));
+  auto* math =
+      reinterpret_cast<decltype(&cudnnGetConvolutionMathType)>(find("cudnnGetConvolutionMathType"));
+  auto* reorder = reinterpret_cast<decltype(&cudnnGetConvolutionReorderType)>(
+      find("cudnnGetConvolutionReorderType"));
+  if (!tensor || !filter || !convolution || !groups || !math || !reorder) {
+    state.SkipWithError("the library lacks a descriptor getter");
+    return;
+  }
+  int rank = 0, dims[8], strides[8], spatial = 0, pad[6], stride[6], dilation[6], count = 0;
+  cudnnDataType_t type;
+  cudnnTensorFormat_t format;
+  cudnnConvolutionMode_t mode;
+  cudnnMathType_t math_type;
+  cudnnReorderType_t reorder_type;
+  for (auto _ : state) {
+    tensor(s.x, 8, &type, &rank, dims, strides);
+    tensor(s.y, 8, &type, &rank, dims, strides);
+    filter(s.w, 8, &type, &format, &rank, dims);
+    convolution(s.conv, 6, &spatial, pad, stride, dilation, &mode, &type);
+    groups(s.conv, &count);
+    math(s.conv, &math_type);
+    benchmark::DoNotOptimize(reorder(s.conv, &reorder_type));
+  }
 }
 
 // A kernel whose plan is in the database, met by a new handle (a new process, a new
@@ -159,9 +230,11 @@ struct GraphApi {
   // The Setup's convolution as an execution plan on the IMPLICIT_GEMM engine; `handle` on it
   // or not (without, the shim leaves the plan to cuDNN).
   cudnnBackendDescriptor_t plan(cudnnHandle_t handle, bool with_handle) const {
-    auto x = tensor({32, 64, 28, 28}, {50176, 784, 28, 1}, 'x');
-    auto w = tensor({64, 64, 3, 3}, {576, 9, 3, 1}, 'w');
-    auto y = tensor({32, 64, 28, 28}, {50176, 784, 28, 1}, 'y');
+    const Shape& s = shape();
+    const std::int64_t n = s.n, c = s.c, h = s.h, w_ = s.w;
+    auto x = tensor({n, c, h, w_}, {c * h * w_, h * w_, w_, 1}, 'x');
+    auto w = tensor({c, c, 3, 3}, {c * 9, 9, 3, 1}, 'w');
+    auto y = tensor({n, c, h, w_}, {c * h * w_, h * w_, w_, 1}, 'y');
     auto conv = make(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
     put(conv, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, {int64_t{2}});
     put(conv, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, {CUDNN_DATA_FLOAT});
@@ -181,13 +254,26 @@ struct GraphApi {
     auto graph = make(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
     put(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, {op});
     finalize(graph);
-    auto engine = make(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
-    put(engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, {graph});
-    put(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, {int64_t{0}});
-    finalize(engine);
     auto configuration = make(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
-    put(configuration, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, {engine});
-    finalize(configuration);
+    if (std::getenv("UCUDNN_OVERHEAD_REAL_CUDNN")) {
+      // The real library's engine 0 may not take this graph: its heuristics' first choice, as
+      // frameworks take it.
+      auto heuristics = make(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+      put(heuristics, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+          {graph});
+      put(heuristics, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, {CUDNN_HEUR_MODE_A});
+      finalize(heuristics);
+      int64_t count = 0;
+      get(heuristics, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &count,
+          &configuration);
+    } else {
+      auto engine = make(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+      put(engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, {graph});
+      put(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, {int64_t{0}});
+      finalize(engine);
+      put(configuration, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, {engine});
+      finalize(configuration);
+    }
     auto plan = make(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
     if (with_handle) put(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, {handle});
     put(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR,
@@ -233,6 +319,7 @@ void GraphPlanned(benchmark::State& state) {
 BENCHMARK(Direct);
 BENCHMARK(PassThrough);
 BENCHMARK(Planned);
+BENCHMARK(DescriptorReads);
 BENCHMARK(NewHandle);
 BENCHMARK(NewHandleFindsCachedPlan);
 BENCHMARK(GraphDirect);
@@ -245,13 +332,18 @@ int main(int argc, char** argv) {
   if (!std::getenv("UCUDNN_OVERHEAD_CHILD")) {
     setenv("UCUDNN_OVERHEAD_CHILD", "1", 1);
     setenv("LD_PRELOAD", UCUDNN_PRELOAD, 1);
-    setenv("LD_LIBRARY_PATH", UCUDNN_FAKECUDA_DIR, 1);
-    setenv("FAKECUDA_COMPUTE", "0", 1);
+    if (!std::getenv("UCUDNN_OVERHEAD_REAL_CUDNN")) {
+      setenv("LD_LIBRARY_PATH", UCUDNN_FAKECUDA_DIR, 1);
+      setenv("FAKECUDA_COMPUTE", "0", 1);
+      setenv("FAKECUDA_HOST_COST_US", "legacy=107,execute=32", 0);
+    }
     // One undivided micro-batch: the planned call makes exactly one call of the doubles. No
     // workspace: the plan's algorithm is IMPLICIT_GEMM, the one the direct call names (an
     // algorithm with a workspace costs the doubles' race check over their pending work).
     setenv("UCUDNN_BATCH_SIZE_POLICY", "undivided", 1);
     setenv("UCUDNN_WORKSPACE_LIMIT", "0", 1);
+    // GraphPlanned measures ucudnn's path: its plan runs even where the application's is as fast.
+    setenv("UCUDNN_GRAPH_PLANS", "ucudnn", 0);
     // The plans go to a database of this run (removed at the end) unless one is named.
     static std::string database =
         "/tmp/ucudnn-bench-shim-overhead-" + std::to_string(getpid()) + ".db";
@@ -263,7 +355,7 @@ int main(int argc, char** argv) {
   Dl_info info{};
   dladdr(reinterpret_cast<void*>(&cudnnConvolutionForward), &info);
   if (!info.dli_fname || !std::strstr(info.dli_fname, "ucudnn_preload") || !setup().direct) {
-    std::fprintf(stderr, "ucudnn-bench-shim-overhead: the shim or the doubles are not loaded\n");
+    std::fprintf(stderr, "ucudnn-bench-shim-overhead: the shim or cuDNN is not loaded\n");
     return 1;
   }
   benchmark::Initialize(&argc, argv);

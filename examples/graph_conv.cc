@@ -13,13 +13,16 @@
 // ReLU on virtual tensors), which ucudnn leaves to cuDNN. --no-handle sets no handle on the
 // graph and the plan (both attributes are deprecated in cuDNN 9). --engine-rank R takes the R-th
 // configuration that finalizes (the last one if fewer), as a benchmarking framework may choose
-// another than the heuristics' first. --capture records each
+// another than the heuristics' first, finalizing all before it; --engine-only R finalizes only
+// the R-th configuration (the last one if fewer), as an application that stored its choice.
+// --packs-elsewhere builds (and destroys) each variant pack on a thread of its own, executing it
+// on the main one. --capture records each
 // iteration's executions into a CUDA graph and launches it (torch.cuda.graphs, torch.compile's
 // "reduce-overhead"); the plans are built before, outside the capture, as PyTorch warms up.
 //
 // Usage: graph_conv [--batch N] [--seed S] [--iterations I] [--layers L] [--graph conv|fused]
 //                   [--deterministic] [--no-handle] [--capture] [--engine-rank R]
-//                   [--filter-beta B] [--dump FILE]
+//                   [--engine-only R] [--packs-elsewhere] [--filter-beta B] [--dump FILE]
 // Exit status: 0 success; 1 a CUDA or cuDNN call failed; 2 bad arguments.
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
@@ -32,6 +35,7 @@
 #include <iterator>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "checked_calls.h"
@@ -49,7 +53,9 @@ struct Options {
   bool deterministic = false;
   bool handle_attributes = true;
   bool capture = false;
+  bool packs_elsewhere = false;  // variant packs built and destroyed on another thread
   int engine_rank = 0;  // take the n-th configuration that finalizes (0: the heuristics' first)
+  bool engine_only = false;  // finalize no configuration before it
   float filter_beta = 0;
   std::string dump;
 };
@@ -60,7 +66,8 @@ struct Options {
                "usage: graph_conv [--batch N] [--seed S] [--iterations I] [--layers L] "
                "[--graph conv|fused]\n"
                "                  [--deterministic] [--no-handle] [--capture] [--engine-rank R]\n"
-               "                  [--filter-beta B] [--dump FILE]\n",
+               "                  [--engine-only R] [--packs-elsewhere] [--filter-beta B] "
+               "[--dump FILE]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -90,6 +97,10 @@ Options parse_options(int argc, char** argv) {
       o.capture = true;
       continue;
     }
+    if (option == "--packs-elsewhere") {
+      o.packs_elsewhere = true;
+      continue;
+    }
     if (i + 1 >= argc) usage(option + " needs a value");
     const std::string value = argv[++i];
     if (option == "--batch")
@@ -103,9 +114,10 @@ Options parse_options(int argc, char** argv) {
           std::min<long long>(parse_integer(option, value, 1), static_cast<long long>(o.layers)));
     else if (option == "--graph" && (value == "conv" || value == "fused"))
       o.fused = value == "fused";
-    else if (option == "--engine-rank")
+    else if (option == "--engine-rank" || option == "--engine-only") {
       o.engine_rank = static_cast<int>(parse_integer(option, value, 0));
-    else if (option == "--filter-beta")
+      o.engine_only = option == "--engine-only";
+    } else if (option == "--filter-beta")
       o.filter_beta = std::strtof(value.c_str(), nullptr);
     else if (option == "--dump")
       o.dump = value;
@@ -297,7 +309,10 @@ Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batc
                                        CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &count,
                                        configurations.data()));
   int finalized = 0;
-  for (Descriptor configuration : configurations) {
+  const int only = std::min<int>(o.engine_rank, static_cast<int>(configurations.size()) - 1);
+  for (std::size_t index = 0; index < configurations.size(); ++index) {
+    if (o.engine_only && static_cast<int>(index) != only) continue;
+    Descriptor configuration = configurations[index];
     Descriptor engine = create(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
     plan.owned.push_back(engine);
     int64_t got = 0;
@@ -347,16 +362,27 @@ Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batc
   return plan;
 }
 
+// Runs `step` on a thread of its own and waits for it (--packs-elsewhere), else right here.
+template <typename Step>
+void on_thread(bool elsewhere, Step step) {
+  if (!elsewhere) return step();
+  std::thread thread(step);
+  thread.join();
+}
+
 void execute(cudnnHandle_t handle, const Plan& plan, std::vector<int64_t> uids,
-             std::vector<void*> pointers) {
-  Descriptor pack = create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-  set(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids);
-  set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, pointers);
-  set(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR,
-      std::vector<void*>{plan.buffer});
-  CHECK_CUDNN(cudnnBackendFinalize(pack));
+             std::vector<void*> pointers, bool packs_elsewhere) {
+  Descriptor pack = nullptr;
+  on_thread(packs_elsewhere, [&] {
+    pack = create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+    set(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids);
+    set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, pointers);
+    set(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR,
+        std::vector<void*>{plan.buffer});
+    CHECK_CUDNN(cudnnBackendFinalize(pack));
+  });
   CHECK_CUDNN(cudnnBackendExecute(handle, plan.plan, pack));
-  CHECK_CUDNN(cudnnBackendDestroyDescriptor(pack));
+  on_thread(packs_elsewhere, [&] { CHECK_CUDNN(cudnnBackendDestroyDescriptor(pack)); });
 }
 
 struct Buffer {
@@ -425,11 +451,12 @@ int main(int argc, char** argv) {
     for (int it = 0; it < o.iterations; ++it) {
       if (o.capture) CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
       if (o.fused)
-        execute(handle, forward, {kX, kW, kBias, kY}, {x.data, w.data, bias.data, y.data});
+        execute(handle, forward, {kX, kW, kBias, kY}, {x.data, w.data, bias.data, y.data},
+                o.packs_elsewhere);
       else
-        execute(handle, forward, {kX, kW, kY}, {x.data, w.data, y.data});
-      execute(handle, backward_data, {kX, kW, kY}, {dx.data, w.data, dy.data});
-      execute(handle, backward_filter, {kX, kW, kY}, {x.data, dw.data, dy.data});
+        execute(handle, forward, {kX, kW, kY}, {x.data, w.data, y.data}, o.packs_elsewhere);
+      execute(handle, backward_data, {kX, kW, kY}, {dx.data, w.data, dy.data}, o.packs_elsewhere);
+      execute(handle, backward_filter, {kX, kW, kY}, {x.data, dw.data, dy.data}, o.packs_elsewhere);
       if (o.capture) {
         cudaGraph_t graph;
         cudaGraphExec_t runnable;

@@ -10,17 +10,26 @@
 #      256 and 64, under 8/64/512 MiB: undivided vs WR powerOfTwo vs WR all vs WD;
 #   4. CPU/GPU hybrid: PyTorch's results under UCUDNN_HYBRID=on and auto against its own, the
 #      splits logged; ucudnn-bench-hybrid (the planner's split vs the throughput rule) and
-#      ucudnn-bench-hybrid-gpu (AlexNet, the GPU alone vs the sweep over b_c, measured).
+#      ucudnn-bench-hybrid-gpu (AlexNet, the GPU alone vs the sweep over b_c, measured);
+#   5. a real model: torchvision's ResNet-50 training step (batch 64), fp32 and mixed precision
+#      (bf16 autocast, channels_last), graph API and legacy API, alone, under ucudnn-run at 1 GiB
+#      and 64 MiB, and with UCUDNN_DISABLE=1: median and minimum step, GPU kernel time per step
+#      and the shim's host-time account; and a jitted JAX convolution step alone and under
+#      ucudnn. Fails when ucudnn at 1 GiB is more than 2% slower than the framework alone.
 # Each part says what it could not run; the exit status is nonzero when a part fails.
 # Settings, for a lent machine whose time is short:
 #   GPU_VALIDATE_QUICK=1       what needs the GPU, once: batch 64 and the policy powerOfTwo only,
 #                              PyTorch's legacy API at 64 MiB only, UCUDNN_HYBRID=on only,
-#                              no planner-only hybrid bench (it needs no GPU)
+#                              no planner-only hybrid bench (it needs no GPU); part 5: the legacy
+#                              API in fp32 alone and at 1 GiB only
 #   GPU_VALIDATE_PARTS="1 3 2 4"  which parts, in which order (default 1 2 3 4)
 #   GPU_VALIDATE_DEADLINE=<epoch seconds>  no step runs past it: each is stopped there, and a
 #                              step that would start with under 10 s left is skipped, saying so
 #   GPU_VALIDATE_HYBRID_STEP, GPU_VALIDATE_HYBRID_OPERATIONS (forward|all): the measured sweep
-#   GPU_VALIDATE_LOGS=<folder>  keeps part 1's whole test output there (realcudnn.log)
+#   GPU_VALIDATE_LOGS=<folder>  keeps part 1's whole test output there (realcudnn.log), and part
+#                              5's logs under ucudnn (train-*.log, jax-1GiB.log)
+#   GPU_VALIDATE_TRAIN="fp32:graph fp32:legacy ..."  part 5's (precision, API) runs, in order
+#   GPU_VALIDATE_JAX=0          part 5 without its JAX step
 #   UCUDNN_BUILD_DIR=<a finished build>  made elsewhere, for a machine that cannot install the
 #                              build's dependencies: skips set-up and build (scripts/gpu-pack.sh
 #                              and gpu-validate-packed.sh carry one there and run this quickly)
@@ -182,10 +191,90 @@ part_4() {
     --operations "${GPU_VALIDATE_HYBRID_OPERATIONS:-all}" || status=1
 }
 
-for part in ${GPU_VALIDATE_PARTS:-1 2 3 4}; do
+# A RESULT line's field: result_field LINE NAME
+result_field() {
+  echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# Fails (returns 1) when the run `line` is more than 2% slower than `base`, by their medians.
+within_two_percent() {
+  local base=$1 line=$2 ratio
+  ratio=$(python3 -c "print(f'{$(result_field "$line" median_ms) / $(result_field "$base" median_ms):.3f}')")
+  echo "   ucudnn / alone: ${ratio}x (at most 1.02x)"
+  python3 -c "import sys; sys.exit(0 if $ratio <= 1.02 else 1)"
+}
+
+part_5() {
+  echo "== 5. a real model: ResNet-50 training (batch 64) alone and under ucudnn; a JAX step"
+  if ! torch_has_gpu; then
+    echo "gpu-validate: PyTorch with CUDA is not installed here: part 5 not run"
+    return
+  fi
+  local out precision api base line limit
+  # Steps that run ahead of the GPU wander from step to step: more of them steady the median.
+  local steps=50
+  out=$(mktemp -d)
+  echo "-- host time per call on the real cuDNN: ucudnn-bench-shim-overhead, a small convolution"
+  UCUDNN_OVERHEAD_REAL_CUDNN=1 bounded "$build/bench/ucudnn-bench-shim-overhead" \
+    --benchmark_min_time=0.2 2>&1 | grep -E '^(Direct|PassThrough|Planned|DescriptorReads|Graph)' | sed 's/^/   /'
+  local pair
+  for pair in ${GPU_VALIDATE_TRAIN:-fp32:graph fp32:legacy amp:graph amp:legacy}; do
+    precision=${pair%%:*} api=${pair##*:}
+    [ "$quick" = 1 ] && [ $api = legacy ] && [ $precision = amp ] && continue
+    if [ "$api" = legacy ]; then export TORCH_CUDNN_V8_API_DISABLED=1; else unset TORCH_CUDNN_V8_API_DISABLED; fi
+    echo "-- $precision, $api API"
+    base=$(bounded python3 scripts/torch_train_step.py --precision $precision --steps $steps \
+      --label alone | grep '^RESULT')
+    echo "   $base"
+    [ -n "$base" ] || { status=1; continue; }
+    local limits="1GiB 64MiB"
+    [ "$quick" = 1 ] && [ $api = legacy ] && limits=1GiB
+    for limit in $limits; do
+      line=$(UCUDNN_DATABASE="$out/ucudnn.db" UCUDNN_WORKSPACE_LIMIT=$limit UCUDNN_LOG_LEVEL=info \
+        bounded scripts/ucudnn-run python3 scripts/torch_train_step.py --precision $precision \
+        --steps $steps --label "ucudnn-$limit" 2> "$out/log" | grep '^RESULT')
+      echo "   $line"
+      [ -n "$line" ] || { status=1; tail -5 "$out/log"; continue; }
+      echo "   graph API plans ucudnn runs: $(grep -c "plan runs ucudnn's micro-batches" "$out/log"), left to cuDNN: $(grep -c "cuDNN runs the application's plan" "$out/log")"
+      grep -E 'cudnnBackendExecute:|cudnnConvolution(Forward|BackwardData|BackwardFilter):' "$out/log" | sed 's/^ucudnn: info: */   /'
+      runtime_calls "$out/log" || status=1
+      [ -n "${GPU_VALIDATE_LOGS:-}" ] && cp "$out/log" "$GPU_VALIDATE_LOGS/train-$precision-$api-$limit.log"
+      if [ $limit = 1GiB ]; then within_two_percent "$base" "$line" || status=1; fi
+    done
+    # Quick: UCUDNN_DISABLE once (fp32, graph API), unless the pairs were chosen.
+    [ "$quick" = 1 ] && [ -z "${GPU_VALIDATE_TRAIN:-}" ] &&
+      { [ $api = legacy ] || [ $precision = amp ]; } && continue
+    # Disabled, the account shows what the application's own calls cost the host.
+    line=$(UCUDNN_DISABLE=1 UCUDNN_LOG_LEVEL=info bounded scripts/ucudnn-run python3 \
+      scripts/torch_train_step.py --precision $precision --steps $steps --label disabled \
+      2> "$out/log" | grep '^RESULT')
+    echo "   $line"
+    grep -E 'cudnnBackendExecute:|cudnnConvolution(Forward|BackwardData|BackwardFilter):' "$out/log" | sed 's/^ucudnn: info: */   /'
+  done
+  export TORCH_CUDNN_V8_API_DISABLED=1
+  if [ "${GPU_VALIDATE_JAX:-1}" = 0 ]; then
+    echo "-- JAX: not asked for (GPU_VALIDATE_JAX=0)"
+  elif python3 -c 'import jax' 2>/dev/null; then
+    echo "-- JAX: a jitted convolution step (forward and gradient)"
+    base=$(bounded python3 scripts/jax_conv_step.py --label alone 2>/dev/null | grep '^RESULT')
+    line=$(UCUDNN_DATABASE="$out/ucudnn-jax.db" UCUDNN_WORKSPACE_LIMIT=1GiB UCUDNN_LOG_LEVEL=info \
+      bounded scripts/ucudnn-run python3 scripts/jax_conv_step.py --label ucudnn-1GiB 2> "$out/log" | grep '^RESULT')
+    echo "   $base"
+    echo "   $line"
+    echo "   graph API plans ucudnn runs: $(grep -c "plan runs ucudnn's micro-batches" "$out/log"), left to cuDNN: $(grep -c "cuDNN runs the application's plan" "$out/log")"
+    grep -E 'cudnnBackendExecute:|cudnnConvolution(Forward|BackwardData|BackwardFilter):' "$out/log" | sed 's/^ucudnn: info: */   /'
+    [ -n "${GPU_VALIDATE_LOGS:-}" ] && cp "$out/log" "$GPU_VALIDATE_LOGS/jax-1GiB.log"
+    if [ -n "$base" ] && [ -n "$line" ]; then within_two_percent "$base" "$line" || status=1; else status=1; fi
+  else
+    echo "gpu-validate: JAX is not installed here: its step not run"
+  fi
+  rm -rf "$out"
+}
+
+for part in ${GPU_VALIDATE_PARTS:-1 2 3 4 5}; do
   case "$part" in
-    1 | 2 | 3 | 4) "part_$part" ;;
-    *) echo "gpu-validate: no part $part (parts are 1 to 4)"; status=1 ;;
+    1 | 2 | 3 | 4 | 5) "part_$part" ;;
+    *) echo "gpu-validate: no part $part (parts are 1 to 5)"; status=1 ;;
   esac
 done
 exit $status

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ucudnn/host_time_account.h"
 #include "ucudnn/runtime_call_counts.h"
 
 class UcudnnHandle_t {

@@ -16,6 +16,7 @@ struct ConvolutionDescriptors {
   cudnnFilterDescriptor_t w = nullptr;
   cudnnConvolutionDescriptor_t convolution = nullptr;
   cudnnTensorDescriptor_t y = nullptr;
+  friend bool operator==(const ConvolutionDescriptors&, const ConvolutionDescriptors&) = default;
 };
 
 // Forward reads x, w and writes y; BackwardData reads w, y (dy) and writes x (dx);

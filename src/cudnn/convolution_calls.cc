@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "cudnn/real_call_clock.h"
+
 namespace ucudnn::cudnn {
 
 namespace {
@@ -78,6 +80,7 @@ cudnnStatus_t with_row(Operation operation, Body body) {
 // call through needs only the function it calls.
 template <typename Function, typename... Arguments>
 cudnnStatus_t call(Function function, Arguments... arguments) {
+  const RealCallScope real;
   return function ? function(arguments...) : CUDNN_STATUS_NOT_INITIALIZED;
 }
 

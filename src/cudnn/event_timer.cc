@@ -1,6 +1,7 @@
 #include "cudnn/event_timer.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "cudnn/device_memory.h"
 
@@ -16,10 +17,14 @@ EventTimes time_with_events(const CudaRuntime& runtime, cudaStream_t stream, int
   }
   for (int i = 0; i < std::max(1, repeats); ++i) {
     runtime.cudaEventRecord(start.get(), stream);
+    const auto issued = std::chrono::steady_clock::now();
     if (!run()) {
       result.failure = EventTimes::Failure::kRunFailed;
       return result;
     }
+    result.sorted_host_ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - issued)
+            .count());
     runtime.cudaEventRecord(stop.get(), stream);
     float ms = 0;
     if (runtime.cudaEventSynchronize(stop.get()) != cudaSuccess ||
@@ -31,6 +36,7 @@ EventTimes time_with_events(const CudaRuntime& runtime, cudaStream_t stream, int
     result.sorted_ms.push_back(ms);
   }
   std::sort(result.sorted_ms.begin(), result.sorted_ms.end());
+  std::sort(result.sorted_host_ms.begin(), result.sorted_host_ms.end());
   return result;
 }
 

@@ -20,7 +20,17 @@ struct EventTimes {
   };
   Failure failure = Failure::kNone;
   std::vector<double> sorted_ms;  // one time per repeat, ascending
+  // What issuing the work cost the host, per repeat, ascending: `run` itself, timed on the
+  // host's clock.
+  std::vector<double> sorted_host_ms;
   double median() const { return sorted_ms[sorted_ms.size() / 2]; }
+  double median_host() const { return sorted_host_ms[sorted_host_ms.size() / 2]; }
+};
+
+// A plan's time on the GPU and what issuing it costs the host, both medians in milliseconds.
+struct PlanTiming {
+  double gpu_ms = 0;
+  double host_ms = 0;
 };
 
 // Times `run` (which queues work on `stream`) with events, max(1, repeats) times.

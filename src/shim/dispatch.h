@@ -10,11 +10,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 #include "cudnn/convolution_arguments.h"
 #include "shim/kernel_identity.h"
 #include "ucudnn/runtime_call_counts.h"
+
+namespace ucudnn::cudnn {
+class PlanExecutor;  // (its header is not for the UcudnnHandle_t front end: it names cuDNN's)
+}  // namespace ucudnn::cudnn
 
 namespace ucudnn::shim {
 
@@ -27,13 +32,13 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
 
 // What Get/Find put first: ucudnn's plan as the virtual algorithm's result, planned as
 // `selection` plans (the graph API's execution plans plan as Find does). nullopt when the call
-// would pass through: no plan, or descriptors cuDNN refuses.
-std::optional<cudnn::AlgorithmPerf> planned_result(Operation operation, cudnn::Selection selection,
-                                                   cudnnHandle_t handle,
-                                                   const cudnn::ConvolutionDescriptors& d,
-                                                   const cudnn::ConvolutionBuffers& buffers,
-                                                   void* workspace, std::size_t workspace_bytes,
-                                                   PlanScope scope);
+// would pass through: no plan, or descriptors cuDNN refuses. Under WR, `executor` (if given)
+// receives the plan itself.
+std::optional<cudnn::AlgorithmPerf> planned_result(
+    Operation operation, cudnn::Selection selection, cudnnHandle_t handle,
+    const cudnn::ConvolutionDescriptors& d, const cudnn::ConvolutionBuffers& buffers,
+    void* workspace, std::size_t workspace_bytes, PlanScope scope,
+    std::shared_ptr<cudnn::PlanExecutor>* executor = nullptr);
 
 cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
                              const cudnn::ConvolutionDescriptors& d, int algorithm,

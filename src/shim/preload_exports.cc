@@ -5,9 +5,11 @@
 // legacy_api_table.h, each checked by the compiler against its declaration in cudnn.h.
 #include <cudnn.h>
 
+#include "ucudnn/host_time_account.h"
 #include "ucudnn/runtime_call_counts.h"
 
 #include "shim/backend/backend_calls.h"
+#include "shim/host_time_account.h"
 #include "shim/legacy_api_table.h"
 
 using namespace ucudnn::shim;
@@ -16,10 +18,12 @@ namespace cudnn = ucudnn::cudnn;
 
 #define UCUDNN_EXPORT_HANDLE_FUNCTION(name, parameters, call)                          \
   cudnnStatus_t CUDNNWINAPI name(cudnnHandle_t handle, UCUDNN_PARAMETERS parameters) { \
+    const EntryScope entry(EntryPoint::name);                                          \
     return call;                                                                       \
   }
 #define UCUDNN_EXPORT_LAYER_FUNCTION(name, parameters, call)                           \
   cudnnStatus_t CUDNNWINAPI name(cudnnHandle_t handle, UCUDNN_PARAMETERS parameters) { \
+    const EntryScope entry(EntryPoint::name);                                          \
     const std::int64_t layer = kNoLayer;                                               \
     return call;                                                                       \
   }
@@ -30,28 +34,34 @@ UCUDNN_LEGACY_API(UCUDNN_EXPORT_HANDLE_FUNCTION, UCUDNN_EXPORT_LAYER_FUNCTION)
 
 // cuDNN binds a handle to the device current at cudnnCreate: ucudnn records it there.
 cudnnStatus_t CUDNNWINAPI cudnnCreate(cudnnHandle_t* handle) {
+  const EntryScope entry(EntryPoint::cudnnCreate);
   return create_handle(handle);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnDestroy(cudnnHandle_t handle) {
+  const EntryScope entry(EntryPoint::cudnnDestroy);
   return destroy_handle(handle);
 }
 
 // The graph (backend) API: recorded, and convolution plans micro-batched (backend_calls.h).
 cudnnStatus_t CUDNNWINAPI cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType,
                                                        cudnnBackendDescriptor_t* descriptor) {
+  const EntryScope entry(EntryPoint::cudnnBackendCreateDescriptor);
   return backend::create_descriptor(descriptorType, descriptor);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor) {
+  const EntryScope entry(EntryPoint::cudnnBackendDestroyDescriptor);
   return backend::destroy_descriptor(descriptor);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor) {
+  const EntryScope entry(EntryPoint::cudnnBackendInitialize);
   return backend::initialize(descriptor);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor) {
+  const EntryScope entry(EntryPoint::cudnnBackendFinalize);
   return backend::finalize(descriptor, __builtin_return_address(0));
 }
 
@@ -60,6 +70,7 @@ cudnnStatus_t CUDNNWINAPI cudnnBackendSetAttribute(cudnnBackendDescriptor_t desc
                                                    cudnnBackendAttributeType_t attributeType,
                                                    int64_t elementCount,
                                                    const void* arrayOfElements) {
+  const EntryScope entry(EntryPoint::cudnnBackendSetAttribute);
   return backend::set_attribute(descriptor, attributeName, attributeType, elementCount,
                                 arrayOfElements);
 }
@@ -69,6 +80,7 @@ cudnnStatus_t CUDNNWINAPI cudnnBackendGetAttribute(cudnnBackendDescriptor_t cons
                                                    cudnnBackendAttributeType_t attributeType,
                                                    int64_t requestedElementCount,
                                                    int64_t* elementCount, void* arrayOfElements) {
+  const EntryScope entry(EntryPoint::cudnnBackendGetAttribute);
   return backend::get_attribute(descriptor, attributeName, attributeType, requestedElementCount,
                                 elementCount, arrayOfElements);
 }
@@ -76,6 +88,7 @@ cudnnStatus_t CUDNNWINAPI cudnnBackendGetAttribute(cudnnBackendDescriptor_t cons
 cudnnStatus_t CUDNNWINAPI cudnnBackendExecute(cudnnHandle_t handle,
                                               cudnnBackendDescriptor_t executionPlan,
                                               cudnnBackendDescriptor_t variantPack) {
+  const EntryScope entry(EntryPoint::cudnnBackendExecute);
   return backend::execute(handle, executionPlan, variantPack);
 }
 
@@ -83,6 +96,7 @@ cudnnStatus_t CUDNNWINAPI cudnnBackendPopulateCudaGraph(cudnnHandle_t handle,
                                                         cudnnBackendDescriptor_t executionPlan,
                                                         cudnnBackendDescriptor_t variantPack,
                                                         cudaGraph_t graph) {
+  const EntryScope entry(EntryPoint::cudnnBackendPopulateCudaGraph);
   return backend::populate_cuda_graph(handle, executionPlan, variantPack, graph);
 }
 
@@ -90,12 +104,17 @@ cudnnStatus_t CUDNNWINAPI cudnnBackendUpdateCudaGraph(cudnnHandle_t handle,
                                                       cudnnBackendDescriptor_t executionPlan,
                                                       cudnnBackendDescriptor_t variantPack,
                                                       cudaGraph_t graph) {
+  const EntryScope entry(EntryPoint::cudnnBackendUpdateCudaGraph);
   return backend::update_cuda_graph(handle, executionPlan, variantPack, graph);
 }
 
 cudnnStatus_t ucudnnGetRuntimeCallCounts(UcudnnRuntimeCallCounts* measuring,
                                          UcudnnRuntimeCallCounts* other) {
   return runtime_call_counts(measuring, other);
+}
+
+cudnnStatus_t ucudnnGetHostTimeAccount(UcudnnHostTime* entries, int capacity, int* count) {
+  return host_time_account(entries, capacity, count);
 }
 
 // What tells ucudnn apart from the library it interposes on, under any file name

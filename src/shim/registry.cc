@@ -52,6 +52,7 @@ void Registry::created(cudnnHandle_t handle) {
   auto state = bound_to_current_device(handle);
   std::lock_guard lock(handles_mutex_);
   handles_[handle] = std::move(state);
+  plans_changed();
 }
 
 std::shared_ptr<HandleState> Registry::bound_to_current_device(cudnnHandle_t handle) {
@@ -73,6 +74,7 @@ void Registry::forget(cudnnHandle_t handle) {
     if (found == handles_.end()) return;
     state = std::move(found->second);
     handles_.erase(found);
+    plans_changed();
   }
   // Wait for a call still running on the handle before its arena goes.
   std::lock_guard wait(state->mutex);

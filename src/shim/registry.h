@@ -5,6 +5,7 @@
 // destructors, after ours would have run.
 #include <cudnn.h>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -48,6 +49,10 @@ class Registry {
     // The host-device link for CPU/GPU hybrid, probed once under benchmark_mutex (nullopt
     // inside: the probe failed).
     std::optional<std::optional<HostLink>> host_link;
+    // The fastest graph API execution plan of the application measured for each convolution
+    // (its kernel key, whatever the math type), under benchmark_mutex: frameworks that
+    // autotune build several.
+    LruMap<std::string, double> fastest_application_plan_ms{kKernelsPerHandle};
   };
   Device& device(int ordinal);
   // The WD session of a device for a total and batch-size policy, shared by every handle that
@@ -65,6 +70,11 @@ class Registry {
   // deterministically may not use. Built once per (base, operation) and kept for the process.
   const AlgorithmExclusion& deterministic_exclusion(const AlgorithmExclusion& base,
                                                     Operation operation);
+
+  // Changes whenever a handle's plans may (a plan reported to the application, options set, a
+  // handle created or destroyed): what per-thread caches of plans (legacy_call_cache.h) check.
+  std::uint64_t plans_epoch() const { return plans_epoch_.load(std::memory_order_acquire); }
+  void plans_changed() { plans_epoch_.fetch_add(1, std::memory_order_acq_rel); }
 
   // The graph API's descriptors as the application set them (backend/descriptor_table.h).
   backend::DescriptorTable& backend_descriptors() { return backend_descriptors_; }
@@ -84,6 +94,7 @@ class Registry {
   std::map<std::pair<std::string, Operation>, std::unique_ptr<AlgorithmExclusion>>
       deterministic_exclusions_;  // under mutex_
   backend::DescriptorTable backend_descriptors_;
+  std::atomic<std::uint64_t> plans_epoch_{0};
 };
 
 }  // namespace ucudnn::shim

@@ -126,6 +126,12 @@ Settings read_settings(const Environment& getenv,
     for (const auto& entry : unreadable)
       warn(used + ": '" + entry + "' is not backend:ALGORITHM (e.g. cudnn:FFT); ignored");
   }
+  if (const char* value = lookup(getenv, "UCUDNN_GRAPH_PLANS", nullptr, used)) {
+    if (equals_ignoring_case(value, "ucudnn"))
+      settings.compare_application_plans = false;
+    else if (!equals_ignoring_case(value, "compare"))
+      warn(rejected(used, value, "is not compare or ucudnn", "the default: compare"));
+  }
   if (const char* value = lookup(getenv, "UCUDNN_DEVICES", "UCUDNN_BENCHMARK_DEVICES", used)) {
     if (auto devices = parse_device_list(value))
       settings.devices = *devices;

@@ -25,6 +25,10 @@
 //   UCUDNN_EXCLUDE_ALGORITHMS     algorithms never benchmarked, planned or run from a stored
 //                                 plan: backend:NAME,... with shell wildcards, e.g.
 //                                 "cpu:WINOGRAD_F4X4_3X3,cudnn:FFT*" (core/algorithm_exclusion.h)
+//   UCUDNN_GRAPH_PLANS            compare (default): a graph API execution plan of the
+//                                 application that fits the limit is timed beside ucudnn's
+//                                 plan, and ucudnn runs its own only where it is clearly
+//                                 faster; ucudnn: ucudnn runs its plan wherever it has one
 //   UCUDNN_DEVICES                GPUs for offline benchmarking (`ucudnn bench`): "all" or
 //                                 "0,1,..."; alias UCUDNN_BENCHMARK_DEVICES (µ-cuDNN's)
 #include <chrono>
@@ -56,6 +60,7 @@ struct Settings {
   bool benchmark_in_find_only = false;
   Hybrid hybrid = Hybrid::kOff;
   AlgorithmExclusion excluded;
+  bool compare_application_plans = true;    // UCUDNN_GRAPH_PLANS=compare
   std::optional<std::vector<int>> devices;  // nullopt: all
   LogLevel log_level = LogLevel::kWarning;
 };

@@ -4,6 +4,7 @@
 // accident.
 #include "ucudnn/ucudnn.h"
 
+#include "shim/host_time_account.h"
 #include "shim/legacy_api_table.h"
 
 using namespace ucudnn::shim;
@@ -32,7 +33,13 @@ extern "C" cudnnStatus_t ucudnnGetRuntimeCallCounts(UcudnnRuntimeCallCounts* mea
   return runtime_call_counts(measuring, other);
 }
 
+extern "C" cudnnStatus_t ucudnnGetHostTimeAccount(UcudnnHostTime* entries, int capacity,
+                                                  int* count) {
+  return host_time_account(entries, capacity, count);
+}
+
 cudnnStatus_t cudnnCreate(UcudnnHandle_t* handle) {
+  const EntryScope entry(EntryPoint::cudnnCreate);
   if (!handle) return CUDNN_STATUS_BAD_PARAM;
   cudnnHandle_t created = nullptr;
   const cudnnStatus_t status = create_handle(&created);
@@ -41,17 +48,20 @@ cudnnStatus_t cudnnCreate(UcudnnHandle_t* handle) {
 }
 
 cudnnStatus_t cudnnDestroy(UcudnnHandle_t handle) {
+  const EntryScope entry(EntryPoint::cudnnDestroy);
   return destroy_handle(handle.get());
 }
 
 #define UCUDNN_OVERLOAD_HANDLE_FUNCTION(name, parameters, call)                    \
   cudnnStatus_t name(UcudnnHandle_t ucudnn_handle, UCUDNN_PARAMETERS parameters) { \
+    const EntryScope entry(EntryPoint::name);                                      \
     const cudnnHandle_t handle = ucudnn_handle.get();                              \
     return call;                                                                   \
   }
 #define UCUDNN_OVERLOAD_LAYER_FUNCTION(name, parameters, call)                   \
   cudnnStatus_t name(UcudnnHandle_t ucudnn_handle, UCUDNN_PARAMETERS parameters, \
                      std::int64_t layer) {                                       \
+    const EntryScope entry(EntryPoint::name);                                    \
     const cudnnHandle_t handle = ucudnn_handle.get();                            \
     return call;                                                                 \
   }

@@ -22,6 +22,7 @@
 #include "cudnn_session.h"
 #include "fakecuda_hooks.h"
 #include "guarded_call.h"
+#include "host_cost.h"
 #include "reference.h"
 #include "stream_work.h"
 #include "tensor_ops.h"
@@ -472,6 +473,7 @@ cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor) {
 cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan,
                                   cudnnBackendDescriptor_t variantPack) {
   const char* function = __func__;
+  charge_host_cost(HostCost::kPlanExecution);
   return guarded(function, [&] {
     const BackendDescriptor* plan = backend(executionPlan);
     const BackendDescriptor* pack = backend(variantPack);

@@ -22,6 +22,7 @@
 #include "descriptors.h"
 #include "fakecuda_hooks.h"
 #include "guarded_call.h"
+#include "host_cost.h"
 #include "kernel_from_descriptors.h"
 #include "reference.h"
 #include "stream_work.h"
@@ -474,6 +475,7 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void* alpha,
                                       cudnnConvolutionFwdAlgo_t algo, void* workSpace,
                                       size_t workSpaceSizeInBytes, const void* beta,
                                       const cudnnTensorDescriptor_t yDesc, void* y) {
+  charge_host_cost(HostCost::kLegacyConvolution);
   return run_convolution(__func__, handle, kForward, alpha, beta, xDesc, x, wDesc, w, convDesc,
                          yDesc, y, algo, workSpace, workSpaceSizeInBytes);
 }
@@ -485,6 +487,7 @@ cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void* alp
                                            cudnnConvolutionBwdDataAlgo_t algo, void* workSpace,
                                            size_t workSpaceSizeInBytes, const void* beta,
                                            const cudnnTensorDescriptor_t dxDesc, void* dx) {
+  charge_host_cost(HostCost::kLegacyConvolution);
   return run_convolution(__func__, handle, kBackwardData, alpha, beta, dxDesc, dx, wDesc, w,
                          convDesc, dyDesc, dy, algo, workSpace, workSpaceSizeInBytes);
 }
@@ -496,6 +499,7 @@ cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void* a
                                              cudnnConvolutionBwdFilterAlgo_t algo, void* workSpace,
                                              size_t workSpaceSizeInBytes, const void* beta,
                                              const cudnnFilterDescriptor_t dwDesc, void* dw) {
+  charge_host_cost(HostCost::kLegacyConvolution);
   return run_convolution(__func__, handle, kBackwardFilter, alpha, beta, xDesc, x, dwDesc, dw,
                          convDesc, dyDesc, dy, algo, workSpace, workSpaceSizeInBytes);
 }

@@ -85,6 +85,9 @@ class GraphApi : public ::testing::Test {
     environment["LD_PRELOAD"] = preload ? std::optional<std::string>(UCUDNN_PRELOAD) : std::nullopt;
     environment.try_emplace("UCUDNN_DATABASE", ":memory:");
     environment.try_emplace("UCUDNN_BENCHMARK_REPEATS", "1");
+    // These tests are about how ucudnn runs its plans: it runs every one it has, unless a test
+    // asks for the comparison with the application's own plan (UCUDNN_GRAPH_PLANS=compare).
+    environment.try_emplace("UCUDNN_GRAPH_PLANS", "ucudnn");
     ProgramRun r;
     r.process = testing::run_process(argv, environment);
     std::istringstream lines(r.process.out);
@@ -132,9 +135,10 @@ const AlgorithmExclusion& nondeterministic() {
     std::string text;
     for (auto op : {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter})
       for (int a = 0; a < fakecuda::algorithm_count(op); ++a)
-        if (!fakecuda::algorithm_model(op, a)->deterministic)
-          text += (text.empty() ? "" : ",") + std::string("cudnn:") +
-                  std::string(fakecuda::algorithm_model(op, a)->name);
+        if (!fakecuda::algorithm_model(op, a)->deterministic) {
+          if (!text.empty()) text += ',';
+          text.append("cudnn:").append(fakecuda::algorithm_model(op, a)->name);
+        }
     return *AlgorithmExclusion::parse(text);
   }();
   return exclusion;
@@ -261,6 +265,20 @@ TEST_F(GraphApi, CapturedIterationsRunThePlansWithoutViolations) {
   EXPECT_GT(captured_micro_batches, 0);
 }
 
+// Variant packs are recorded by the thread that builds them (frameworks build and execute them
+// on one): a pack built and destroyed on other threads than the one executing it is unknown
+// there, and cuDNN runs the plan itself, with the application's own results.
+TEST_F(GraphApi, PacksBuiltOnAnotherThreadAreLeftToCudnn) {
+  const Environment tight = {{"UCUDNN_WORKSPACE_LIMIT", std::to_string(kTightLimit)}};
+  const ProgramRun without = run({"--iterations", "2"}, {}, false);
+  const ProgramRun with = run({"--iterations", "2", "--packs-elsewhere"}, tight, true);
+  expect_same_results(without, with);
+  EXPECT_EQ(count_of(with.trace, "backend-execute"), 2 * 3 * kLayers);
+  // The same program building its packs where it executes them runs ucudnn's plans.
+  const ProgramRun here = run({"--iterations", "2"}, tight, true);
+  EXPECT_EQ(count_of(here.trace, "backend-execute"), 0);
+}
+
 TEST_F(GraphApi, PlansWithoutAHandleAreLeftToCudnnWithOneWarning) {
   const ProgramRun without = run({"--iterations", "1", "--no-handle"}, {}, false);
   const ProgramRun with = run({"--iterations", "1", "--no-handle"}, {}, true);
@@ -313,6 +331,68 @@ TEST_F(GraphApi, DeterministicAndUnrestrictedJobsKeepTheirOwnDivisions) {
     EXPECT_EQ(count_of(r->process.err, "kernel groups: "), 0) << r->process.err;
   }
   EXPECT_EQ(count_of(other_again.trace, "algo=ALGO_0"), 0) << "a nondeterministic algorithm ran";
+}
+
+// The application's own plan is a candidate (UCUDNN_GRAPH_PLANS=compare, the default): where it
+// is as fast as ucudnn's, or where the application built a faster one for the same kernel (a
+// framework that autotunes times every configuration it finalizes and takes the fastest),
+// cuDNN runs it; where ucudnn's is clearly faster, ucudnn runs its own. Each verdict follows
+// from the times it names.
+TEST_F(GraphApi, TheApplicationsPlanRunsWhereUcudnnsIsNoFaster) {
+  const Environment compare = {{"UCUDNN_GRAPH_PLANS", "compare"},
+                               {"UCUDNN_WORKSPACE_LIMIT", "1GiB"},
+                               {"UCUDNN_LOG_LEVEL", "info"}};
+  struct Case {
+    std::vector<std::string> args;
+    bool ucudnn_wins_some;
+  };
+  // The heuristics' first (the doubles' fastest); every configuration up to the slowest, as an
+  // autotuner; the slowest alone.
+  for (const Case& c : {Case{{"--engine-rank", "0"}, false}, Case{{"--engine-rank", "99"}, false},
+                        Case{{"--engine-only", "99"}, true}}) {
+    SCOPED_TRACE(c.args.front().c_str());
+    const std::vector<std::string> args = concat({"--iterations", "2"}, c.args);
+    const ProgramRun without = run(args, {}, false);
+    const ProgramRun with = run(args, compare, true);
+    expect_same_results(without, with);
+    int theirs = 0, ours = 0, protected_by_a_faster_one = 0;
+    std::istringstream lines(with.process.err);
+    for (std::string line; std::getline(lines, line);) {
+      const auto at = line.find(": the application's plan ");
+      if (at == std::string::npos) continue;
+      double measured = 0, fastest = 0, planned = 0, their_host = 0, our_host = 0;
+      ASSERT_EQ(std::sscanf(line.c_str() + at,
+                            ": the application's plan %lf ms, %lf us host (workspace %*[^)]), its "
+                            "fastest for the kernel %lf ms; ucudnn's %lf ms, %lf us host",
+                            &measured, &their_host, &fastest, &planned, &our_host),
+                5)
+          << line;
+      EXPECT_LE(fastest, measured) << line;
+      // ucudnn's plan must save 3% of the GPU time and what it costs the host beyond the
+      // application's (the numbers are printed rounded: a verdict on the edge is not judged).
+      const double host_cost = (our_host - their_host) / 1000;
+      const auto required = [&](double t) { return std::max(t * 0.03, host_cost); };
+      const bool application = line.find("cuDNN runs the application's plan") != std::string::npos;
+      if (std::abs(planned - (fastest - required(fastest))) > 2e-6) {
+        EXPECT_EQ(application, planned > fastest - required(fastest)) << line;
+      }
+      protected_by_a_faster_one += application && planned <= measured - required(measured);
+      (application ? theirs : ours) += 1;
+    }
+    EXPECT_GE(theirs + ours, 3 * kLayers) << with.process.err;
+    EXPECT_EQ(count_of(with.process.err, "plan runs ucudnn's micro-batches"), ours);
+    if (c.ucudnn_wins_some) {
+      EXPECT_GT(ours, 0) << "the slowest engines alone should lose to ucudnn's plans";
+    } else {
+      EXPECT_EQ(ours, 0) << with.process.err;
+    }
+    if (c.args.front() == "--engine-rank" && c.args.back() == "0") {
+      EXPECT_EQ(with.workspaces, without.workspaces);  // the engines' own, as without ucudnn
+    }
+    if (c.args.back() == "99" && c.args.front() == "--engine-rank") {
+      EXPECT_GT(protected_by_a_faster_one, 0) << "slower configurations should have been met";
+    }
+  }
 }
 
 // The same program against the real cuDNN on a GPU (scripts/gpu-validate.sh). Different

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -163,7 +164,10 @@ TEST_F(LoadingStyles, UcudnnUnderCudnnsNameIsNeverTakenForTheRealOne) {
 TEST_F(LoadingStyles, RealCudnnOpenedByPathReachesTheShim) {
   const std::string real = real_cudnn_dir() + "/libcudnn.so.9";
   if (!std::filesystem::exists(real)) GTEST_SKIP() << "no real cuDNN at " << real;
-  const Environment system = {{"LD_LIBRARY_PATH", std::nullopt}};
+  // The libraries the environment gives (a packed build's among them), never the doubles.
+  const char* inherited = std::getenv("LD_LIBRARY_PATH");
+  const Environment system = {
+      {"LD_LIBRARY_PATH", inherited ? std::optional<std::string>(inherited) : std::nullopt}};
   const ProcessResult probe = run(Under::kNothing, {kClient, "cudnn", real, "local"}, system);
   if (probe.out.find("create status 0") == std::string::npos)
     GTEST_SKIP() << "the real cuDNN creates no handle here (no GPU): " << probe.out;

@@ -41,6 +41,7 @@ TEST(Settings, DefaultsWhenNothingIsSet) {
   EXPECT_FALSE(r.settings.devices);
   EXPECT_EQ(r.settings.database_lock_timeout, std::chrono::milliseconds(100));
   EXPECT_EQ(r.settings.hybrid, Hybrid::kOff);
+  EXPECT_TRUE(r.settings.compare_application_plans);
 }
 
 TEST(Settings, ReadsEveryVariable) {
@@ -54,7 +55,8 @@ TEST(Settings, ReadsEveryVariable) {
                        {"UCUDNN_BENCHMARK_REPEATS", "7"},
                        {"UCUDNN_DEVICES", "0,2"},
                        {"UCUDNN_DATABASE_LOCK_TIMEOUT", "2s"},
-                       {"UCUDNN_HYBRID", "Auto"}});
+                       {"UCUDNN_HYBRID", "Auto"},
+                       {"UCUDNN_GRAPH_PLANS", "UCUDNN"}});
   EXPECT_TRUE(r.warnings.empty());
   EXPECT_TRUE(r.settings.disabled);
   EXPECT_EQ(r.settings.policy, BatchSizePolicy::kAll);
@@ -67,6 +69,8 @@ TEST(Settings, ReadsEveryVariable) {
   EXPECT_EQ(r.settings.devices, (std::vector<int>{0, 2}));
   EXPECT_EQ(r.settings.database_lock_timeout, std::chrono::seconds(2));
   EXPECT_EQ(r.settings.hybrid, Hybrid::kAuto);
+  EXPECT_FALSE(r.settings.compare_application_plans);
+  EXPECT_TRUE(read({{"UCUDNN_GRAPH_PLANS", "compare"}}).settings.compare_application_plans);
   EXPECT_EQ(read({{"UCUDNN_HYBRID", "on"}}).settings.hybrid, Hybrid::kOn);
   EXPECT_EQ(read({{"UCUDNN_HYBRID", "off"}}).settings.hybrid, Hybrid::kOff);
 }
@@ -110,6 +114,7 @@ TEST(Settings, BadValuesWarnNamingVariableValueAndDefault) {
       {"UCUDNN_DATABASE_LOCK_TIMEOUT", "soon", "100ms"},
       {"UCUDNN_DATABASE_LOCK_TIMEOUT", "2h", "100ms"},
       {"UCUDNN_HYBRID", "sometimes", "off"},
+      {"UCUDNN_GRAPH_PLANS", "mine", "compare"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.variable);

@@ -12,8 +12,12 @@
 #include "cudnn/backend_api.h"
 #include "cudnn/cudnn_api.h"
 #include "cudnn/cudnn_types.h"
+#include "cudnn/real_call_clock.h"
+#include "shim/backend/application_plan.h"
 #include "shim/backend/graph_convolution.h"
 #include "shim/backend/plan_promise.h"
+#include "shim/backend/promise_lookup.h"
+#include "shim/backend/thread_variant_packs.h"
 #include "shim/dispatch.h"
 #include "shim/log.h"
 #include "shim/registry.h"
@@ -33,6 +37,7 @@ const cudnn::BackendApi& api() {
 // NOT_INITIALIZED, as any call into a cuDNN ucudnn could not load.
 template <typename Function, typename... Arguments>
 cudnnStatus_t call(Function function, Arguments... arguments) {
+  const cudnn::RealCallScope real;
   return function ? function(arguments...) : CUDNN_STATUS_NOT_INITIALIZED;
 }
 
@@ -185,9 +190,18 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
   promise->alpha_float = static_cast<float>(c.alpha);
   promise->beta_float = static_cast<float>(c.beta);
   promise->scope = PlanScope{kNoLayer, deterministic_only};
-  const auto planned = planned_result(c.operation, cudnn::Selection::kFind, c.handle,
-                                      promise->descriptors(), {}, nullptr, 0, promise->scope);
+  std::shared_ptr<cudnn::PlanExecutor> executor;
+  const auto planned =
+      planned_result(c.operation, cudnn::Selection::kFind, c.handle, promise->descriptors(), {},
+                     nullptr, 0, promise->scope, &executor);
   if (!planned || planned->algorithm != cudnn::virtual_algorithm(c.operation)) return;
+  // Under WR the application's own plan is a candidate too: ucudnn runs its plan only where
+  // that is clearly faster, so that no kernel ever runs slower.
+  if (executor && process_settings().compare_application_plans &&
+      application_plan_wins(plan_descriptor, c, *executor, deterministic_only,
+                            static_cast<std::uint64_t>(engine_bytes)))
+    return;
+  promise->executor = std::move(executor);
   // At least the engine's own workspace, so that whatever runs cuDNN's engine instead (a CUDA
   // graph, a fallback) still fits what the application allocates.
   promise->engine_workspace_bytes = static_cast<std::uint64_t>(engine_bytes);
@@ -199,32 +213,6 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
   table().promise(plan_descriptor, std::move(promise));
 }
 
-// The variant pack's pointer for `uid`, its workspace, as the application set them.
-struct Variants {
-  std::vector<std::int64_t> uids;
-  std::vector<void*> pointers;
-  void* workspace = nullptr;
-  bool recorded = false;  // a finalized variant pack the table knows
-  void* pointer(std::int64_t uid) const {
-    for (std::size_t i = 0; i < uids.size() && i < pointers.size(); ++i)
-      if (uids[i] == uid) return pointers[i];
-    return nullptr;
-  }
-};
-
-Variants variants_of(cudnnBackendDescriptor_t pack) {
-  Variants v;
-  table().read(pack, [&](const Record* record) {
-    if (!record || record->type != CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR || !record->finalized)
-      return;
-    v.recorded = true;
-    v.uids = record->array<std::int64_t>(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS);
-    v.pointers = record->array<void*>(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS);
-    v.workspace = record->scalar<void*>(CUDNN_ATTR_VARIANT_PACK_WORKSPACE).value_or(nullptr);
-  });
-  return v;
-}
-
 }  // namespace
 
 cudnnStatus_t create_descriptor(cudnnBackendDescriptorType_t type,
@@ -232,7 +220,10 @@ cudnnStatus_t create_descriptor(cudnnBackendDescriptorType_t type,
   const cudnnStatus_t status = call(api().cudnnBackendCreateDescriptor, type, descriptor);
   if (status == CUDNN_STATUS_SUCCESS && descriptor && *descriptor && watching()) {
     try {
-      table().created(*descriptor, type);
+      if (type == CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR)
+        ThreadVariantPacks::created(*descriptor);
+      else
+        table().created(*descriptor, type);
     } catch (const std::exception&) {
       // Out of memory for the record: the descriptor's graphs pass through.
     }
@@ -242,13 +233,16 @@ cudnnStatus_t create_descriptor(cudnnBackendDescriptorType_t type,
 
 cudnnStatus_t destroy_descriptor(cudnnBackendDescriptor_t descriptor) {
   // Forgotten first: once cuDNN frees it, the address may come back as another descriptor.
-  if (descriptor && watching()) table().destroyed(descriptor);
+  if (descriptor && watching() && !ThreadVariantPacks::destroyed(descriptor) &&
+      !table().destroyed(descriptor))
+    ThreadVariantPacks::foreign_destruction();  // perhaps another thread's pack
   return call(api().cudnnBackendDestroyDescriptor, descriptor);
 }
 
 cudnnStatus_t initialize(cudnnBackendDescriptor_t descriptor) {
   const cudnnStatus_t status = call(api().cudnnBackendInitialize, descriptor);
-  if (status == CUDNN_STATUS_SUCCESS && descriptor && watching()) {
+  if (status == CUDNN_STATUS_SUCCESS && descriptor && watching() &&
+      !ThreadVariantPacks::initialized(descriptor)) {
     try {
       table().initialized(descriptor);
     } catch (const std::exception&) {
@@ -263,7 +257,8 @@ cudnnStatus_t set_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAtt
                             const void* values) {
   const cudnnStatus_t status =
       call(api().cudnnBackendSetAttribute, descriptor, name, type, count, values);
-  if (status == CUDNN_STATUS_SUCCESS && watching()) {
+  if (status == CUDNN_STATUS_SUCCESS && watching() &&
+      !ThreadVariantPacks::set(descriptor, name, type, count, values)) {
     try {
       table().set(descriptor, name, type, count, values);
     } catch (const std::exception&) {
@@ -300,7 +295,8 @@ cudnnStatus_t get_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAtt
 
 cudnnStatus_t finalize(cudnnBackendDescriptor_t descriptor, const void* caller) {
   const cudnnStatus_t status = call(api().cudnnBackendFinalize, descriptor);
-  if (status != CUDNN_STATUS_SUCCESS || !watching()) return status;
+  if (status != CUDNN_STATUS_SUCCESS || !watching() || ThreadVariantPacks::finalized(descriptor))
+    return status;
   table().finalized(descriptor);
   bool execution_plan = false;
   table().read(descriptor, [&](const Record* record) {
@@ -324,32 +320,46 @@ cudnnStatus_t execute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descri
     return call(api().cudnnBackendExecute, handle, plan_descriptor, variant_pack);
   };
   if (!handle || !plan_descriptor || !variant_pack || !watching()) return run_cudnn();
-  std::shared_ptr<const PlanPromise> promise;
-  Variants v;
+  const PlanPromise* promise = nullptr;
   try {
-    // An execution plan ucudnn planned (its engine configuration shares the promise, for the
-    // workspace it answers, but is no plan).
-    table().read(plan_descriptor, [&](const Record* record) {
-      if (record && record->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)
-        promise = record->promise;
-    });
-    if (!promise) return run_cudnn();
-    v = variants_of(variant_pack);
+    promise = promise_for_execution(table(), plan_descriptor);
   } catch (const std::exception&) {
-    return run_cudnn();  // no memory to read the pack: cuDNN runs it
+    return run_cudnn();  // no memory to look the plan up: cuDNN runs it
   }
-  cudnn::ConvolutionBuffers buffers{v.pointer(promise->x_uid), v.pointer(promise->w_uid),
-                                    v.pointer(promise->y_uid)};
+  if (!promise) return run_cudnn();
   // A pack ucudnn cannot read, or one cuDNN's engine would refuse (no workspace where it needs
   // one), is cuDNN's to judge: the application gets cuDNN's own answer.
-  if (!v.recorded || !buffers.x || !buffers.w || !buffers.y ||
-      (!v.workspace && promise->engine_workspace_bytes > 0))
+  const VariantPack* pack = ThreadVariantPacks::find(variant_pack);
+  if (!pack) return run_cudnn();
+  const cudnn::ConvolutionBuffers buffers{
+      pack->pointer(promise->x_uid), pack->pointer(promise->w_uid), pack->pointer(promise->y_uid)};
+  if (!buffers.x || !buffers.w || !buffers.y ||
+      (!pack->workspace && promise->engine_workspace_bytes > 0))
     return run_cudnn();
-  // The workspace the application surely allocated: what it was told (convolution() plans
-  // within it when the plan needs more).
+  // The workspace the application surely allocated: what it was told.
+  const std::size_t bytes = pack->workspace ? promise->allocated_bytes() : 0;
+  // The steady state: the plan made at Finalize, run as it is. Nothing is read from descriptors,
+  // nothing allocated, no lock taken.
+  if (promise->executor && promise->executor->workspace_bytes() <= bytes) {
+    const auto result = promise->executor->run(handle, promise->alpha(), buffers, pack->workspace,
+                                               bytes, promise->beta());
+    if (result.status == CUDNN_STATUS_SUCCESS) return CUDNN_STATUS_SUCCESS;
+    // Redone by cuDNN where nothing was written yet, or where beta = 0 (every output element is
+    // overwritten without being read).
+    const bool zero_beta =
+        promise->double_scaling ? promise->beta_double == 0 : promise->beta_float == 0;
+    if (result.output_touched && !zero_beta) return result.status;
+    warn_once("backend-run-failed:" + promise->executor->kernel().to_string(),
+              "a planned graph API execution failed (" +
+                  std::string(cudnn::cudnn_api().cudnnGetErrorString(result.status)) +
+                  "); cuDNN runs the application's plan");
+    return run_cudnn();
+  }
+  // WD, or a plan that needs more workspace than the application was told: planned per call
+  // (convolution() plans within what it was given).
   return convolution(promise->operation, handle, promise->alpha(), promise->descriptors(), buffers,
-                     cudnn::virtual_algorithm(promise->operation), v.workspace,
-                     v.workspace ? promise->allocated_bytes() : 0, promise->beta(), promise->scope);
+                     cudnn::virtual_algorithm(promise->operation), pack->workspace, bytes,
+                     promise->beta(), promise->scope);
 }
 
 cudnnStatus_t populate_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descriptor,

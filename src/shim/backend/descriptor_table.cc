@@ -41,9 +41,11 @@ void DescriptorTable::created(cudnnBackendDescriptor_t d, cudnnBackendDescriptor
   records_[d] = std::move(record);
 }
 
-void DescriptorTable::destroyed(cudnnBackendDescriptor_t d) {
+bool DescriptorTable::destroyed(cudnnBackendDescriptor_t d) {
   std::lock_guard lock(mutex_);
-  records_.erase(d);
+  const bool known = records_.erase(d) > 0;
+  if (known) changed();
+  return known;
 }
 
 void DescriptorTable::initialized(cudnnBackendDescriptor_t d) {
@@ -53,6 +55,7 @@ void DescriptorTable::initialized(cudnnBackendDescriptor_t d) {
   if (found == records_.end()) return;
   record->type = found->second->type;
   found->second = std::move(record);
+  changed();
 }
 
 void DescriptorTable::set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name,
@@ -111,6 +114,7 @@ void DescriptorTable::promise(cudnnBackendDescriptor_t plan,
   auto found = records_.find(plan);
   if (found == records_.end()) return;
   found->second->promise = promise;
+  changed();
   // Frameworks read the workspace from the engine configuration too (cudnn-frontend v1).
   if (const Record* configuration =
           found->second->descriptor(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG))
@@ -128,6 +132,15 @@ std::shared_ptr<const PlanPromise> DescriptorTable::promise_of(cudnnBackendDescr
   std::lock_guard lock(mutex_);
   auto found = records_.find(d);
   return found == records_.end() ? nullptr : found->second->promise;
+}
+
+std::shared_ptr<const PlanPromise> DescriptorTable::execution_plan_promise(
+    cudnnBackendDescriptor_t d) const {
+  std::lock_guard lock(mutex_);
+  auto found = records_.find(d);
+  if (found == records_.end() || found->second->type != CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)
+    return nullptr;
+  return found->second->promise;
 }
 
 std::size_t DescriptorTable::size() const {

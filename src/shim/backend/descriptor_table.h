@@ -8,6 +8,7 @@
 // table's lock.
 #include <cudnn.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -61,8 +62,9 @@ struct Record {
 class DescriptorTable {
  public:
   void created(cudnnBackendDescriptor_t d, cudnnBackendDescriptorType_t type);
-  // Before cuDNN frees it: from then on the address may be another descriptor's.
-  void destroyed(cudnnBackendDescriptor_t d);
+  // Before cuDNN frees it: from then on the address may be another descriptor's. False when
+  // the table had no record of it.
+  bool destroyed(cudnnBackendDescriptor_t d);
   // After cuDNN's cudnnBackendInitialize, which empties the descriptor and keeps its type: a
   // fresh record, so that nothing set or planned before is read or run again. Records that
   // other descriptors hold stay as they were, as cuDNN's own copies do.
@@ -80,9 +82,17 @@ class DescriptorTable {
   void read(cudnnBackendDescriptor_t d, const std::function<void(const Record*)>& reader) const;
   // The promise of an execution plan or engine configuration, if ucudnn made one.
   std::shared_ptr<const PlanPromise> promise_of(cudnnBackendDescriptor_t d) const;
+  // The promise of an execution plan alone (an engine configuration shares its plan's promise,
+  // for the workspace it answers, but runs nothing).
+  std::shared_ptr<const PlanPromise> execution_plan_promise(cudnnBackendDescriptor_t d) const;
   std::size_t size() const;
+  // Changes whenever a record is destroyed or emptied or a promise is made: what a reader
+  // caching promise_of's answers (promise_lookup.h) checks, without the lock.
+  std::uint64_t epoch() const { return epoch_.load(std::memory_order_acquire); }
 
  private:
+  void changed() { epoch_.fetch_add(1, std::memory_order_acq_rel); }
+  std::atomic<std::uint64_t> epoch_{0};
   mutable std::mutex mutex_;
   std::unordered_map<cudnnBackendDescriptor_t, std::shared_ptr<Record>> records_;
 };

@@ -2,7 +2,7 @@
 // An execution plan of the graph API that ucudnn runs itself: the convolution as legacy
 // descriptors (each micro-batch is a legacy call the shim already makes), where the variant
 // pack's pointers go, the scaling factors, and the workspace the application was told to
-// provide. Made at the plan's Finalize, read at every Execute.
+// provide, and the plan itself. Made at the plan's Finalize, read at every Execute.
 #include <cudnn.h>
 
 #include <atomic>
@@ -12,6 +12,7 @@
 #include "core/kernel_key.h"
 #include "cudnn/convolution_arguments.h"
 #include "cudnn/descriptors.h"
+#include "cudnn/plan_executor.h"
 #include "shim/kernel_identity.h"
 
 namespace ucudnn::shim::backend {
@@ -38,6 +39,9 @@ struct PlanPromise {
   float alpha_float = 1, beta_float = 0;
   bool double_scaling = false;
   PlanScope scope;
+  // The WR plan made at Finalize, run as it is at every Execute whose workspace holds it (null
+  // under WD, where the session places each call).
+  std::shared_ptr<const cudnn::PlanExecutor> executor;
   std::uint64_t workspace_bytes = 0;         // what GetAttribute answers
   std::uint64_t engine_workspace_bytes = 0;  // what cuDNN's engine of the plan needs
   // Whether the application was given workspace_bytes (it may have read the engine

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""One real model's training step, timed: torchvision's ResNet-50 on synthetic data (SGD), for
+comparing PyTorch alone with PyTorch under ucudnn (scripts/gpu-validate.sh part 5 runs both).
+
+  torch_train_step.py [--precision fp32|amp] [--batch 64] [--steps 30] [--warmup 5] [--label L]
+
+fp32 runs TF32 convolutions (PyTorch's default for cuDNN); amp is bf16 autocast with
+channels_last, as most training on recent GPUs runs. Prints one line:
+
+  RESULT label=L precision=fp32 api=graph median_ms=38.21 min_ms=38.02 gpu_ms=36.36 host_loss_ms=1.85
+
+median/min: wall time per step (a step ends with a device synchronization); gpu_ms: the GPU
+kernels' time per step, from torch.profiler over a few more steps; host_loss_ms = median - gpu.
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--precision", choices=["fp32", "amp"], default="fp32")
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--profiled-steps", type=int, default=5)
+    parser.add_argument("--label", default="run")
+    parser.add_argument("--benchmark", action="store_true", help="torch.backends.cudnn.benchmark")
+    args = parser.parse_args()
+
+    import torch
+    import torchvision
+
+    if not torch.cuda.is_available():
+        sys.exit("torch_train_step: no GPU")
+    torch.backends.cudnn.benchmark = args.benchmark
+    torch.backends.cudnn.allow_tf32 = True
+    device = torch.device("cuda")
+    torch.manual_seed(0)
+    model = torchvision.models.resnet50(num_classes=1000).to(device)
+    memory_format = torch.channels_last if args.precision == "amp" else torch.contiguous_format
+    model = model.to(memory_format=memory_format)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    images = torch.randn(args.batch, 3, 224, 224, device=device).to(memory_format=memory_format)
+    labels = torch.randint(0, 1000, (args.batch,), device=device)
+    loss_function = torch.nn.CrossEntropyLoss()
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=args.precision == "amp"):
+            loss = loss_function(model(images), labels)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    for _ in range(args.warmup):
+        step()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(args.steps):
+        start = time.perf_counter()
+        step()
+        torch.cuda.synchronize()
+        times.append((time.perf_counter() - start) * 1000)
+
+    gpu_ms = float("nan")
+    if args.profiled_steps > 0:
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(args.profiled_steps):
+                step()
+            torch.cuda.synchronize()
+        total_us = sum(e.self_device_time_total for e in prof.key_averages())
+        gpu_ms = total_us / 1000 / args.profiled_steps
+
+    api = "legacy" if os.environ.get("TORCH_CUDNN_V8_API_DISABLED") == "1" else "graph"
+    median = statistics.median(times)
+    print(
+        f"RESULT label={args.label} precision={args.precision} api={api} "
+        f"median_ms={median:.2f} min_ms={min(times):.2f} gpu_ms={gpu_ms:.2f} "
+        f"host_loss_ms={median - gpu_ms:.2f}",
+        flush=True,
+    )
+
+
+if __name__ == "__main__":
+    main()

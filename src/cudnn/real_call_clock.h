@@ -1,0 +1,62 @@
+#pragma once
+// The time a thread spends inside the real cuDNN and CUDA runtime, for the shim's host-time
+// account (shim/host_time_account.h): while the account counts an interposed call on a thread,
+// every RealCallScope on that thread adds the time it encloses; the rest of the call is
+// ucudnn's own work. When nothing counts (the account is off), a scope costs one read of a
+// thread-local flag. Nested scopes count once.
+#include <chrono>
+#include <cstdint>
+
+namespace ucudnn::cudnn {
+
+class RealCallClock {
+ public:
+  // Between these, this thread's scopes count.
+  static void start_counting() {
+    state_.counting = true;
+    state_.nanoseconds = 0;
+  }
+  // What the scopes counted since start_counting.
+  static std::uint64_t stop_counting() {
+    state_.counting = false;
+    return state_.nanoseconds;
+  }
+  static std::uint64_t now() {
+    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                          std::chrono::steady_clock::now().time_since_epoch())
+                                          .count());
+  }
+
+ private:
+  friend class RealCallScope;
+  struct State {
+    bool counting = false;
+    int depth = 0;
+    std::uint64_t nanoseconds = 0;
+  };
+  static thread_local State state_;
+};
+
+// Encloses calls into the real cuDNN or CUDA runtime.
+class RealCallScope {
+ public:
+  RealCallScope() {
+    auto& s = RealCallClock::state_;
+    if (!s.counting) return;
+    counted_ = true;
+    if (s.depth++ == 0) start_ = RealCallClock::now();
+  }
+  ~RealCallScope() {
+    if (!counted_) return;
+    auto& s = RealCallClock::state_;
+    if (--s.depth == 0) s.nanoseconds += RealCallClock::now() - start_;
+  }
+  RealCallScope(const RealCallScope&) = delete;
+  RealCallScope& operator=(const RealCallScope&) = delete;
+
+ private:
+  bool counted_ = false;
+  std::uint64_t start_ = 0;
+};
+
+}  // namespace ucudnn::cudnn
