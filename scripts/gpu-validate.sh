@@ -30,6 +30,8 @@
 #                              5's logs under ucudnn (train-*.log, jax-1GiB.log)
 #   GPU_VALIDATE_TRAIN="fp32:graph fp32:legacy ..."  part 5's (precision, API) runs, in order
 #   GPU_VALIDATE_JAX=0          part 5 without its JAX step
+#   GPU_VALIDATE_ROUNDS=N       part 5's gate: N alternating runs of the framework alone and under
+#                              ucudnn at 1 GiB (default 1), compared by their best medians
 #   UCUDNN_BUILD_DIR=<a finished build>  made elsewhere, for a machine that cannot install the
 #                              build's dependencies: skips set-up and build (scripts/gpu-pack.sh
 #                              and gpu-validate-packed.sh carry one there and run this quickly)
@@ -197,10 +199,17 @@ result_field() {
 }
 
 # Fails (returns 1) when the run `line` is more than 2% slower than `base`, by their medians.
+# Fails (returns 1) when ucudnn is more than 2% slower than the framework alone: the best
+# (lowest) median step of each side's runs, given as RESULT lines "alone..." then "|" then
+# ucudnn's.
 within_two_percent() {
-  local base=$1 line=$2 ratio
-  ratio=$(python3 -c "print(f'{$(result_field "$line" median_ms) / $(result_field "$base" median_ms):.3f}')")
-  echo "   ucudnn / alone: ${ratio}x (at most 1.02x)"
+  local alone=() ours=() side=alone line ratio
+  for line in "$@"; do
+    if [ "$line" = "|" ]; then side=ours; continue; fi
+    if [ $side = alone ]; then alone+=("$(result_field "$line" median_ms)"); else ours+=("$(result_field "$line" median_ms)"); fi
+  done
+  ratio=$(python3 -c "print(f'{min([$(IFS=,; echo "${ours[*]}")]) / min([$(IFS=,; echo "${alone[*]}")]):.3f}')")
+  echo "   ucudnn / alone, best median of ${#ours[@]} and ${#alone[@]} runs: ${ratio}x (at most 1.02x)"
   python3 -c "import sys; sys.exit(0 if $ratio <= 1.02 else 1)"
 }
 
@@ -210,7 +219,7 @@ part_5() {
     echo "gpu-validate: PyTorch with CUDA is not installed here: part 5 not run"
     return
   fi
-  local out precision api base line limit
+  local out precision api base line limit gate
   # Steps that run ahead of the GPU wander from step to step: more of them steady the median.
   local steps=50
   out=$(mktemp -d)
@@ -227,6 +236,7 @@ part_5() {
       --label alone | grep '^RESULT')
     echo "   $base"
     [ -n "$base" ] || { status=1; continue; }
+    gate=()
     local limits="1GiB 64MiB"
     [ "$quick" = 1 ] && [ $api = legacy ] && limits=1GiB
     for limit in $limits; do
@@ -239,8 +249,22 @@ part_5() {
       grep -E 'cudnnBackendExecute:|cudnnConvolution(Forward|BackwardData|BackwardFilter):' "$out/log" | sed 's/^ucudnn: info: */   /'
       runtime_calls "$out/log" || status=1
       [ -n "${GPU_VALIDATE_LOGS:-}" ] && cp "$out/log" "$GPU_VALIDATE_LOGS/train-$precision-$api-$limit.log"
-      if [ $limit = 1GiB ]; then within_two_percent "$base" "$line" || status=1; fi
+      [ $limit = 1GiB ] && gate=("$line")
     done
+    # The gate: steps that run ahead of the GPU vary by several percent between identical runs
+    # on a shared machine, so GPU_VALIDATE_ROUNDS > 1 alternates more runs of both (ucudnn's at
+    # the default log level, as users run it) and compares the best of each.
+    local alone_runs=("$base") round
+    for ((round = 2; round <= ${GPU_VALIDATE_ROUNDS:-1}; round++)); do
+      line=$(bounded python3 scripts/torch_train_step.py --precision $precision --steps $steps \
+        --label "alone-$round" | grep '^RESULT')
+      [ -n "$line" ] && alone_runs+=("$line") && echo "   $line"
+      line=$(UCUDNN_DATABASE="$out/ucudnn.db" UCUDNN_WORKSPACE_LIMIT=1GiB bounded scripts/ucudnn-run \
+        python3 scripts/torch_train_step.py --precision $precision --steps $steps \
+        --label "ucudnn-1GiB-$round" 2>/dev/null | grep '^RESULT')
+      [ -n "$line" ] && gate+=("$line") && echo "   $line"
+    done
+    if [ ${#gate[@]} -gt 0 ]; then within_two_percent "${alone_runs[@]}" "|" "${gate[@]}" || status=1; fi
     # Quick: UCUDNN_DISABLE once (fp32, graph API), unless the pairs were chosen.
     [ "$quick" = 1 ] && [ -z "${GPU_VALIDATE_TRAIN:-}" ] &&
       { [ $api = legacy ] || [ $precision = amp ]; } && continue
@@ -264,7 +288,7 @@ part_5() {
     echo "   graph API plans ucudnn runs: $(grep -c "plan runs ucudnn's micro-batches" "$out/log"), left to cuDNN: $(grep -c "cuDNN runs the application's plan" "$out/log")"
     grep -E 'cudnnBackendExecute:|cudnnConvolution(Forward|BackwardData|BackwardFilter):' "$out/log" | sed 's/^ucudnn: info: */   /'
     [ -n "${GPU_VALIDATE_LOGS:-}" ] && cp "$out/log" "$GPU_VALIDATE_LOGS/jax-1GiB.log"
-    if [ -n "$base" ] && [ -n "$line" ]; then within_two_percent "$base" "$line" || status=1; else status=1; fi
+    if [ -n "$base" ] && [ -n "$line" ]; then within_two_percent "$base" "|" "$line" || status=1; else status=1; fi
   else
     echo "gpu-validate: JAX is not installed here: its step not run"
   fi
