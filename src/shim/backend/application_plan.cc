@@ -71,8 +71,8 @@ bool application_plan_wins(cudnnBackendDescriptor_t plan_descriptor, const Graph
   const bool wins = mine->gpu_ms > *fastest - required;
   char numbers[256];
   std::snprintf(numbers, sizeof numbers,
-                ": the application's plan %.6f ms, %.1f us host (workspace %s), its fastest for "
-                "the kernel %.6f ms; ucudnn's %.6f ms, %.1f us host (",
+                ": the application's plan %.6f ms, %.3f us host (workspace %s), its fastest for "
+                "the kernel %.6f ms; ucudnn's %.6f ms, %.3f us host (",
                 theirs ? theirs->gpu_ms : 0.0, theirs ? theirs->host_ms * 1000 : 0.0,
                 format_byte_size(engine_bytes).c_str(), *fastest, mine->gpu_ms,
                 mine->host_ms * 1000);
