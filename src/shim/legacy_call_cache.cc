@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 namespace ucudnn::shim {
 
@@ -20,10 +21,17 @@ constexpr std::size_t kEntries = 128;
 thread_local std::array<Entry, kEntries> cache;
 
 std::size_t slot_of(const LegacyCall& call, const cudnn::DescriptorSnapshot& snapshot) {
-  // FNV-1a over the snapshot's bytes (a few hundred), then the call's scalars.
+  // FNV-style mixing over the snapshot a word at a time (a few hundred bytes on every call),
+  // then the call's scalars.
   std::uint64_t h = 0xcbf29ce484222325ULL;
   const auto* bytes = reinterpret_cast<const unsigned char*>(&snapshot);
-  for (std::size_t i = 0; i < sizeof snapshot; ++i) h = (h ^ bytes[i]) * 0x100000001b3ULL;
+  std::size_t i = 0;
+  for (; i + sizeof(std::uint64_t) <= sizeof snapshot; i += sizeof(std::uint64_t)) {
+    std::uint64_t word;
+    std::memcpy(&word, bytes + i, sizeof word);
+    h = (h ^ word) * 0x100000001b3ULL;
+  }
+  for (; i < sizeof snapshot; ++i) h = (h ^ bytes[i]) * 0x100000001b3ULL;
   for (std::uint64_t v :
        {static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(call.handle)),
         static_cast<std::uint64_t>(call.operation), static_cast<std::uint64_t>(call.layer),
