@@ -15,6 +15,17 @@ std::optional<MeasurementRecord> LayeredStore::find_measurement(const std::strin
   return std::nullopt;
 }
 
+std::vector<std::string> LayeredStore::measured_algorithms(
+    const std::string& fingerprint, const std::string& backend,
+    const std::set<std::string>& micro_kernels) {
+  std::set<std::string> found;
+  for (BenchmarkStore* store : {user_.get(), system_.get()})
+    if (store)
+      for (auto& name : store->measured_algorithms(fingerprint, backend, micro_kernels))
+        found.insert(std::move(name));
+  return {found.begin(), found.end()};
+}
+
 void LayeredStore::put_measurements(const std::vector<MeasurementRecord>& records) {
   if (user_) user_->put_measurements(records);
 }

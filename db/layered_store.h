@@ -18,6 +18,9 @@ class LayeredStore final : public BenchmarkStore {
                                                     const KernelKey& micro_kernel,
                                                     const std::string& backend,
                                                     const std::string& algorithm) override;
+  std::vector<std::string> measured_algorithms(const std::string& fingerprint,
+                                               const std::string& backend,
+                                               const std::set<std::string>& micro_kernels) override;
   void put_measurements(const std::vector<MeasurementRecord>& records) override;
   std::optional<std::vector<Configuration>> find_plan(const PlanKey& key) override;
   void put_plan(const PlanKey& key, const std::vector<Configuration>& plan,

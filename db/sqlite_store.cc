@@ -577,6 +577,28 @@ std::optional<MeasurementRecord> SqliteStore::find_measurement(const std::string
   }
 }
 
+std::vector<std::string> SqliteStore::measured_algorithms(
+    const std::string& fingerprint, const std::string& backend,
+    const std::set<std::string>& micro_kernels) {
+  auto& impl = *impl_;
+  std::lock_guard lock(impl.mutex);
+  std::set<std::string> found;
+  try {
+    // A slot is kernel, backend and algorithm, separated by \x1f (measurement_slot).
+    for (const auto& [slot, cached] : impl.device(fingerprint).measurements) {
+      const auto first = slot.find('\x1f');
+      const auto second = slot.find('\x1f', first + 1);
+      if (first == std::string::npos || second == std::string::npos) continue;
+      if (std::string_view(slot).substr(first + 1, second - first - 1) == backend &&
+          micro_kernels.contains(slot.substr(0, first)))
+        found.insert(slot.substr(second + 1));
+    }
+  } catch (const std::exception&) {
+    return {};  // memory exhausted: nothing known
+  }
+  return {found.begin(), found.end()};
+}
+
 void SqliteStore::put_measurements(const std::vector<MeasurementRecord>& records) {
   auto& impl = *impl_;
   std::lock_guard lock(impl.mutex);

@@ -66,6 +66,9 @@ class SqliteStore final : public BenchmarkStore {
                                                     const std::string& backend,
                                                     const std::string& algorithm) override;
   // Per key, the record with the later measured_at stays (on equal times, the new one).
+  std::vector<std::string> measured_algorithms(const std::string& fingerprint,
+                                               const std::string& backend,
+                                               const std::set<std::string>& micro_kernels) override;
   void put_measurements(const std::vector<MeasurementRecord>& records) override;
   std::optional<std::vector<Configuration>> find_plan(const PlanKey& key) override;
   void put_plan(const PlanKey& key, const std::vector<Configuration>& plan,

@@ -21,16 +21,26 @@ namespace ucudnn::cli {
 
 namespace {
 
-// The algorithms of a kernel on the backend, known without a device, less the excluded.
+// The algorithms of a kernel on the backend, known without a device, less the excluded. A
+// GPU's candidates (cuDNN's engine configurations) depend on the GPU and its cuDNN: they are
+// the ones the database has results of for the device, at any micro-batch; the legacy
+// algorithms where it has none (the planning then names what is missing).
 AlgorithmLister algorithm_lister(const std::string& backend, cpu::CpuBenchmarker& cpu,
-                                 const AlgorithmExclusion& excluded) {
-  return [&cpu, &excluded, backend](const KernelKey& kernel) {
+                                 const AlgorithmExclusion& excluded, BenchmarkStore& store,
+                                 const std::string& fingerprint) {
+  return [&cpu, &excluded, &store, backend, fingerprint](const KernelKey& kernel) {
+    std::vector<std::string> names;
+    if (backend == "cudnn") {
+      std::set<std::string> micro_kernels;
+      for (auto size : micro_batch_sizes(BatchSizePolicy::kAll, kernel.problem.batch()))
+        micro_kernels.insert(kernel.with_batch(size).to_string());
+      names = store.measured_algorithms(fingerprint, backend, micro_kernels);
 #ifdef UCUDNN_CLI_HAVE_CUDNN
-    auto names =
-        backend == "cudnn" ? cudnn::algorithm_names(kernel.operation) : cpu.algorithms(kernel);
-#else
-    auto names = cpu.algorithms(kernel);
+      if (names.empty()) names = cudnn::algorithm_names(kernel.operation);
 #endif
+    } else {
+      names = cpu.algorithms(kernel);
+    }
     std::erase_if(names, [&](const std::string& name) { return excluded.excludes(backend, name); });
     return names;
   };
@@ -132,9 +142,10 @@ std::variant<StoredNetworkPlan, PlanUnavailable> read_network_plan(
                  fingerprint.c_str());
   }
 
-  StoreReader reader(request.backend, fingerprint,
-                     algorithm_lister(request.backend, cpu, request.excluded),
-                     {database.store.get()});
+  StoreReader reader(
+      request.backend, fingerprint,
+      algorithm_lister(request.backend, cpu, request.excluded, *database.store, fingerprint),
+      {database.store.get()});
   stored.plan = plan_network(reader, stored.kernels, request);
   if (const auto missing = reader.missing(); !missing.empty()) {
     std::string message = missing_message(stored.kernels, missing) + "; run `" +

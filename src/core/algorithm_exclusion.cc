@@ -14,6 +14,18 @@ std::string trimmed(std::string_view text) {
   return std::string(text.substr(begin, end - begin + 1));
 }
 
+// The next comma that separates entries: one inside braces belongs to an engine
+// configuration's knobs ("cudnn:eng12{k2=1,k3=0}").
+std::size_t next_separator(std::string_view text, std::size_t start) {
+  int depth = 0;
+  for (std::size_t i = start; i < text.size(); ++i) {
+    if (text[i] == '{') ++depth;
+    if (text[i] == '}' && depth > 0) --depth;
+    if (text[i] == ',' && depth == 0) return i;
+  }
+  return text.size();
+}
+
 bool matches(const std::string& pattern, std::string_view name) {
   return fnmatch(pattern.c_str(), std::string(name).c_str(), FNM_CASEFOLD) == 0;
 }
@@ -24,7 +36,7 @@ AlgorithmExclusion AlgorithmExclusion::parse_leniently(std::string_view text,
   AlgorithmExclusion exclusion;
   std::size_t start = 0;
   while (start <= text.size()) {
-    const auto comma = std::min(text.find(',', start), text.size());
+    const auto comma = next_separator(text, start);
     const std::string entry = trimmed(text.substr(start, comma - start));
     start = comma + 1;
     if (entry.empty()) continue;

@@ -5,8 +5,9 @@
 // and a stored plan that uses it is discarded and planned again.
 //
 // The text is a comma-separated list of backend:ALGORITHM, e.g.
-// "cpu:WINOGRAD_F4X4_3X3,cudnn:FFT*"; names compare without regard to case, and '*' and '?'
-// are wildcards as in shell patterns.
+// "cpu:WINOGRAD_F4X4_3X3,cudnn:FFT*,cudnn:eng12{k2=1,k3=0},cudnn:eng34*"; names compare
+// without regard to case, '*' and '?' are wildcards as in shell patterns, and a comma inside
+// an engine configuration's braces is part of its name (core/engine_name.h).
 #include <string>
 #include <string_view>
 #include <utility>

@@ -5,6 +5,7 @@
 // answers "not found" and drops writes (it has warned once already).
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,13 @@ class BenchmarkStore {
                                                             const KernelKey& micro_kernel,
                                                             const std::string& backend,
                                                             const std::string& algorithm) = 0;
+  // The algorithms with a measurement (or "not supported") on `backend` at any of
+  // `micro_kernels` (KernelKey::to_string() texts), sorted: which candidates a device offered
+  // for a kernel, when the device that measured them is not here (GPU engine configurations
+  // depend on the GPU and its cuDNN).
+  virtual std::vector<std::string> measured_algorithms(
+      const std::string& fingerprint, const std::string& backend,
+      const std::set<std::string>& micro_kernels) = 0;
   // All in one transaction.
   virtual void put_measurements(const std::vector<MeasurementRecord>& records) = 0;
 

@@ -12,6 +12,18 @@ std::optional<MeasurementRecord> MemoryStore::find_measurement(const std::string
   return found->second;
 }
 
+std::vector<std::string> MemoryStore::measured_algorithms(
+    const std::string& fingerprint, const std::string& backend,
+    const std::set<std::string>& micro_kernels) {
+  std::lock_guard lock(mutex_);
+  std::set<std::string> found;
+  for (const auto& [key, record] : measurements_)
+    if (std::get<0>(key) == fingerprint && std::get<2>(key) == backend &&
+        micro_kernels.contains(std::get<1>(key)))
+      found.insert(std::get<3>(key));
+  return {found.begin(), found.end()};
+}
+
 void MemoryStore::put_measurements(const std::vector<MeasurementRecord>& records) {
   std::lock_guard lock(mutex_);
   for (const auto& record : records)

@@ -6,7 +6,10 @@
 #include <vector>
 
 #include "cudnn/algorithms.h"
+#include "cudnn/backend_descriptor.h"
 #include "cudnn/convolution_calls.h"
+#include "cudnn/engine_configurations.h"
+#include "cudnn/engine_plan.h"
 #include "cudnn/event_timer.h"
 #include "cudnn/micro_batch_descriptors.h"
 #include "cudnn/scaling.h"
@@ -23,7 +26,32 @@ CudnnBenchmarker::CudnnBenchmarker(const CudnnApi& api, const CudaRuntime& runti
       fingerprint_(std::move(fingerprint)) {}
 
 std::vector<std::string> CudnnBenchmarker::algorithms(const KernelKey& kernel) {
-  return algorithm_names(kernel.operation);
+  if (!options_.engines || !has_graph_api(backend_api())) return algorithm_names(kernel.operation);
+  const std::string key = kernel.to_string();
+  auto found = engines_.find(key);
+  if (found == engines_.end()) {
+    Engines engines;
+    try {
+      // The heuristics at the full batch; a configuration that does not finalize at some
+      // micro-batch is simply not measured there.
+      const ConvolutionGraph graph(handle_, kernel.operation, kernel.problem, 1, 0);
+      for (const auto& c : engine_configurations(graph)) {
+        if (!allowed(c.notes, kernel.problem.math_type, options_.deterministic_only)) continue;
+        engines.names.push_back(c.name.to_string());
+        if (c.workspace_bytes <= options_.workspace_limit)
+          engines.largest_workspace =
+              std::max<std::size_t>(engines.largest_workspace, c.workspace_bytes);
+      }
+    } catch (const std::exception&) {
+      // A graph cuDNN refuses: the legacy algorithms below.
+    }
+    if (engines.names.empty()) {
+      engines.names = algorithm_names(kernel.operation);
+      engines.largest_workspace = largest_legacy_workspace(kernel);
+    }
+    found = engines_.emplace(key, std::move(engines)).first;
+  }
+  return found->second.names;
 }
 
 namespace {
@@ -35,14 +63,8 @@ bool refusal(cudnnStatus_t status) {
 
 }  // namespace
 
-void* CudnnBenchmarker::workspace_for(const KernelKey& kernel, std::size_t bytes) {
-  if (bytes == 0) return nullptr;
-  if (options_.caller && bytes <= options_.caller->workspace_bytes)
-    return options_.caller->workspace;
-  if (workspace_ && workspace_->size() >= bytes) return workspace_->data();
-  // The first allocation takes the most any algorithm needs at the full batch within the
-  // limit (host-side queries), so that one workspace serves the kernel.
-  std::size_t want = bytes;
+std::size_t CudnnBenchmarker::largest_legacy_workspace(const KernelKey& kernel) const {
+  std::size_t want = 0;
   try {
     const MicroBatchDescriptors d(api_, kernel.problem, kernel.problem.batch());
     for (const auto& name : algorithm_names(kernel.operation)) {
@@ -57,6 +79,21 @@ void* CudnnBenchmarker::workspace_for(const KernelKey& kernel, std::size_t bytes
     }
   } catch (const std::exception&) {
   }
+  return want;
+}
+
+void* CudnnBenchmarker::workspace_for(const KernelKey& kernel, std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  if (options_.caller && bytes <= options_.caller->workspace_bytes)
+    return options_.caller->workspace;
+  if (workspace_ && workspace_->size() >= bytes) return workspace_->data();
+  // The first allocation takes the most any algorithm needs at the full batch within the
+  // limit (host-side queries), so that one workspace serves the kernel.
+  std::size_t want = bytes;
+  if (const auto found = engines_.find(kernel.to_string()); found != engines_.end())
+    want = std::max(want, found->second.largest_workspace);
+  else
+    want = std::max(want, largest_legacy_workspace(kernel));
   // Short of memory, the exact size may still fit; a size that failed is not tried again.
   for (const std::size_t size : {want, bytes}) {
     if (workspace_failed_at_ && size >= workspace_failed_at_) continue;
@@ -104,11 +141,80 @@ CudnnBenchmarker::Scratch* CudnnBenchmarker::scratch_for(const KernelKey& kernel
   return nullptr;
 }
 
+template <typename Run>
+std::optional<Measurement> CudnnBenchmarker::time(const KernelKey& kernel,
+                                                  const std::string& algorithm,
+                                                  std::int64_t micro_batch, std::size_t bytes,
+                                                  Run run_on) {
+  if (bytes > options_.workspace_limit) throw WorkspaceOverLimit(bytes);
+  ConvolutionBuffers buffers;
+  if (options_.caller) {
+    buffers = {options_.caller->x, options_.caller->w, options_.caller->y};
+  } else if (Scratch* scratch = scratch_for(kernel, micro_batch)) {
+    buffers = {scratch->x.data(), scratch->w.data(), scratch->y.data()};
+  } else {
+    // The application may hold the memory now; another run will have it.
+    throw MeasurementUnavailable("no device memory for the tensors of " + kernel.to_string());
+  }
+  void* workspace = workspace_for(kernel, bytes);
+  if (bytes > 0 && !workspace)
+    throw MeasurementUnavailable("no device memory to benchmark " + algorithm + " at " +
+                                 std::to_string(micro_batch) + " images");
+  cudnnStatus_t last = CUDNN_STATUS_SUCCESS;
+  auto run = [&] {
+    last = run_on(buffers, workspace);
+    return last == CUDNN_STATUS_SUCCESS;
+  };
+  auto failed_run = [&]() -> std::optional<Measurement> {
+    if (refusal(last)) return std::nullopt;
+    throw MeasurementUnavailable(algorithm + " failed to run now");
+  };
+  for (int i = 0; i < options_.warmup; ++i)
+    if (!run()) return failed_run();
+  cudaStream_t stream = nullptr;
+  api_.cudnnGetStream(handle_, &stream);
+  const auto timed = time_with_events(runtime_, stream, options_.repeats, run);
+  switch (timed.failure) {
+    case EventTimes::Failure::kNone:
+      break;
+    case EventTimes::Failure::kRunFailed:
+      return failed_run();
+    case EventTimes::Failure::kNoEvents:
+      throw MeasurementUnavailable("cannot create CUDA events");
+    case EventTimes::Failure::kTimingFailed:
+      throw MeasurementUnavailable("cannot time " + algorithm + " with CUDA events");
+  }
+  const auto& times = timed.sorted_ms;
+  return Measurement{timed.median(), bytes, times.front(), times.back(),
+                     static_cast<int>(times.size())};
+}
+
+std::optional<Measurement> CudnnBenchmarker::benchmark_engine(const KernelKey& kernel,
+                                                              const EngineName& engine,
+                                                              std::int64_t micro_batch) {
+  std::optional<EnginePlan> plan;
+  try {
+    plan.emplace(handle_, kernel.operation, kernel.problem.with_batch(micro_batch), engine, 1, 0);
+  } catch (const EngineRefused&) {
+    return std::nullopt;  // not a candidate at this shape
+  }
+  const auto bytes = static_cast<std::size_t>(plan->workspace_bytes());
+  return time(kernel, engine.to_string(), micro_batch, bytes,
+              [&](const ConvolutionBuffers& buffers, void* workspace) {
+                return plan->execute(handle_, buffers, workspace);
+              });
+}
+
 std::optional<Measurement> CudnnBenchmarker::benchmark(const KernelKey& kernel,
                                                        const std::string& algorithm,
                                                        std::int64_t micro_batch) {
+  if (micro_batch <= 0 || micro_batch > kernel.problem.batch()) return std::nullopt;
+  if (const auto engine = EngineName::parse(algorithm)) {
+    if (!has_graph_api(backend_api())) return std::nullopt;
+    return benchmark_engine(kernel, *engine, micro_batch);
+  }
   const auto value = algorithm_value(kernel.operation, algorithm);
-  if (!value || micro_batch <= 0 || micro_batch > kernel.problem.batch()) return std::nullopt;
+  if (!value) return std::nullopt;
   try {
     const MicroBatchDescriptors d(api_, kernel.problem, micro_batch);
     const ConvolutionDescriptors descriptors{d.x.get(), d.w.get(), d.convolution.get(), d.y.get()};
@@ -119,50 +225,13 @@ std::optional<Measurement> CudnnBenchmarker::benchmark(const KernelKey& kernel,
       if (refusal(status)) return std::nullopt;
       throw MeasurementUnavailable("cuDNN cannot size the workspace of " + algorithm + " now");
     }
-    if (bytes > options_.workspace_limit) throw WorkspaceOverLimit(bytes);
-    ConvolutionBuffers buffers;
-    if (options_.caller) {
-      buffers = {options_.caller->x, options_.caller->w, options_.caller->y};
-    } else if (Scratch* scratch = scratch_for(kernel, micro_batch)) {
-      buffers = {scratch->x.data(), scratch->w.data(), scratch->y.data()};
-    } else {
-      // The application may hold the memory now; another run will have it.
-      throw MeasurementUnavailable("no device memory for the tensors of " + kernel.to_string());
-    }
-    void* workspace = workspace_for(kernel, bytes);
-    if (bytes > 0 && !workspace)
-      throw MeasurementUnavailable("no device memory to benchmark " + algorithm + " at " +
-                                   std::to_string(micro_batch) + " images");
     const void* alpha = scaling_one(kernel.problem.data_type);
     const void* beta = scaling_zero(kernel.problem.data_type);
-    cudnnStatus_t last = CUDNN_STATUS_SUCCESS;
-    auto run = [&] {
-      last = convolve(api_, handle_, kernel.operation, *value, alpha, descriptors, buffers,
-                      workspace, bytes, beta);
-      return last == CUDNN_STATUS_SUCCESS;
-    };
-    auto failed_run = [&]() -> std::optional<Measurement> {
-      if (refusal(last)) return std::nullopt;
-      throw MeasurementUnavailable(algorithm + " failed to run now");
-    };
-    for (int i = 0; i < options_.warmup; ++i)
-      if (!run()) return failed_run();
-    cudaStream_t stream = nullptr;
-    api_.cudnnGetStream(handle_, &stream);
-    const auto timed = time_with_events(runtime_, stream, options_.repeats, run);
-    switch (timed.failure) {
-      case EventTimes::Failure::kNone:
-        break;
-      case EventTimes::Failure::kRunFailed:
-        return failed_run();
-      case EventTimes::Failure::kNoEvents:
-        throw MeasurementUnavailable("cannot create CUDA events");
-      case EventTimes::Failure::kTimingFailed:
-        throw MeasurementUnavailable("cannot time " + algorithm + " with CUDA events");
-    }
-    const auto& times = timed.sorted_ms;
-    return Measurement{timed.median(), bytes, times.front(), times.back(),
-                       static_cast<int>(times.size())};
+    return time(kernel, algorithm, micro_batch, bytes,
+                [&](const ConvolutionBuffers& buffers, void* workspace) {
+                  return convolve(api_, handle_, kernel.operation, *value, alpha, descriptors,
+                                  buffers, workspace, bytes, beta);
+                });
   } catch (const MeasurementUnavailable&) {
     throw;
   } catch (const WorkspaceOverLimit&) {

@@ -1,5 +1,9 @@
 #pragma once
-// The GPU as a planner device: measures cuDNN's algorithms at a micro-batch with CUDA events
+// The GPU as a planner device. Its candidates are the engine configurations cuDNN's heuristics
+// offer for the kernel (engine_configurations.h), those the kernel's math type and determinism
+// allow, each run through an execution plan finalized at the micro-batch's shape; the legacy
+// algorithms only where the library has no graph API, offers no configuration, or `engines`
+// is off (UCUDNN_CANDIDATES=algorithms). It measures a candidate at a micro-batch with CUDA events
 // on the handle's stream (warm-up, then the median of repeats), on scratch buffers of its
 // own so that the caller's tensors are never touched, or in the caller's buffers when it
 // gives them (Find*Ex, which cuDNN documents may overwrite its output). It never holds more
@@ -14,6 +18,7 @@
 #include <optional>
 
 #include "core/benchmarker.h"
+#include "core/engine_name.h"
 #include "cudnn/cuda_runtime.h"
 #include "cudnn/cudnn_api.h"
 #include "cudnn/device_memory.h"
@@ -34,6 +39,8 @@ struct GpuBenchmarkOptions {
   int repeats = 3;  // median of these
   std::uint64_t workspace_limit = std::numeric_limits<std::uint64_t>::max();
   std::optional<CallerBuffers> caller;
+  bool engines = true;              // engine configurations where the graph API offers them
+  bool deterministic_only = false;  // no configuration whose notes say nondeterministic
 
   static GpuBenchmarkOptions with_repeats(int repeats) {
     GpuBenchmarkOptions options;
@@ -68,12 +75,28 @@ class CudnnBenchmarker final : public Benchmarker {
   // A workspace of at least `bytes` (within the limit): the caller's, or one of ours that
   // grows to the largest any algorithm of the kernel needs within the limit.
   void* workspace_for(const KernelKey& kernel, std::size_t bytes);
+  // The most any legacy algorithm needs at the full batch within the limit.
+  std::size_t largest_legacy_workspace(const KernelKey& kernel) const;
+  // Times `run` (which queues one run of `algorithm` needing `bytes` of workspace on the
+  // given buffers) after the warm-up.
+  template <typename Run>
+  std::optional<Measurement> time(const KernelKey& kernel, const std::string& algorithm,
+                                  std::int64_t micro_batch, std::size_t bytes, Run run);
+  std::optional<Measurement> benchmark_engine(const KernelKey& kernel, const EngineName& engine,
+                                              std::int64_t micro_batch);
 
   const CudnnApi& api_;
   const CudaRuntime& runtime_;
   cudnnHandle_t handle_;
   GpuBenchmarkOptions options_;
   DeviceFingerprint fingerprint_;
+  // The engine configurations offered for a kernel (by its text), and the most any of them
+  // needs at the full batch within the limit: the first workspace's size.
+  struct Engines {
+    std::vector<std::string> names;
+    std::size_t largest_workspace = 0;
+  };
+  std::map<std::string, Engines> engines_;
   std::string scratch_key_;
   std::unique_ptr<Scratch> scratch_;
   std::int64_t scratch_failed_at_ = 0;  // the smallest batch of scratch_key_ that did not fit

@@ -22,8 +22,34 @@ PlanExecutor::PlanExecutor(const CudnnApi& api, cudnnHandle_t handle, const Kern
                                 " images of a batch of " + std::to_string(problem.batch()));
   for (const auto& m : configuration_.micro) {
     if (m.batch <= 0) throw std::invalid_argument("a micro-batch of " + std::to_string(m.batch));
+    if (m.backend != "cudnn")
+      throw std::invalid_argument("unknown cuDNN algorithm '" + m.backend + ":" + m.algorithm +
+                                  "'");
+    if (const auto engine = EngineName::parse(m.algorithm)) {
+      auto& plans = engine_plans_[{m.batch, m.algorithm}];
+      if (!plans.one_zero) {
+        const ConvolutionProblem shape = problem.with_batch(m.batch);
+        try {
+          plans.name = *engine;
+          plans.one_zero =
+              std::make_unique<EnginePlan>(handle, kernel_.operation, shape, *engine, 1, 0);
+          if (kernel_.operation == Operation::kBackwardFilter)
+            plans.one_one =
+                std::make_unique<EnginePlan>(handle, kernel_.operation, shape, *engine, 1, 1);
+        } catch (const EngineRefused& e) {
+          throw std::invalid_argument(std::string(e.what()) + " at " + std::to_string(m.batch) +
+                                      " images");
+        }
+      }
+      workspace_bytes_ = std::max(workspace_bytes_, plans.one_zero->workspace_bytes());
+      if (plans.one_one)
+        workspace_bytes_ = std::max(workspace_bytes_, plans.one_one->workspace_bytes());
+      deterministic_ = deterministic_ && !plans.one_zero->notes().nondeterministic;
+      steps_.push_back({nullptr, 0, &plans, m.batch});
+      continue;
+    }
     const auto algorithm = algorithm_value(kernel_.operation, m.algorithm);
-    if (m.backend != "cudnn" || !algorithm)
+    if (!algorithm)
       throw std::invalid_argument("unknown cuDNN algorithm '" + m.backend + ":" + m.algorithm +
                                   "'");
     auto& descriptors = descriptors_[m.batch];
@@ -36,11 +62,36 @@ PlanExecutor::PlanExecutor(const CudnnApi& api, cudnnHandle_t handle, const Kern
       throw std::invalid_argument("cuDNN refuses " + m.algorithm + " at " +
                                   std::to_string(m.batch) + " images");
     workspace_bytes_ = std::max<std::uint64_t>(workspace_bytes_, bytes);
-    steps_.push_back({descriptors.get(), *algorithm, m.batch});
+    deterministic_ = deterministic_ && is_deterministic(kernel_.operation, *algorithm);
+    steps_.push_back({descriptors.get(), *algorithm, nullptr, m.batch});
   }
   const std::size_t element = element_size(problem.data_type);
   x_batch_stride_bytes_ = static_cast<std::size_t>(problem.x.strides[0]) * element;
   y_batch_stride_bytes_ = static_cast<std::size_t>(problem.y.strides[0]) * element;
+}
+
+const EnginePlan* PlanExecutor::engine_plan(const Step& step, cudnnHandle_t handle, double alpha,
+                                            double beta) const {
+  const EnginePlans& plans = *step.engine;
+  if (alpha == 1 && beta == 0) return plans.one_zero.get();
+  if (alpha == 1 && beta == 1 && plans.one_one) return plans.one_one.get();
+  std::lock_guard lock(other_scalars_mutex_);
+  auto& plan = other_scalars_[{step.batch, plans.name.to_string(), alpha, beta}];
+  if (!plan) {
+    try {
+      plan = std::make_unique<EnginePlan>(handle, kernel_.operation,
+                                          kernel_.problem.with_batch(step.batch), plans.name, alpha,
+                                          beta);
+    } catch (const EngineRefused&) {
+      return nullptr;
+    }
+    // Sized like the others at this shape: a plan that needed more could overrun the workspace.
+    if (plan->workspace_bytes() > workspace_bytes_) {
+      plan.reset();
+      return nullptr;
+    }
+  }
+  return plan.get();
 }
 
 PlanExecutor::Result PlanExecutor::run(cudnnHandle_t handle, const void* alpha,
@@ -54,14 +105,22 @@ PlanExecutor::Result PlanExecutor::run(cudnnHandle_t handle, const void* alpha,
     return result;
   }
   for (const Step& step : steps_) {
-    const MicroBatchDescriptors& d = *step.descriptors;
     ConvolutionBuffers slice = buffers;
     slice.x = static_cast<char*>(buffers.x) + offset * x_batch_stride_bytes_;
     slice.y = static_cast<char*>(buffers.y) + offset * y_batch_stride_bytes_;
     const bool accumulate = kernel_.operation == Operation::kBackwardFilter && offset > 0;
-    result.status = convolve(api_, handle, kernel_.operation, step.algorithm, alpha,
-                             {d.x.get(), d.w.get(), d.convolution.get(), d.y.get()}, slice,
-                             workspace, workspace_bytes, accumulate ? one : beta);
+    const void* step_beta = accumulate ? one : beta;
+    if (step.engine) {
+      const DataType type = kernel_.problem.data_type;
+      const EnginePlan* plan =
+          engine_plan(step, handle, scaling_value(alpha, type), scaling_value(step_beta, type));
+      result.status = plan ? plan->execute(handle, slice, workspace) : CUDNN_STATUS_NOT_SUPPORTED;
+    } else {
+      const MicroBatchDescriptors& d = *step.descriptors;
+      result.status = convolve(api_, handle, kernel_.operation, step.algorithm, alpha,
+                               {d.x.get(), d.w.get(), d.convolution.get(), d.y.get()}, slice,
+                               workspace, workspace_bytes, step_beta);
+    }
     if (result.status != CUDNN_STATUS_SUCCESS) return result;
     result.output_touched = true;
     offset += static_cast<std::size_t>(step.batch);

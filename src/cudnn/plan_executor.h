@@ -1,16 +1,24 @@
 #pragma once
-// A configuration made runnable on cuDNN: the descriptors of each distinct micro-batch size
-// and each micro-batch's algorithm, resolved once when the plan is built. Running queues
+// A configuration made runnable on cuDNN, everything resolved once when the plan is built: a
+// micro-batch of an engine configuration runs as cuDNN's execution plan finalized for that
+// shape (engine_plan.h), a legacy algorithm's as a legacy call on descriptors of that size.
+// Scaling factors are part of an execution plan: plans for alpha = 1 with beta = 0 and (for
+// BackwardFilter's accumulation) beta = 1 are made with the executor; any other pair on first
+// use, under a lock that the usual pairs never take. Running queues
 // the micro-batches on the handle's stream, each a pointer offset of n * strideN elements
 // into the caller's x and y, and never synchronizes. Forward and BackwardData apply the
 // caller's alpha/beta to every slice; BackwardFilter accumulates into dw: the caller's beta
 // on the first micro-batch, 1 on every later one.
 #include <map>
 #include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/configuration.h"
 #include "cudnn/convolution_calls.h"
+#include "cudnn/engine_plan.h"
 #include "cudnn/micro_batch_descriptors.h"
 
 namespace ucudnn::cudnn {
@@ -30,6 +38,9 @@ class PlanExecutor {
   // What runs (a CPU/GPU hybrid plan: its split; see shim/hybrid_executor.h).
   virtual const Configuration& configuration() const { return configuration_; }
   virtual std::uint64_t workspace_bytes() const { return workspace_bytes_; }
+  // Whether every micro-batch runs deterministically: a legacy algorithm cuDNN documents so,
+  // an engine without the NONDETERMINISTIC note.
+  bool deterministic() const { return deterministic_; }
 
   struct Result {
     cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
@@ -41,18 +52,33 @@ class PlanExecutor {
                      void* workspace, std::size_t workspace_bytes, const void* beta) const;
 
  private:
+  // An engine configuration's plans at one micro-batch shape.
+  struct EnginePlans {
+    EngineName name;
+    std::unique_ptr<EnginePlan> one_zero, one_one;  // alpha = 1 and beta = 0 / 1
+  };
   struct Step {
-    const MicroBatchDescriptors* descriptors;
+    const MicroBatchDescriptors* descriptors;  // legacy algorithms
     int algorithm;
+    const EnginePlans* engine;  // engine configurations
     std::int64_t batch;
   };
+  // The step's plan for these scaling factors; null when cuDNN refuses to make it.
+  const EnginePlan* engine_plan(const Step& step, cudnnHandle_t handle, double alpha,
+                                double beta) const;
   const CudnnApi& api_;
   KernelKey kernel_;
   Configuration configuration_;
   std::map<std::int64_t, std::unique_ptr<MicroBatchDescriptors>> descriptors_;
+  std::map<std::pair<std::int64_t, std::string>, EnginePlans> engine_plans_;  // (batch, name)
+  mutable std::mutex other_scalars_mutex_;
+  mutable std::map<std::tuple<std::int64_t, std::string, double, double>,
+                   std::unique_ptr<EnginePlan>>
+      other_scalars_;
   std::vector<Step> steps_;
   std::size_t x_batch_stride_bytes_ = 0, y_batch_stride_bytes_ = 0;
   std::uint64_t workspace_bytes_ = 0;
+  bool deterministic_ = true;
 };
 
 }  // namespace ucudnn::cudnn

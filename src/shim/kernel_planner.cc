@@ -5,6 +5,7 @@
 #include "core/stored_benchmarker.h"
 #include "core/workspace_reuse.h"
 #include "cudnn/algorithms.h"
+#include "cudnn/candidate_workspace.h"
 #include "cudnn/convolution_calls.h"
 #include "cudnn/cudnn_benchmarker.h"
 #include "cudnn/current_device.h"
@@ -52,8 +53,11 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
   const cudnn::MeasuringScope measuring;  // first: the benchmarker's buffers go before it ends
   std::lock_guard lock(context.device_mutex);
   const cudnn::CurrentDevice on(context.runtime, context.device);
+  cudnn::GpuBenchmarkOptions options{1, context.benchmark_repeats, limit, context.caller};
+  options.engines = context.engine_candidates;
+  options.deterministic_only = context.deterministic_only;
   cudnn::CudnnBenchmarker device(context.api, context.runtime, context.handle, context.fingerprint,
-                                 {1, context.benchmark_repeats, limit, context.caller});
+                                 options);
   ExcludingBenchmarker allowed(device, *context.excluded);
   NothingMeasured nothing(allowed);
   StoredBenchmarker stored(context.may_measure ? static_cast<Benchmarker&>(allowed) : nothing,
@@ -89,21 +93,8 @@ std::optional<std::string> device_plan_problem(const PlannerContext& context,
                                                std::uint64_t limit) {
   if (auto problem = excluded_problem(context, plan)) return problem;
   return plan_validation_error(
-      kernel, plan, "cudnn", limit,
-      [&](const KernelKey& micro, const std::string& name) -> std::optional<std::uint64_t> {
-        const auto algorithm = cudnn::algorithm_value(micro.operation, name);
-        if (!algorithm) return std::nullopt;
-        try {
-          const cudnn::MicroBatchDescriptors d(context.api, micro.problem, micro.problem.batch());
-          std::size_t bytes = 0;
-          if (cudnn::workspace_size(context.api, context.handle, micro.operation,
-                                    {d.x.get(), d.w.get(), d.convolution.get(), d.y.get()},
-                                    *algorithm, &bytes) != CUDNN_STATUS_SUCCESS)
-            return std::nullopt;
-          return bytes;
-        } catch (const std::exception&) {
-          return std::nullopt;
-        }
+      kernel, plan, "cudnn", limit, [&](const KernelKey& micro, const std::string& name) {
+        return cudnn::candidate_workspace(context.api, context.handle, micro, name);
       });
 }
 

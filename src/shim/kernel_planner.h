@@ -52,6 +52,8 @@ struct PlannerContext {
   // The kernel must run deterministically (for_kernel): `excluded` holds the nondeterministic
   // algorithms too, and its plans are stored under a mode of their own (core/plan_mode.h).
   bool deterministic_only = false;
+  // UCUDNN_CANDIDATES: cuDNN's engine configurations (else its legacy algorithms).
+  bool engine_candidates = true;
 
   static const AlgorithmExclusion kNothingExcluded;
 };

@@ -132,6 +132,12 @@ Settings read_settings(const Environment& getenv,
     else if (!equals_ignoring_case(value, "compare"))
       warn(rejected(used, value, "is not compare or ucudnn", "the default: compare"));
   }
+  if (const char* value = lookup(getenv, "UCUDNN_CANDIDATES", nullptr, used)) {
+    if (equals_ignoring_case(value, "algorithms"))
+      settings.engine_candidates = false;
+    else if (!equals_ignoring_case(value, "engines"))
+      warn(rejected(used, value, "is not engines or algorithms", "the default: engines"));
+  }
   if (const char* value = lookup(getenv, "UCUDNN_DEVICES", "UCUDNN_BENCHMARK_DEVICES", used)) {
     if (auto devices = parse_device_list(value))
       settings.devices = *devices;

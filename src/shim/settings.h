@@ -29,6 +29,10 @@
 //                                 application that fits the limit is timed beside ucudnn's
 //                                 plan, and ucudnn runs its own only where it is clearly
 //                                 faster; ucudnn: ucudnn runs its plan wherever it has one
+//   UCUDNN_CANDIDATES             engines (default): the GPU's candidates are the engine
+//                                 configurations cuDNN's heuristics offer (modes A, B and the
+//                                 fallback list), run as execution plans; algorithms: the
+//                                 legacy algorithms, run as legacy calls
 //   UCUDNN_DEVICES                GPUs for offline benchmarking (`ucudnn bench`): "all" or
 //                                 "0,1,..."; alias UCUDNN_BENCHMARK_DEVICES (µ-cuDNN's)
 #include <chrono>
@@ -61,6 +65,7 @@ struct Settings {
   Hybrid hybrid = Hybrid::kOff;
   AlgorithmExclusion excluded;
   bool compare_application_plans = true;    // UCUDNN_GRAPH_PLANS=compare
+  bool engine_candidates = true;            // UCUDNN_CANDIDATES=engines
   std::optional<std::vector<int>> devices;  // nullopt: all
   LogLevel log_level = LogLevel::kWarning;
 };

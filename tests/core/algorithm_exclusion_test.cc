@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/engine_name.h"
 #include "core/micro_table.h"
 #include "support/table_benchmarker.h"
 
@@ -20,6 +21,32 @@ TEST(AlgorithmExclusion, MatchesBackendAndNameWithoutCaseAndWithWildcards) {
   EXPECT_FALSE(exclusion->excludes("cpu", "FFT"));
   EXPECT_EQ(exclusion->to_string(), "cpu:winograd_f4x4_3x3,cudnn:FFT*");
   EXPECT_TRUE(AlgorithmExclusion::parse("")->empty());
+}
+
+TEST(AlgorithmExclusion, EngineConfigurationsAreNamedWholeAndMatchWildcards) {
+  auto exclusion = AlgorithmExclusion::parse("cudnn:eng12{k2=1,k3=0}, cudnn:eng34*,cpu:DIRECT");
+  ASSERT_TRUE(exclusion) << exclusion.error();
+  EXPECT_EQ(exclusion->to_string(), "cudnn:eng12{k2=1,k3=0},cudnn:eng34*,cpu:DIRECT")
+      << "the comma between knobs belongs to the name";
+  EXPECT_TRUE(exclusion->excludes("cudnn", "eng12{k2=1,k3=0}"));
+  EXPECT_FALSE(exclusion->excludes("cudnn", "eng12{k2=1,k3=1}"));
+  EXPECT_FALSE(exclusion->excludes("cudnn", "eng12"));
+  EXPECT_TRUE(exclusion->excludes("cudnn", "eng34"));
+  EXPECT_TRUE(exclusion->excludes("cudnn", "eng34{k1=4}"));
+  EXPECT_TRUE(exclusion->excludes("cpu", "DIRECT"));
+}
+
+TEST(EngineName, ReadsAndWritesOneCanonicalForm) {
+  const EngineName name = EngineName::of(12, {{3, 0}, {2, 1}});
+  EXPECT_EQ(name.to_string(), "eng12{k2=1,k3=0}") << "knobs by type";
+  EXPECT_EQ(EngineName::parse("eng12{k2=1,k3=0}"), name);
+  EXPECT_EQ(EngineName::parse("eng7")->to_string(), "eng7");
+  EXPECT_EQ(EngineName::parse("eng7{k1=-2}")->knobs.front().second, -2);
+  for (const char* bad : {"eng", "eng-1", "eng7{}", "eng7{k3=0,k2=1}", "eng7{k2=1", "eng7x",
+                          "IMPLICIT_GEMM", "eng7{k2=1,k2=3}", "eng7{k2}"})
+    EXPECT_FALSE(EngineName::parse(bad)) << bad;
+  EXPECT_FALSE(is_engine_name("FFT_TILING"));
+  EXPECT_TRUE(is_engine_name("eng0"));
 }
 
 TEST(AlgorithmExclusion, AnUnreadableEntryIsNamed) {

@@ -4,7 +4,9 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 
+#include "core/memory_store.h"
 #include "db/default_store.h"
 #include "db/sqlite_store.h"
 #include "db_test_support.h"
@@ -70,6 +72,34 @@ TEST(LayeredStore, TheUserLayerWinsAndTheSystemLayerIsNeverWritten) {
   EXPECT_EQ(read_file(layers.system), system_bytes);
   EXPECT_EQ(std::filesystem::last_write_time(layers.system), system_time);
   EXPECT_FALSE(std::filesystem::exists(layers.system + "-journal"));
+  EXPECT_EQ(warnings.count(), 0u) << warnings.all();
+}
+
+// Which candidates a device offered for a kernel, read back without the device: every name
+// with a result (unsupported ones too) at any of the micro-kernels asked, from both layers,
+// each once, sorted; another backend, device or kernel counts for nothing. The memory store,
+// the reference, answers the same.
+TEST(LayeredStore, MeasuredAlgorithmsAreEveryNameWithAResultAtTheKernelsAsked) {
+  Layers layers;
+  Warnings warnings;
+  auto store = layers.open(warnings);
+  MemoryStore memory;
+  const std::vector<MeasurementRecord> records = {
+      supported(gpu_fingerprint(), kernel(4), "FFT", 9.0, 90),
+      supported(gpu_fingerprint(), kernel(4), "WINOGRAD", 3.0, 30),
+      supported(gpu_fingerprint(), kernel(2), "eng12{k2=1,k3=0}", 1.0, 10),
+      unsupported(gpu_fingerprint(), kernel(1), "eng7"),
+      supported(gpu_fingerprint(), kernel(8), "eng99", 1.0, 10)};
+  store.put_measurements({records.begin() + 2, records.end()});  // the rest is the system's
+  memory.put_measurements(records);
+  const std::set<std::string> asked = {kernel(1).to_string(), kernel(2).to_string(),
+                                       kernel(4).to_string()};
+  const std::vector<std::string> expected = {"FFT", "WINOGRAD", "eng12{k2=1,k3=0}", "eng7"};
+  EXPECT_EQ(store.measured_algorithms(gpu_fingerprint(), "cudnn", asked), expected);
+  EXPECT_EQ(memory.measured_algorithms(gpu_fingerprint(), "cudnn", asked), expected);
+  EXPECT_TRUE(store.measured_algorithms(gpu_fingerprint(), "cpu", asked).empty());
+  EXPECT_TRUE(store.measured_algorithms("kind=other", "cudnn", asked).empty());
+  EXPECT_TRUE(store.measured_algorithms(gpu_fingerprint(), "cudnn", {}).empty());
   EXPECT_EQ(warnings.count(), 0u) << warnings.all();
 }
 

@@ -5,7 +5,7 @@
 // lone convolution as the legacy convolution of the engine's algorithm and a forward
 // convolution with an epilogue as one fused kernel. Trace lines (README.md):
 //   backend-finalize plan engine=<i> algo=<NAME> workspace=<bytes>
-//   backend-execute op=<...> engine=<i> n=<batch> epilogue=<count>
+//   backend-execute op=<...> engine=<i> n=<batch> epilogue=<count> x_uid=<the x tensor's uid>
 #include <cudnn.h>
 
 #include <algorithm>
@@ -308,8 +308,9 @@ cudnnStatus_t execute_convolution(cudnnHandle_t handle, const BackendGraph& grap
     void* y = pointer(c.y_uid);
     if (!x || !w || !y)
       return fail(CUDNN_STATUS_BAD_PARAM, function, "the variant pack lacks a tensor's pointer");
-    trace_line("backend-execute op=%s engine=%lld n=%d epilogue=0", name_of(c.operation).data(),
-               static_cast<long long>(engine.index), c.x.dims.empty() ? 0 : c.x.dims[0]);
+    trace_line("backend-execute op=%s engine=%lld n=%d epilogue=0 x_uid=%lld",
+               name_of(c.operation).data(), static_cast<long long>(engine.index),
+               c.x.dims.empty() ? 0 : c.x.dims[0], static_cast<long long>(c.x_uid));
     return run_convolution(function, handle, c.operation, s.alpha(), s.beta(), &c.x, x, &c.w, w,
                            &c.conv, &c.y, y, engine.algorithm, v.workspace,
                            static_cast<std::size_t>(engine.workspace_bytes));
@@ -335,9 +336,9 @@ cudnnStatus_t execute_convolution(cudnnHandle_t handle, const BackendGraph& grap
   const auto epilogue = graph.epilogue;
   const cudnnTensorStruct out = graph.epilogue.back().y;
   const double alpha = c.alpha;
-  trace_line("backend-execute op=%s engine=%lld n=%d epilogue=%zu", name_of(c.operation).data(),
-             static_cast<long long>(engine.index), c.x.dims.empty() ? 0 : c.x.dims[0],
-             epilogue.size());
+  trace_line("backend-execute op=%s engine=%lld n=%d epilogue=%zu x_uid=%lld",
+             name_of(c.operation).data(), static_cast<long long>(engine.index),
+             c.x.dims.empty() ? 0 : c.x.dims[0], epilogue.size(), static_cast<long long>(c.x_uid));
   trace_if_captured(
       run_on_stream(
           stream,

@@ -446,7 +446,10 @@ TEST_F(EndToEnd, PoisonedStoredPlansAreDiscardedAndReplanned) {
 TEST_F(EndToEnd, ExcludedAlgorithmsNeverRunEvenFromStoredPlans) {
   const std::string database = ::testing::TempDir() + "ucudnn-e2e-exclude-" + seed_ + ".db";
   const auto cap = std::to_string(kTightLimit);
-  Environment environment = {{"UCUDNN_WORKSPACE_LIMIT", cap}, {"UCUDNN_DATABASE", database}};
+  // The legacy algorithms as candidates: their names are what is excluded.
+  Environment environment = {{"UCUDNN_WORKSPACE_LIMIT", cap},
+                             {"UCUDNN_DATABASE", database},
+                             {"UCUDNN_CANDIDATES", "algorithms"}};
   const ProgramRun without = baseline({"--workspace-limit", cap});
   const ProgramRun first = preloaded({"--workspace-limit", cap}, environment);
   expect_ran_on_doubles(first);
@@ -464,6 +467,47 @@ TEST_F(EndToEnd, ExcludedAlgorithmsNeverRunEvenFromStoredPlans) {
   EXPECT_GT(count_of(second.process.err, "excluded by UCUDNN_EXCLUDE_ALGORITHMS"), 0)
       << second.process.err;
   EXPECT_GT(count_of(second.trace, "conv op="), 0);
+}
+
+// The engine configurations a plan ran (the double's trace of ucudnn's executions, whose graphs
+// use their own x uid, cudnn/convolution_graph.h), by engine id.
+std::set<std::string> ucudnn_engines(const std::string& trace) {
+  std::set<std::string> engines;
+  std::istringstream lines(trace);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("backend-execute") == std::string::npos ||
+        line.find("x_uid=30072") == std::string::npos)
+      continue;
+    const auto at = line.find("engine=") + 7;
+    engines.insert(line.substr(at, line.find(' ', at) - at));
+  }
+  return engines;
+}
+
+// Engine configurations are excluded by their names, wildcards included, as algorithms are:
+// never measured, never planned, never run from a stored plan.
+TEST_F(EndToEnd, ExcludedEngineConfigurationsNeverRunEvenFromStoredPlans) {
+  const std::string database = ::testing::TempDir() + "ucudnn-e2e-exclude-engines-" + seed_ + ".db";
+  const auto cap = std::to_string(kTightLimit);
+  Environment environment = {{"UCUDNN_WORKSPACE_LIMIT", cap}, {"UCUDNN_DATABASE", database}};
+  const ProgramRun without = baseline({"--workspace-limit", cap});
+  const ProgramRun first = preloaded({"--workspace-limit", cap}, environment);
+  expect_ran_on_doubles(first);
+  const auto used = ucudnn_engines(first.trace);
+  ASSERT_GE(used.size(), 2u) << "the plans should run several engine configurations";
+  std::string excluded;
+  for (const auto& id : used)
+    if (id != "0") excluded += (excluded.empty() ? "cudnn:eng" : ", cudnn:eng") + id + "*";
+  environment["UCUDNN_EXCLUDE_ALGORITHMS"] = excluded;
+  const ProgramRun second = preloaded({"--workspace-limit", cap}, environment);
+  std::remove(database.c_str());
+  expect_ran_on_doubles(second);
+  expect_same_results(without, second);
+  for (const auto& id : ucudnn_engines(second.trace))
+    EXPECT_TRUE(id == "0" || !used.contains(id)) << "excluded engine " << id << " ran";
+  EXPECT_GT(count_of(second.process.err, "excluded by UCUDNN_EXCLUDE_ALGORITHMS"), 0)
+      << second.process.err;
+  EXPECT_GT(count_of(second.trace, "x_uid=30072"), 0) << "ucudnn's plans ran";
 }
 
 // The same programs against the real cuDNN on a GPU (scripts/gpu-validate.sh). Different

@@ -65,6 +65,18 @@ int count_of(const std::string& text, const std::string& what) {
   return count;
 }
 
+// Executions of the application's own plans: the double's trace names each execution's x
+// tensor, and ucudnn's graphs use a uid of their own (GraphTensorIds in
+// cudnn/convolution_graph.h).
+int application_executes(const std::string& trace, const std::string& what = "backend-execute") {
+  const std::string ucudnns = "x_uid=30072";
+  int count = 0;
+  std::istringstream lines(trace);
+  for (std::string line; std::getline(lines, line);)
+    count += line.find(what) != std::string::npos && line.find(ucudnns) == std::string::npos;
+  return count;
+}
+
 class GraphApi : public ::testing::Test {
  protected:
   void SetUp() override { seed_ = std::to_string(random_.uniform(1, 1'000'000'000)); }
@@ -144,14 +156,33 @@ const AlgorithmExclusion& nondeterministic() {
   return exclusion;
 }
 
-// The WR plan of every kernel within `limit`, deterministic algorithms only.
-std::vector<Configuration> predicted_plans(std::uint64_t limit) {
+// Whether the engine the application takes for `kernel` (the double's heuristics rank engines
+// by modeled time; the example takes the `rank`-th, or the last) carries the TENSOR_CORE note:
+// only then may ucudnn's plan use engines with it (the non-fused Winograd ones).
+bool tensor_cores_allowed(const KernelKey& kernel, int rank) {
+  std::vector<std::pair<double, int>> engines;
+  for (int a = 0; a < fakecuda::algorithm_count(kernel.operation); ++a)
+    if (const auto m = fakecuda::model(kernel, a); m.supported) engines.emplace_back(m.time_ms, a);
+  std::stable_sort(engines.begin(), engines.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (engines.empty()) return false;
+  const int taken = engines[std::min<std::size_t>(rank, engines.size() - 1)].second;
+  return fakecuda::algorithm_model(kernel.operation, taken)->family ==
+         fakecuda::Family::kWinogradNonfused;
+}
+
+// The WR plan of every kernel within `limit`, deterministic algorithms only, and tensor cores
+// only where the application's engine (at `rank`) uses them.
+std::vector<Configuration> predicted_plans(std::uint64_t limit, int rank = 0) {
   fakecuda::ModelBenchmarker model;
-  ExcludingBenchmarker deterministic(model, nondeterministic());
+  const auto without_tensor_cores =
+      *AlgorithmExclusion::parse(nondeterministic().to_string() + ",cudnn:WINOGRAD_NONFUSED");
   std::vector<Configuration> plans;
   for (const auto& kernel : example_kernels(kBatch)) {
+    ExcludingBenchmarker allowed(
+        model, tensor_cores_allowed(kernel, rank) ? nondeterministic() : without_tensor_cores);
     auto plan = plan_workspace_reuse(
-        measure_micro_table(deterministic, kernel, BatchSizePolicy::kPowerOfTwo, limit));
+        measure_micro_table(allowed, kernel, BatchSizePolicy::kPowerOfTwo, limit));
     EXPECT_TRUE(plan) << kernel.to_string();
     plans.push_back(plan ? *plan : Configuration{});
   }
@@ -183,8 +214,8 @@ TEST_F(GraphApi, ExecutionPlansRunTheirMicroBatchesWithTheUndividedResults) {
   const ProgramRun twice = run(concat(args, {"--iterations", "2"}), logged, true);
   expect_same_results(without, twice);
   // cuDNN's engines ran every operation without the shim, none with it.
-  EXPECT_EQ(count_of(without.trace, "backend-execute"), 2 * 3 * kLayers);
-  EXPECT_EQ(count_of(twice.trace, "backend-execute"), 0) << twice.trace;
+  EXPECT_EQ(application_executes(without.trace), 2 * 3 * kLayers);
+  EXPECT_EQ(application_executes(twice.trace), 0) << twice.trace;
   // The second iteration's calls are the predicted plans' micro-batches, exactly.
   const auto plans = predicted_plans(kTightLimit);
   const auto iteration = minus(convolutions(twice.trace), convolutions(once.trace));
@@ -210,7 +241,7 @@ TEST_F(GraphApi, TheWorkspaceAnswerIsThePlansAndAtLeastTheEngines) {
   expect_same_results(without, with);
   ASSERT_EQ(without.workspaces.size(), 3u * kLayers);
   ASSERT_EQ(with.workspaces.size(), 3u * kLayers);
-  const auto plans = predicted_plans(64u << 20);
+  const auto plans = predicted_plans(64u << 20, 99);
   int larger = 0;
   for (std::size_t k = 0; k < plans.size(); ++k) {
     const long long expected = std::max<long long>(
@@ -231,9 +262,10 @@ TEST_F(GraphApi, DeterministicEnginesNeverGetNondeterministicAlgorithms) {
   const ProgramRun with = run({"--iterations", "1", "--deterministic"}, one_byte, true);
   expect_same_results(without, with);
   EXPECT_EQ(count_of(with.trace, "algo=ALGO_0"), 0) << "a nondeterministic algorithm ran";
-  EXPECT_EQ(count_of(with.trace, "backend-execute op=BackwardData"), kLayers);
-  EXPECT_EQ(count_of(with.trace, "backend-execute op=BackwardFilter"), kLayers);
-  EXPECT_EQ(count_of(with.trace, "backend-execute op=Forward"), 0);  // IMPLICIT_GEMM: planned
+  EXPECT_EQ(application_executes(with.trace, "backend-execute op=BackwardData"), kLayers);
+  EXPECT_EQ(application_executes(with.trace, "backend-execute op=BackwardFilter"), kLayers);
+  EXPECT_EQ(application_executes(with.trace, "backend-execute op=Forward"),
+            0);  // IMPLICIT_GEMM: planned
 }
 
 TEST_F(GraphApi, FusedGraphsAreLeftToCudnn) {
@@ -241,12 +273,13 @@ TEST_F(GraphApi, FusedGraphsAreLeftToCudnn) {
   const ProgramRun without = run({"--graph", "fused", "--iterations", "1"}, {}, false);
   const ProgramRun with = run({"--graph", "fused", "--iterations", "1"}, tight, true);
   expect_same_results(without, with);
-  EXPECT_EQ(count_of(with.trace, "backend-execute op=Forward engine=0 n=8 epilogue=2"), kLayers);
+  EXPECT_EQ(application_executes(with.trace, "backend-execute op=Forward engine=0 n=8 epilogue=2"),
+            kLayers);
   for (const auto& [op, algo, n] : convolutions(with.trace))
     if (op == "Forward") {
       EXPECT_EQ(n, kBatch) << "a fused forward was split";
     }
-  EXPECT_EQ(count_of(with.trace, "backend-execute op=Backward"), 0);
+  EXPECT_EQ(application_executes(with.trace, "backend-execute op=Backward"), 0);
 }
 
 TEST_F(GraphApi, CapturedIterationsRunThePlansWithoutViolations) {
@@ -273,17 +306,17 @@ TEST_F(GraphApi, PacksBuiltOnAnotherThreadAreLeftToCudnn) {
   const ProgramRun without = run({"--iterations", "2"}, {}, false);
   const ProgramRun with = run({"--iterations", "2", "--packs-elsewhere"}, tight, true);
   expect_same_results(without, with);
-  EXPECT_EQ(count_of(with.trace, "backend-execute"), 2 * 3 * kLayers);
+  EXPECT_EQ(application_executes(with.trace), 2 * 3 * kLayers);
   // The same program building its packs where it executes them runs ucudnn's plans.
   const ProgramRun here = run({"--iterations", "2"}, tight, true);
-  EXPECT_EQ(count_of(here.trace, "backend-execute"), 0);
+  EXPECT_EQ(application_executes(here.trace), 0);
 }
 
 TEST_F(GraphApi, PlansWithoutAHandleAreLeftToCudnnWithOneWarning) {
   const ProgramRun without = run({"--iterations", "1", "--no-handle"}, {}, false);
   const ProgramRun with = run({"--iterations", "1", "--no-handle"}, {}, true);
   expect_same_results(without, with);
-  EXPECT_EQ(count_of(with.trace, "backend-execute"), 3 * kLayers);
+  EXPECT_EQ(application_executes(with.trace), 3 * kLayers);
   EXPECT_EQ(count_of(with.process.err, "names no cuDNN handle"), 1) << with.process.err;
 }
 
@@ -292,7 +325,7 @@ TEST_F(GraphApi, WorkspaceDivisionServesGraphPlans) {
   const ProgramRun with =
       run({"--iterations", "3"}, {{"UCUDNN_TOTAL_WORKSPACE_SIZE", "1MiB"}}, true);
   expect_same_results(without, with);
-  EXPECT_EQ(count_of(with.trace, "backend-execute"), 0);
+  EXPECT_EQ(application_executes(with.trace), 0);
   // The arena is ucudnn's: the application is told no more than its engines need.
   EXPECT_EQ(with.workspaces, without.workspaces);
   // The division keeps the engines' determinism too, in every segment and fallback.

@@ -3,47 +3,12 @@
 #include <algorithm>
 #include <optional>
 
+#include "cudnn/convolution_operation_attributes.h"
 #include "cudnn/cudnn_types.h"
 
 namespace ucudnn::shim::backend {
 
 namespace {
-
-struct OperationAttributes {
-  Operation operation;
-  cudnnBackendAttributeName_t x, w, y, convolution, alpha, beta;
-};
-
-std::optional<OperationAttributes> attributes_of(cudnnBackendDescriptorType_t type) {
-  switch (type) {
-    case CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR:
-      return OperationAttributes{Operation::kForward,
-                                 CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
-                                 CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
-                                 CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
-                                 CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
-                                 CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
-                                 CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA};
-    case CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR:
-      return OperationAttributes{Operation::kBackwardData,
-                                 CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX,
-                                 CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
-                                 CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY,
-                                 CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
-                                 CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA,
-                                 CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA};
-    case CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR:
-      return OperationAttributes{Operation::kBackwardFilter,
-                                 CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X,
-                                 CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW,
-                                 CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY,
-                                 CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC,
-                                 CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA,
-                                 CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA};
-    default:
-      return std::nullopt;
-  }
-}
 
 // The operation graph an execution plan runs: through its engine configuration, which the
 // application built on an engine (ENGINECFG_ENGINE) or took from the heuristics.
@@ -124,7 +89,7 @@ Expected<GraphConvolution> plan_convolution(const Record& plan) {
     return Error{"the graph has " + std::to_string(ops ? ops->descriptors.size() : 0) +
                  " operations, not one convolution"};
   const Record* op = ops->descriptors.front().get();
-  const auto names = op ? attributes_of(op->type) : std::nullopt;
+  const auto names = op ? cudnn::attributes_of(op->type) : std::nullopt;
   if (!names) return Error{"the graph's operation is not a convolution"};
   auto x = tensor_of(op->descriptor(names->x), "x", true);
   auto w = tensor_of(op->descriptor(names->w), "w", false);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/engine_name.h"
 #include "cudnn/algorithms.h"
 #include "cudnn/convolution_calls.h"
 #include "cudnn/current_device.h"
@@ -115,12 +116,15 @@ PlannerContext context_for(HandleState& state, const Settings& settings) {
                          true,
                          std::nullopt};
   context.excluded = &settings.excluded;
+  context.engine_candidates = settings.engine_candidates;
   return context;
 }
 
-bool deterministic(const Configuration& configuration, Operation operation) {
+bool deterministic(const Configuration& configuration, Operation operation,
+                   bool deterministic_only) {
   return std::all_of(configuration.micro.begin(), configuration.micro.end(),
                      [&](const MicroConfiguration& m) {
+                       if (is_engine_name(m.algorithm)) return deterministic_only;
                        auto value = cudnn::algorithm_value(operation, m.algorithm);
                        return value && cudnn::is_deterministic(operation, *value);
                      });

@@ -71,8 +71,11 @@ cudnnStatus_t or_else(const Failing& failing, Planned planned, Fallback fallback
 
 PlannerContext context_for(HandleState& state, const Settings& settings);
 
-// Whether every micro-batch of the configuration runs a deterministic algorithm.
-bool deterministic(const Configuration& configuration, Operation operation);
+// Whether every micro-batch of the configuration runs a deterministic algorithm. An engine
+// configuration's notes are not in its name: it counts as deterministic only in a kernel
+// planned deterministic_only, whose candidates were kept to deterministic ones.
+bool deterministic(const Configuration& configuration, Operation operation,
+                   bool deterministic_only);
 
 // Brings the handle's WD session in line with its options and returns it: the device's
 // session for the total and policy, or null (and the handle lets go of it) under WR.

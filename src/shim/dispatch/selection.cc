@@ -49,8 +49,9 @@ std::optional<AlgorithmPerf> planned_result(Operation operation, cudnn::Selectio
                                CUDNN_STATUS_SUCCESS,
                                static_cast<float>(configuration->time_ms()),
                                0,
-                               deterministic(*configuration, operation) ? CUDNN_DETERMINISTIC
-                                                                        : CUDNN_NON_DETERMINISTIC,
+                               deterministic(*configuration, operation, kernel.deterministic_only)
+                                   ? CUDNN_DETERMINISTIC
+                                   : CUDNN_NON_DETERMINISTIC,
                                math};
           return CUDNN_STATUS_SUCCESS;
         }
@@ -73,14 +74,13 @@ std::optional<AlgorithmPerf> planned_result(Operation operation, cudnn::Selectio
         state->plans[kernel].reported = executor;
         Registry::instance().plans_changed();
         if (executor_out) *executor_out = executor;
-        plan = AlgorithmPerf{cudnn::virtual_algorithm(operation),
-                             CUDNN_STATUS_SUCCESS,
-                             static_cast<float>(executor->configuration().time_ms()),
-                             executor->workspace_bytes(),
-                             deterministic(executor->configuration(), operation)
-                                 ? CUDNN_DETERMINISTIC
-                                 : CUDNN_NON_DETERMINISTIC,
-                             math};
+        plan =
+            AlgorithmPerf{cudnn::virtual_algorithm(operation),
+                          CUDNN_STATUS_SUCCESS,
+                          static_cast<float>(executor->configuration().time_ms()),
+                          executor->workspace_bytes(),
+                          executor->deterministic() ? CUDNN_DETERMINISTIC : CUDNN_NON_DETERMINISTIC,
+                          math};
         return CUDNN_STATUS_SUCCESS;
       },
       [] { return CUDNN_STATUS_NOT_SUPPORTED; });

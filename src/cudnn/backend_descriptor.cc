@@ -1,0 +1,49 @@
+#include "cudnn/backend_descriptor.h"
+
+#include "cudnn/real_call_clock.h"
+
+namespace ucudnn::cudnn {
+
+bool has_graph_api(const BackendApi& b) {
+  return b.cudnnBackendCreateDescriptor && b.cudnnBackendDestroyDescriptor &&
+         b.cudnnBackendSetAttribute && b.cudnnBackendGetAttribute && b.cudnnBackendFinalize &&
+         b.cudnnBackendExecute;
+}
+
+BackendDescriptor::BackendDescriptor(cudnnBackendDescriptorType_t type) {
+  const BackendApi& b = backend_api();
+  if (!has_graph_api(b)) return;
+  const RealCallScope real;
+  if (b.cudnnBackendCreateDescriptor(type, &descriptor_) != CUDNN_STATUS_SUCCESS)
+    descriptor_ = nullptr;
+}
+
+void BackendDescriptor::reset() {
+  if (!descriptor_) return;
+  const RealCallScope real;
+  backend_api().cudnnBackendDestroyDescriptor(std::exchange(descriptor_, nullptr));
+}
+
+cudnnStatus_t BackendDescriptor::set(cudnnBackendAttributeName_t name,
+                                     cudnnBackendAttributeType_t type, std::int64_t count,
+                                     const void* values) const {
+  if (!descriptor_) return CUDNN_STATUS_NOT_INITIALIZED;
+  const RealCallScope real;
+  return backend_api().cudnnBackendSetAttribute(descriptor_, name, type, count, values);
+}
+
+cudnnStatus_t BackendDescriptor::get(cudnnBackendAttributeName_t name,
+                                     cudnnBackendAttributeType_t type, std::int64_t requested,
+                                     std::int64_t* count, void* values) const {
+  if (!descriptor_) return CUDNN_STATUS_NOT_INITIALIZED;
+  const RealCallScope real;
+  return backend_api().cudnnBackendGetAttribute(descriptor_, name, type, requested, count, values);
+}
+
+cudnnStatus_t BackendDescriptor::finalize() const {
+  if (!descriptor_) return CUDNN_STATUS_NOT_INITIALIZED;
+  const RealCallScope real;
+  return backend_api().cudnnBackendFinalize(descriptor_);
+}
+
+}  // namespace ucudnn::cudnn

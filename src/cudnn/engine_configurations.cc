@@ -1,0 +1,125 @@
+#include "cudnn/engine_configurations.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+namespace ucudnn::cudnn {
+
+namespace {
+
+// The descriptors of `name` held by `from`, read into fresh ones of `type`: at most `most`.
+std::vector<BackendDescriptor> read_descriptors(const BackendDescriptor& from,
+                                                cudnnBackendAttributeName_t name,
+                                                cudnnBackendDescriptorType_t type,
+                                                std::int64_t most) {
+  std::vector<BackendDescriptor> owned;
+  std::vector<cudnnBackendDescriptor_t> raw;
+  for (std::int64_t i = 0; i < most; ++i) {
+    owned.emplace_back(type);
+    if (!owned.back()) return {};
+    raw.push_back(owned.back().get());
+  }
+  std::int64_t count = 0;
+  if (from.get(name, CUDNN_TYPE_BACKEND_DESCRIPTOR, most, &count, raw.data()) !=
+      CUDNN_STATUS_SUCCESS)
+    return {};
+  owned.resize(static_cast<std::size_t>(std::clamp<std::int64_t>(count, 0, most)));
+  return owned;
+}
+
+}  // namespace
+
+EngineNotes engine_notes(const BackendDescriptor& engine) {
+  EngineNotes notes;
+  cudnnBackendNumericalNote_t values[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
+  std::int64_t count = 0;
+  if (engine.get(CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
+                 CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &count, values) != CUDNN_STATUS_SUCCESS) {
+    // Unknown numerics are taken as the ones an application is least likely to allow.
+    return {true, true, true, true};
+  }
+  for (std::int64_t i = 0; i < std::min<std::int64_t>(count, CUDNN_NUMERICAL_NOTE_TYPE_COUNT);
+       ++i) {
+    notes.tensor_core |= values[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE;
+    notes.down_convert |= values[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS;
+    notes.reduced_precision |= values[i] == CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION;
+    notes.nondeterministic |= values[i] == CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC;
+  }
+  return notes;
+}
+
+namespace {
+
+// A heuristics result as a name and notes; nullopt when any part cannot be read (a name
+// without its knobs would run another configuration).
+std::optional<EngineConfiguration> read_configuration(const BackendDescriptor& configuration) {
+  auto engines = read_descriptors(configuration, CUDNN_ATTR_ENGINECFG_ENGINE,
+                                  CUDNN_BACKEND_ENGINE_DESCRIPTOR, 1);
+  if (engines.size() != 1) return std::nullopt;
+  std::int64_t index = -1, count = 0;
+  if (engines[0].get(CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &count, &index) !=
+          CUDNN_STATUS_SUCCESS ||
+      count != 1 || index < 0)
+    return std::nullopt;
+  std::vector<std::pair<std::int64_t, std::int64_t>> knobs;
+  for (const BackendDescriptor& choice :
+       read_descriptors(configuration, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
+                        CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, CUDNN_KNOB_TYPE_COUNTS)) {
+    cudnnBackendKnobType_t type{};
+    std::int64_t value = 0;
+    if (choice.get(CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &count, &type) !=
+            CUDNN_STATUS_SUCCESS ||
+        choice.get(CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64, 1, &count, &value) !=
+            CUDNN_STATUS_SUCCESS)
+      return std::nullopt;
+    knobs.emplace_back(static_cast<std::int64_t>(type), value);
+  }
+  std::int64_t workspace = 0;
+  if (configuration.get(CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &count,
+                        &workspace) != CUDNN_STATUS_SUCCESS ||
+      workspace < 0)
+    workspace = 0;  // known exactly when a plan is made
+  return EngineConfiguration{EngineName::of(index, std::move(knobs)), engine_notes(engines[0]),
+                             static_cast<std::uint64_t>(workspace)};
+}
+
+}  // namespace
+
+std::vector<EngineConfiguration> engine_configurations(const ConvolutionGraph& graph) {
+  std::vector<EngineConfiguration> found;
+  std::set<std::string> seen;
+  for (const cudnnBackendHeurMode_t mode :
+       {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_B, CUDNN_HEUR_MODE_FALLBACK}) {
+    BackendDescriptor heuristics(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+    const cudnnBackendDescriptor_t g = graph.get();
+    if (!heuristics ||
+        heuristics.set(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, g) !=
+            CUDNN_STATUS_SUCCESS ||
+        heuristics.set(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, mode) !=
+            CUDNN_STATUS_SUCCESS ||
+        heuristics.finalize() != CUDNN_STATUS_SUCCESS)
+      continue;  // a mode this library or graph does not offer
+    std::int64_t count = 0;
+    if (heuristics.get(CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count,
+                       nullptr) != CUDNN_STATUS_SUCCESS ||
+        count <= 0)
+      continue;
+    for (const BackendDescriptor& c : read_descriptors(heuristics, CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                                       CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, count)) {
+      auto configuration = read_configuration(c);
+      if (configuration && seen.insert(configuration->name.to_string()).second)
+        found.push_back(std::move(*configuration));
+    }
+  }
+  return found;
+}
+
+bool allowed(const EngineNotes& notes, MathType math, bool deterministic_only) {
+  if (notes.tensor_core && math == MathType::kFma) return false;
+  if ((notes.down_convert || notes.reduced_precision) && math != MathType::kTensorOpAllowConversion)
+    return false;
+  return !(notes.nondeterministic && deterministic_only);
+}
+
+}  // namespace ucudnn::cudnn

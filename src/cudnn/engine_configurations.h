@@ -1,0 +1,40 @@
+#pragma once
+// The engine configurations cuDNN's heuristics offer for a convolution graph: modes A, B and
+// the fallback list, each asked once, in that order, deduplicated by name (engine id and knob
+// choices, core/engine_name.h), each with its numerical notes, so that the planner measures
+// exactly what a framework would choose among and never one the application's numerics forbid.
+#include <cstdint>
+#include <vector>
+
+#include "core/convolution_problem.h"
+#include "core/engine_name.h"
+#include "cudnn/convolution_graph.h"
+
+namespace ucudnn::cudnn {
+
+struct EngineNotes {
+  bool tensor_core = false;
+  bool down_convert = false;       // inputs converted to a narrower type
+  bool reduced_precision = false;  // reductions in a narrower type than the compute type
+  bool nondeterministic = false;
+};
+
+struct EngineConfiguration {
+  EngineName name;
+  EngineNotes notes;
+  std::uint64_t workspace_bytes = 0;  // at the graph's shape, as the heuristics say
+};
+
+// An engine's notes; unreadable ones are taken as the ones an application is least likely to
+// allow.
+EngineNotes engine_notes(const BackendDescriptor& engine);
+
+// Empty when the library offers none (or has no graph API).
+std::vector<EngineConfiguration> engine_configurations(const ConvolutionGraph& graph);
+
+// Whether numerics of this kind are what the application allowed: tensor cores unless its math
+// type is FMA; converted inputs and reduced-precision reductions only where it allows
+// conversion; nondeterminism only where it does not ask for determinism.
+bool allowed(const EngineNotes& notes, MathType math, bool deterministic_only);
+
+}  // namespace ucudnn::cudnn

@@ -1,0 +1,204 @@
+// The cuDNN adapter's engine path against the doubles' graph API: which engine
+// configurations are candidates (the heuristics' results, each once, those the kernel's
+// numerics allow), what measuring one at a micro-batch gives (the double's model, with the
+// workspace it needs at that shape), and that a plan of engine micro-batches computes what the
+// undivided legacy call computes, for every operation, random layouts and scaling factors.
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "core/engine_name.h"
+#include "cost_model.h"
+#include "cudnn/cuda_runtime.h"
+#include "cudnn/cudnn_api.h"
+#include "cudnn/cudnn_benchmarker.h"
+#include "cudnn/plan_executor.h"
+#include "support/relative_error.h"
+#include "test_problem.h"
+
+namespace ucudnn::fakecuda {
+namespace {
+
+using testing::DeviceBuffer;
+using testing::Handle;
+
+cudnn::CudnnBenchmarker benchmarker(const Handle& handle, bool deterministic_only = false) {
+  cudnn::GpuBenchmarkOptions options;
+  options.deterministic_only = deterministic_only;
+  return cudnn::CudnnBenchmarker(cudnn::cudnn_api(), cudnn::cuda_runtime(), handle,
+                                 DeviceFingerprint{}, options);
+}
+
+KernelKey kernel_of(Operation operation, MathType math) {
+  KernelKey kernel{operation, make_conv2d_problem({8, 8, 16, 16, 8, 3, 3, 1, 1})};
+  kernel.problem.math_type = math;
+  return kernel;
+}
+
+std::string engine_of(Operation operation, const char* algorithm) {
+  for (int a = 0; a < algorithm_count(operation); ++a)
+    if (std::string(algorithm_model(operation, a)->name) == algorithm)
+      return "eng" + std::to_string(a);
+  return "none";
+}
+
+TEST(EngineCandidates, AreTheHeuristicsConfigurationsTheNumericsAllowEachOnce) {
+  Handle handle;
+  auto device = benchmarker(handle);
+  const auto tensor_op = device.algorithms(kernel_of(Operation::kForward, MathType::kTensorOp));
+  const auto fma = device.algorithms(kernel_of(Operation::kForward, MathType::kFma));
+  ASSERT_GE(tensor_op.size(), 3u);
+  for (const auto& name : tensor_op) EXPECT_TRUE(is_engine_name(name)) << name;
+  EXPECT_EQ(std::set<std::string>(tensor_op.begin(), tensor_op.end()).size(), tensor_op.size())
+      << "modes A, B and the fallback list overlap: each configuration once";
+  // The double's non-fused Winograd engine carries the TENSOR_CORE note.
+  const std::string winograd = engine_of(Operation::kForward, "WINOGRAD_NONFUSED");
+  EXPECT_NE(std::find(tensor_op.begin(), tensor_op.end(), winograd), tensor_op.end());
+  EXPECT_EQ(std::find(fma.begin(), fma.end(), winograd), fma.end())
+      << "FMA math: no tensor-core engine";
+  EXPECT_EQ(fma.size() + 1, tensor_op.size());
+
+  const auto data = kernel_of(Operation::kBackwardData, MathType::kTensorOp);
+  const std::string nondeterministic = engine_of(Operation::kBackwardData, "ALGO_0");
+  const auto any = device.algorithms(data);
+  EXPECT_NE(std::find(any.begin(), any.end(), nondeterministic), any.end());
+  auto strict = benchmarker(handle, true);
+  const auto deterministic = strict.algorithms(data);
+  EXPECT_EQ(std::find(deterministic.begin(), deterministic.end(), nondeterministic),
+            deterministic.end());
+
+  cudnn::GpuBenchmarkOptions legacy;
+  legacy.engines = false;
+  cudnn::CudnnBenchmarker algorithms(cudnn::cudnn_api(), cudnn::cuda_runtime(), handle,
+                                     DeviceFingerprint{}, legacy);
+  const auto names = algorithms.algorithms(data);
+  EXPECT_NE(std::find(names.begin(), names.end(), "FFT_TILING"), names.end());
+}
+
+TEST(EngineCandidates, AMeasurementIsTheModelsAtThatMicroBatchWithItsWorkspace) {
+  Handle handle;
+  auto device = benchmarker(handle);
+  for (const auto operation :
+       {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter}) {
+    const KernelKey kernel = kernel_of(operation, MathType::kTensorOp);
+    int grows = 0;
+    for (const auto& name : device.algorithms(kernel)) {
+      const int algorithm = static_cast<int>(EngineName::parse(name)->engine);
+      std::uint64_t previous = 0;
+      for (const std::int64_t b : {1, 2, 4, 8}) {
+        const auto measured = device.benchmark(kernel, name, b);
+        const Modeled m = model(kernel.with_batch(b), algorithm);
+        ASSERT_EQ(measured.has_value(), m.supported) << name << " at " << b;
+        if (!measured) continue;
+        EXPECT_EQ(measured->workspace_bytes, m.workspace_bytes) << name << " at " << b;
+        EXPECT_FLOAT_EQ(static_cast<float>(measured->time_ms), static_cast<float>(m.time_ms))
+            << name << " at " << b;
+        grows += measured->workspace_bytes > previous && previous > 0;
+        previous = measured->workspace_bytes;
+      }
+    }
+    EXPECT_GT(grows, 0) << "some engine's workspace should grow with the micro-batch";
+  }
+}
+
+std::vector<float> random_floats(std::size_t count, std::mt19937_64& engine) {
+  std::uniform_real_distribution<float> value(-1, 1);
+  std::vector<float> v(count);
+  for (auto& x : v) x = value(engine);
+  return v;
+}
+
+// The legacy call of the double, undivided, with its algorithm 0 (no workspace).
+cudnnStatus_t legacy_call(const Handle& handle, Operation operation, const testing::Descriptors& d,
+                          const float* alpha, const float* beta, void* x, void* w, void* y) {
+  switch (operation) {
+    case Operation::kForward:
+      return cudnnConvolutionForward(handle, alpha, d.x, x, d.w, w, d.conv,
+                                     CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, beta,
+                                     d.y, y);
+    case Operation::kBackwardData:
+      return cudnnConvolutionBackwardData(handle, alpha, d.w, w, d.y, y, d.conv,
+                                          CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, nullptr, 0, beta, d.x,
+                                          x);
+    case Operation::kBackwardFilter:
+      return cudnnConvolutionBackwardFilter(handle, alpha, d.x, x, d.y, y, d.conv,
+                                            CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, nullptr, 0, beta,
+                                            d.w, w);
+  }
+  return CUDNN_STATUS_BAD_PARAM;
+}
+
+TEST(EngineCandidates, APlanOfEngineMicroBatchesComputesTheUndividedResult) {
+  ucudnn::testing::SeededRandom random;
+  Handle handle;
+  auto device = benchmarker(handle);
+  int planned = 0;
+  for (int round = 0; round < 40; ++round) {
+    ConvolutionProblem p = testing::random_problem(random);
+    if (p.data_type != DataType::kFloat || p.batch() < 2) continue;
+    const auto operation = static_cast<Operation>(round % 3);
+    const KernelKey kernel{operation, p};
+    const std::int64_t first = p.batch() / 2, second = p.batch() - first;
+    // An engine that runs at both shapes; the first such one the heuristics offer.
+    std::string name;
+    for (const auto& candidate : device.algorithms(kernel))
+      if (device.benchmark(kernel, candidate, first) &&
+          device.benchmark(kernel, candidate, second)) {
+        name = candidate;
+        break;
+      }
+    ASSERT_FALSE(name.empty()) << kernel.to_string();
+    Configuration plan{{{"cudnn", name, first, 0, 0}, {"cudnn", name, second, 0, 0}}};
+    const cudnn::PlanExecutor executor(cudnn::cudnn_api(), handle, kernel, plan);
+    const float alpha = random.chance(0.5) ? 1.0f : 0.75f;
+    const float beta = random.chance(0.5) ? 0.0f : 0.5f;  // 0.5: plans made on first use
+    const std::size_t counts[] = {static_cast<std::size_t>(testing::span_elements(p.x)),
+                                  static_cast<std::size_t>(testing::span_elements(p.w)),
+                                  static_cast<std::size_t>(testing::span_elements(p.y))};
+    std::vector<std::vector<float>> start;
+    for (auto n : counts) start.push_back(random_floats(n, random.engine()));
+    auto run = [&](bool planned_run) {
+      DeviceBuffer x(counts[0] * 4), w(counts[1] * 4), y(counts[2] * 4);
+      DeviceBuffer workspace(std::max<std::uint64_t>(executor.workspace_bytes(), 1));
+      const DeviceBuffer* buffers[] = {&x, &w, &y};
+      for (int t = 0; t < 3; ++t)
+        EXPECT_EQ(cudaMemcpy(buffers[t]->get(), start[t].data(), counts[t] * 4, cudaMemcpyDefault),
+                  cudaSuccess);
+      if (planned_run) {
+        EXPECT_EQ(executor
+                      .run(handle, &alpha, {x.get(), w.get(), y.get()}, workspace.get(),
+                           workspace.bytes(), &beta)
+                      .status,
+                  CUDNN_STATUS_SUCCESS)
+            << name;
+      } else {
+        const testing::Descriptors d(p);
+        EXPECT_EQ(legacy_call(handle, operation, d, &alpha, &beta, x.get(), w.get(), y.get()),
+                  CUDNN_STATUS_SUCCESS);
+      }
+      EXPECT_EQ(cudaStreamSynchronize(handle.stream()), cudaSuccess);
+      const int out = operation == Operation::kForward        ? 2
+                      : operation == Operation::kBackwardData ? 0
+                                                              : 1;
+      std::vector<float> result(counts[out]);
+      EXPECT_EQ(cudaMemcpy(result.data(), buffers[out]->get(), counts[out] * 4, cudaMemcpyDefault),
+                cudaSuccess);
+      return result;
+    };
+    const auto expected = run(false);
+    const auto got = run(true);
+    EXPECT_LT(ucudnn::testing::relative_error(got, expected), 1e-5)
+        << kernel.to_string() << " with " << name << " alpha " << alpha << " beta " << beta;
+    ++planned;
+  }
+  EXPECT_GT(planned, 0);
+}
+
+}  // namespace
+}  // namespace ucudnn::fakecuda
