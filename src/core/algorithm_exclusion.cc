@@ -15,13 +15,18 @@ std::string trimmed(std::string_view text) {
 }
 
 // The next comma that separates entries: one inside braces belongs to an engine
-// configuration's knobs ("cudnn:eng12{k2=1,k3=0}").
+// configuration's knobs ("cudnn:eng12{k2=1,k3=0}"), unless no '}' closes them before the next
+// entry's ':' (a brace left open must not swallow the entries after it).
 std::size_t next_separator(std::string_view text, std::size_t start) {
   int depth = 0;
   for (std::size_t i = start; i < text.size(); ++i) {
     if (text[i] == '{') ++depth;
     if (text[i] == '}' && depth > 0) --depth;
-    if (text[i] == ',' && depth == 0) return i;
+    if (text[i] != ',') continue;
+    if (depth == 0) return i;
+    const auto close = text.find('}', i), colon = text.find(':', i);
+    if (close == std::string_view::npos || (colon != std::string_view::npos && colon < close))
+      return i;
   }
   return text.size();
 }

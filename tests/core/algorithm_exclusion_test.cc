@@ -34,6 +34,12 @@ TEST(AlgorithmExclusion, EngineConfigurationsAreNamedWholeAndMatchWildcards) {
   EXPECT_TRUE(exclusion->excludes("cudnn", "eng34"));
   EXPECT_TRUE(exclusion->excludes("cudnn", "eng34{k1=4}"));
   EXPECT_TRUE(exclusion->excludes("cpu", "DIRECT"));
+  // A brace left open swallows nothing after it.
+  const auto open = AlgorithmExclusion::parse("cudnn:eng5{*,cudnn:eng7,cpu:DIRECT");
+  ASSERT_TRUE(open) << open.error();
+  EXPECT_EQ(open->to_string(), "cudnn:eng5{*,cudnn:eng7,cpu:DIRECT");
+  EXPECT_TRUE(open->excludes("cudnn", "eng7"));
+  EXPECT_TRUE(open->excludes("cudnn", "eng5{k12=4}"));
 }
 
 TEST(EngineName, ReadsAndWritesOneCanonicalForm) {

@@ -179,16 +179,33 @@ cudnnStatus_t read_descriptors(const std::vector<Snapshot>& from, int64_t reques
   return CUDNN_STATUS_SUCCESS;
 }
 
-// The heuristics' configurations: one per runnable engine, fastest first, each a finalized
-// engine configuration with its engine.
+// A finalized knob choice.
+Snapshot knob_choice(std::int64_t type, std::int64_t value) {
+  auto choice = std::make_shared<BackendDescriptor>();
+  choice->type = CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR;
+  const auto knob = static_cast<cudnnBackendKnobType_t>(type);
+  set_attribute(*choice, CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &knob);
+  set_attribute(*choice, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64, 1, &value);
+  choice->finalized = true;
+  return choice;
+}
+
+// The heuristics' configurations, fastest first, each a finalized engine configuration with
+// its engine and its knob choices: mode A, every runnable engine with its knobs' defaults;
+// mode B, also every split-K value; the fallback list, engine 0 alone.
 std::vector<Snapshot> heuristic_results(const BackendDescriptor& heuristics) {
   std::vector<Snapshot> results;
   if (!heuristics.graph) return results;
-  for (const BackendEngine& e : runnable_engines(*heuristics.graph)) {
+  const auto mode = scalar_attribute<cudnnBackendHeurMode_t>(heuristics, CUDNN_ATTR_ENGINEHEUR_MODE,
+                                                             CUDNN_HEUR_MODE_A);
+  auto engines = runnable_engines(*heuristics.graph, mode == CUDNN_HEUR_MODE_B);
+  if (mode == CUDNN_HEUR_MODE_FALLBACK)
+    std::erase_if(engines, [](const BackendEngine& e) { return e.index != 0; });
+  for (const BackendEngine& e : engines) {
     auto engine = std::make_shared<BackendDescriptor>();
     engine->type = CUDNN_BACKEND_ENGINE_DESCRIPTOR;
     engine->graph = heuristics.graph;
-    engine->engine = e;
+    engine->engine = engine_of(*heuristics.graph, e.index);
     const std::int64_t index = e.index;
     set_attribute(*engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &index);
     engine->finalized = true;
@@ -202,6 +219,14 @@ std::vector<Snapshot> heuristic_results(const BackendDescriptor& heuristics) {
     a.bytes.resize(8);
     a.descriptors.push_back(engine);
     configuration->attributes[CUDNN_ATTR_ENGINECFG_ENGINE] = std::move(a);
+    if (e.knobs) {
+      BackendAttribute choices;
+      choices.type = CUDNN_TYPE_BACKEND_DESCRIPTOR;
+      choices.count = 2;
+      choices.bytes.resize(16);
+      choices.descriptors = {knob_choice(kTileKnob, 0), knob_choice(kSplitKnob, e.split)};
+      configuration->attributes[CUDNN_ATTR_ENGINECFG_KNOB_CHOICES] = std::move(choices);
+    }
     configuration->finalized = true;
     results.push_back(configuration);
   }
@@ -311,9 +336,10 @@ cudnnStatus_t execute_convolution(cudnnHandle_t handle, const BackendGraph& grap
     trace_line("backend-execute op=%s engine=%lld n=%d epilogue=0 x_uid=%lld",
                name_of(c.operation).data(), static_cast<long long>(engine.index),
                c.x.dims.empty() ? 0 : c.x.dims[0], static_cast<long long>(c.x_uid));
+    const Modeled as_configured{true, engine.time_ms, engine.workspace_bytes};
     return run_convolution(function, handle, c.operation, s.alpha(), s.beta(), &c.x, x, &c.w, w,
                            &c.conv, &c.y, y, engine.algorithm, v.workspace,
-                           static_cast<std::size_t>(engine.workspace_bytes));
+                           static_cast<std::size_t>(engine.workspace_bytes), &as_configured);
   }
   // The fused engine: the convolution into scratch (the virtual tensor), then the epilogue.
   void* x = pointer(c.x_uid);

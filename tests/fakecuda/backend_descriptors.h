@@ -69,6 +69,8 @@ struct BackendEngine {
   bool tensor_core = false;  // the NONFUSED Winograd engines say TENSOR_CORE (a model choice)
   std::uint64_t workspace_bytes = 0;
   double time_ms = 0;
+  bool knobs = false;      // takes the tile and split-K knobs (cost_model.h)
+  std::int64_t split = 1;  // the split-K knob's value
 };
 
 struct BackendDescriptor {
@@ -123,8 +125,10 @@ inline const BackendDescriptor* descriptor_attribute(const BackendDescriptor& d,
 // Finalize's checks and derivations for each descriptor type (backend_finalize.cc).
 cudnnStatus_t finalize_backend(BackendDescriptor& d);
 
-// The engines of a finalized graph, fastest first (backend_engines.cc).
-std::vector<BackendEngine> runnable_engines(const BackendGraph& graph);
-std::optional<BackendEngine> engine_of(const BackendGraph& graph, std::int64_t index);
+// The engines of a finalized graph, fastest first (backend_engines.cc): each with its knobs'
+// defaults, or (`every_split`) with every split-K value it takes, as heuristics mode B offers.
+std::vector<BackendEngine> runnable_engines(const BackendGraph& graph, bool every_split = false);
+std::optional<BackendEngine> engine_of(const BackendGraph& graph, std::int64_t index,
+                                       std::int64_t split = 1);
 
 }  // namespace ucudnn::fakecuda

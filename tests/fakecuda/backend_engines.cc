@@ -1,7 +1,8 @@
 // The double's engines: for a graph of one convolution, engine i is the legacy algorithm i of
 // the operation (cost_model.h: it applies where the model says, takes the model's time and
 // workspace, and is nondeterministic where the algorithm is; the non-fused Winograd engines
-// carry the TENSOR_CORE note, so that tests see a framework's choice of tensor cores honoured);
+// carry the TENSOR_CORE note, so that tests see a framework's choice of tensor cores honoured;
+// the small-workspace GEMM engines take a tile and a split-K knob, model_engine);
 // for a forward convolution with an
 // epilogue, one fused engine (IMPLICIT_PRECOMP_GEMM, then the pointwise operations).
 #include <algorithm>
@@ -18,14 +19,17 @@ constexpr int kFusedAlgorithm = 1;  // IMPLICIT_PRECOMP_GEMM
 
 }  // namespace
 
-std::optional<BackendEngine> engine_of(const BackendGraph& graph, std::int64_t index) {
+std::optional<BackendEngine> engine_of(const BackendGraph& graph, std::int64_t index,
+                                       std::int64_t split) {
   if (!graph.runnable || !graph.convolution || index < 0 || index >= graph.engine_count)
     return std::nullopt;
   const BackendConvolution& c = *graph.convolution;
   const KernelOrStatus k = kernel_from_descriptors(c.operation, &c.x, &c.w, &c.conv, &c.y);
   if (k.status != CUDNN_STATUS_SUCCESS) return std::nullopt;
   const int algorithm = graph.epilogue.empty() ? static_cast<int>(index) : kFusedAlgorithm;
-  const Modeled m = model(k.kernel, algorithm);
+  const bool knobs = graph.epilogue.empty() && has_knobs(c.operation, algorithm);
+  if (split != 1 && !knobs) return std::nullopt;
+  const Modeled m = model_engine(k.kernel, algorithm, split);
   if (!m.supported) return std::nullopt;
   const AlgorithmModel* a = algorithm_model(c.operation, algorithm);
   return BackendEngine{index,
@@ -33,13 +37,17 @@ std::optional<BackendEngine> engine_of(const BackendGraph& graph, std::int64_t i
                        a->deterministic,
                        a->family == Family::kWinogradNonfused,
                        m.workspace_bytes,
-                       m.time_ms};
+                       m.time_ms,
+                       knobs,
+                       split};
 }
 
-std::vector<BackendEngine> runnable_engines(const BackendGraph& graph) {
+std::vector<BackendEngine> runnable_engines(const BackendGraph& graph, bool every_split) {
   std::vector<BackendEngine> engines;
   for (std::int64_t i = 0; i < graph.engine_count; ++i)
-    if (auto engine = engine_of(graph, i)) engines.push_back(*engine);
+    for (const std::int64_t split : kSplits)
+      if (split == 1 || every_split)
+        if (auto engine = engine_of(graph, i, split)) engines.push_back(*engine);
   std::stable_sort(engines.begin(), engines.end(),
                    [](const auto& a, const auto& b) { return a.time_ms < b.time_ms; });
   return engines;

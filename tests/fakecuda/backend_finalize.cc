@@ -351,6 +351,27 @@ cudnnStatus_t finalize_engine_configuration(BackendDescriptor& d) {
   if (!engine) return kBadParam;
   d.graph = engine->graph;
   d.engine = engine->engine;
+  // Knob choices: only the knobs the engine takes, at values it takes (cost_model.h).
+  std::int64_t split = 1;
+  if (const BackendAttribute* choices = d.find(CUDNN_ATTR_ENGINECFG_KNOB_CHOICES)) {
+    for (const Snapshot& choice : choices->descriptors) {
+      if (!choice || choice->type != CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR) return kBadParam;
+      const auto type = static_cast<std::int64_t>(scalar_attribute<cudnnBackendKnobType_t>(
+          *choice, CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_KNOB_TYPE_COUNTS));
+      const auto value =
+          scalar_attribute<std::int64_t>(*choice, CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, -1);
+      if (!d.engine || !d.engine->knobs) return kNotSupported;
+      if (type == kSplitKnob)
+        split = value;
+      else if (type != kTileKnob || value != 0)
+        return kNotSupported;
+    }
+  }
+  if (split != 1) {
+    if (!d.graph) return kBadParam;
+    d.engine = engine_of(*d.graph, d.engine->index, split);
+    if (!d.engine) return kNotSupported;
+  }
   return CUDNN_STATUS_SUCCESS;
 }
 

@@ -223,12 +223,23 @@ cudnnStatus_t ucudnn::fakecuda::run_convolution(
     const char* function, cudnnHandle_t handle, Operation operation, const void* alpha,
     const void* beta, const cudnnTensorStruct* x, const void* x_data, const cudnnFilterStruct* w,
     const void* w_data, const cudnnConvolutionStruct* conv, const cudnnTensorStruct* y,
-    const void* y_data, int algorithm, void* workspace, size_t workspace_bytes) {
+    const void* y_data, int algorithm, void* workspace, size_t workspace_bytes,
+    const Modeled* as_configured) {
   return guarded(function, [&] {
     CheckedConvolution c =
         check_convolution(function, handle, operation, alpha, beta, x, x_data, w, w_data, conv, y,
                           y_data, algorithm, workspace, workspace_bytes);
     if (c.status != CUDNN_STATUS_SUCCESS) return c.status;
+    if (as_configured) {
+      if (workspace_bytes < as_configured->workspace_bytes ||
+          (as_configured->workspace_bytes > 0 &&
+           !fakecuda_find_allocation(workspace, as_configured->workspace_bytes)))
+        return fail(CUDNN_STATUS_BAD_PARAM, function,
+                    "the engine configuration needs " +
+                        std::to_string(as_configured->workspace_bytes) + " workspace bytes",
+                    true);
+      c.modeled = *as_configured;
+    }
     const cpu::Scaling scaling{scalar(alpha, x->data_type), scalar(beta, x->data_type)};
     const cpu::Tensors tensors{const_cast<void*>(x_data), const_cast<void*>(w_data),
                                const_cast<void*>(y_data)};

@@ -36,12 +36,13 @@ void account(const CheckedConvolution& c, cudaStream_t stream, std::size_t works
 void trace_if_captured(bool captured, const CheckedConvolution& c);
 
 // cudnnConvolutionForward/BackwardData/BackwardFilter: x and y are the images whichever way
-// data flows, w the filter (dw for BackwardFilter).
+// data flows, w the filter (dw for BackwardFilter). `as_configured`: an engine configuration's
+// time and workspace in place of the algorithm's (its knobs change them).
 cudnnStatus_t run_convolution(const char* function, cudnnHandle_t handle, Operation operation,
                               const void* alpha, const void* beta, const cudnnTensorStruct* x,
                               const void* x_data, const cudnnFilterStruct* w, const void* w_data,
                               const cudnnConvolutionStruct* conv, const cudnnTensorStruct* y,
                               const void* y_data, int algorithm, void* workspace,
-                              size_t workspace_bytes);
+                              size_t workspace_bytes, const Modeled* as_configured = nullptr);
 
 }  // namespace ucudnn::fakecuda

@@ -14,6 +14,7 @@
 // in TFLOP/s (1 GFLOP at 1 TFLOP/s = 1 ms). The launch cost makes fewer, larger
 // micro-batches cheaper, as on a real GPU.
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "core/kernel_key.h"
@@ -152,6 +153,46 @@ inline Modeled model(const KernelKey& kernel, int algorithm) {
   }
   const double gflop = 2.0 * n * k * out_h * out_w * cg * r * s / 1e9;
   return {true, kLaunchMs + gflop / a->rate_tflops, workspace};
+}
+
+// The double's engine configurations (its graph API). Engine i of a lone convolution is
+// legacy algorithm i; the engines of the small-workspace GEMM family also take two knobs: a
+// tile size (knob type 2, CUDNN_KNOB_TYPE_TILE_SIZE; only 0) and split-K buffers (type 12,
+// CUDNN_KNOB_TYPE_SPLIT_K_BUF; 1, 2 or 4), which trade a workspace of `split` copies of the
+// operation's output (growing with the batch, except for BackwardFilter's dw) for time.
+inline constexpr std::int64_t kTileKnob = 2, kSplitKnob = 12;
+inline constexpr std::int64_t kSplits[] = {1, 2, 4};
+
+inline bool has_knobs(Operation operation, int algorithm) {
+  const AlgorithmModel* a = algorithm_model(operation, algorithm);
+  return a && a->family == Family::kGemmTiny;
+}
+
+// The engine with `split` K buffers (1: the engine as it is); unsupported for a split the
+// engine does not take.
+inline Modeled model_engine(const KernelKey& kernel, int algorithm, std::int64_t split) {
+  Modeled m = model(kernel, algorithm);
+  if (!m.supported || split == 1) return m;
+  if (!has_knobs(kernel.operation, algorithm) || (split != 2 && split != 4)) return {};
+  const ConvolutionProblem& p = kernel.problem;
+  const TensorShape& output = kernel.operation == Operation::kForward        ? p.y
+                              : kernel.operation == Operation::kBackwardData ? p.x
+                                                                             : p.w;
+  const std::uint64_t element = p.data_type == DataType::kDouble ? 8 : 4;
+  m.workspace_bytes += static_cast<std::uint64_t>(split) * element *
+                       static_cast<std::uint64_t>(output.element_count());
+  m.time_ms = kLaunchMs + (m.time_ms - kLaunchMs) / (1 + 0.2 * static_cast<double>(split - 1));
+  return m;
+}
+
+// The name ucudnn gives a configuration (core/engine_name.h): "eng3", "eng1{k2=0,k12=4}".
+inline std::string engine_configuration_name(Operation operation, int algorithm,
+                                             std::int64_t split) {
+  std::string name = "eng" + std::to_string(algorithm);
+  if (has_knobs(operation, algorithm))
+    name += "{k" + std::to_string(kTileKnob) + "=0,k" + std::to_string(kSplitKnob) + "=" +
+            std::to_string(split) + "}";
+  return name;
 }
 
 }  // namespace ucudnn::fakecuda

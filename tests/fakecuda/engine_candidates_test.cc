@@ -89,11 +89,16 @@ TEST(EngineCandidates, AMeasurementIsTheModelsAtThatMicroBatchWithItsWorkspace) 
     const KernelKey kernel = kernel_of(operation, MathType::kTensorOp);
     int grows = 0;
     for (const auto& name : device.algorithms(kernel)) {
-      const int algorithm = static_cast<int>(EngineName::parse(name)->engine);
+      const auto engine = EngineName::parse(name);
+      ASSERT_TRUE(engine) << name;
+      const int algorithm = static_cast<int>(engine->engine);
+      std::int64_t split = 1;
+      for (const auto& [type, value] : engine->knobs)
+        if (type == kSplitKnob) split = value;
       std::uint64_t previous = 0;
       for (const std::int64_t b : {1, 2, 4, 8}) {
         const auto measured = device.benchmark(kernel, name, b);
-        const Modeled m = model(kernel.with_batch(b), algorithm);
+        const Modeled m = model_engine(kernel.with_batch(b), algorithm, split);
         ASSERT_EQ(measured.has_value(), m.supported) << name << " at " << b;
         if (!measured) continue;
         EXPECT_EQ(measured->workspace_bytes, m.workspace_bytes) << name << " at " << b;

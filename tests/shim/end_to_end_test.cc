@@ -51,13 +51,17 @@ struct Prediction {
 
 Prediction predict(std::uint64_t cap, std::uint64_t total) {
   ModelBenchmarker model;
+  // The application without ucudnn picks among cuDNN's legacy algorithms.
+  ModelBenchmarker legacy(ModelBenchmarker::Candidates::kAlgorithms);
   Prediction p;
   std::vector<KernelCandidates> candidates;
   for (const auto& kernel : example_kernels(kBatch)) {
     const auto table =
         measure_micro_table(model, kernel, BatchSizePolicy::kPowerOfTwo, kNoWorkspaceLimit);
     const auto within_cap = restrict_to_limit(table, cap);
-    const auto* undivided = fastest(within_cap.candidates.back());
+    const auto legacy_within_cap = restrict_to_limit(
+        measure_micro_table(legacy, kernel, BatchSizePolicy::kPowerOfTwo, kNoWorkspaceLimit), cap);
+    const auto* undivided = fastest(legacy_within_cap.candidates.back());
     auto reuse = plan_workspace_reuse(within_cap);
     // Under WD, Get/Find report no workspace: the application allocates none, and until the
     // division each kernel runs within the total, in ucudnn's scratch buffer.

@@ -140,20 +140,25 @@ class GraphApi : public ::testing::Test {
   std::string seed_;
 };
 
+// The engine configurations of an operation's algorithm (it and its knob variants), as
+// exclusion entries: engine ids are per operation.
+std::string engine_entries(Operation operation, int algorithm) {
+  const std::string id = "cudnn:eng" + std::to_string(algorithm);
+  return id + "," + id + "{*}";
+}
+
 // What the doubles' heuristics put first for every kernel is deterministic: ucudnn keeps to
-// the deterministic algorithms.
-const AlgorithmExclusion& nondeterministic() {
-  static const AlgorithmExclusion exclusion = [] {
-    std::string text;
-    for (auto op : {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter})
-      for (int a = 0; a < fakecuda::algorithm_count(op); ++a)
-        if (!fakecuda::algorithm_model(op, a)->deterministic) {
-          if (!text.empty()) text += ',';
-          text.append("cudnn:").append(fakecuda::algorithm_model(op, a)->name);
-        }
-    return *AlgorithmExclusion::parse(text);
-  }();
-  return exclusion;
+// the deterministic engines; and to tensor cores only where the application's engine uses
+// them.
+AlgorithmExclusion excluded_for(Operation operation, bool tensor_cores) {
+  std::string text;
+  for (int a = 0; a < fakecuda::algorithm_count(operation); ++a) {
+    const auto* model = fakecuda::algorithm_model(operation, a);
+    if (!model->deterministic ||
+        (!tensor_cores && model->family == fakecuda::Family::kWinogradNonfused))
+      text += (text.empty() ? "" : ",") + engine_entries(operation, a);
+  }
+  return *AlgorithmExclusion::parse(text);
 }
 
 // Whether the engine the application takes for `kernel` (the double's heuristics rank engines
@@ -175,12 +180,10 @@ bool tensor_cores_allowed(const KernelKey& kernel, int rank) {
 // only where the application's engine (at `rank`) uses them.
 std::vector<Configuration> predicted_plans(std::uint64_t limit, int rank = 0) {
   fakecuda::ModelBenchmarker model;
-  const auto without_tensor_cores =
-      *AlgorithmExclusion::parse(nondeterministic().to_string() + ",cudnn:WINOGRAD_NONFUSED");
   std::vector<Configuration> plans;
   for (const auto& kernel : example_kernels(kBatch)) {
-    ExcludingBenchmarker allowed(
-        model, tensor_cores_allowed(kernel, rank) ? nondeterministic() : without_tensor_cores);
+    const auto exclusion = excluded_for(kernel.operation, tensor_cores_allowed(kernel, rank));
+    ExcludingBenchmarker allowed(model, exclusion);
     auto plan = plan_workspace_reuse(
         measure_micro_table(allowed, kernel, BatchSizePolicy::kPowerOfTwo, limit));
     EXPECT_TRUE(plan) << kernel.to_string();
@@ -193,7 +196,9 @@ std::multiset<Call> calls_of(const std::vector<Configuration>& plans) {
   static const char* kNames[] = {"Forward", "BackwardData", "BackwardFilter"};
   std::multiset<Call> calls;
   for (std::size_t k = 0; k < plans.size(); ++k)
-    for (const auto& m : plans[k].micro) calls.insert({kNames[k % 3], m.algorithm, m.batch});
+    for (const auto& m : plans[k].micro)
+      calls.insert({kNames[k % 3],
+                    fakecuda::algorithm_of(static_cast<Operation>(k % 3), m.algorithm), m.batch});
   return calls;
 }
 
@@ -375,16 +380,16 @@ TEST_F(GraphApi, TheApplicationsPlanRunsWhereUcudnnsIsNoFaster) {
   const Environment compare = {{"UCUDNN_GRAPH_PLANS", "compare"},
                                {"UCUDNN_WORKSPACE_LIMIT", "1GiB"},
                                {"UCUDNN_LOG_LEVEL", "info"}};
-  struct Case {
-    std::vector<std::string> args;
-    bool ucudnn_wins_some;
-  };
-  // The heuristics' first (the doubles' fastest); every configuration up to the slowest, as an
-  // autotuner; the slowest alone.
-  for (const Case& c : {Case{{"--engine-rank", "0"}, false}, Case{{"--engine-rank", "99"}, false},
-                        Case{{"--engine-only", "99"}, true}}) {
-    SCOPED_TRACE(c.args.front().c_str());
-    const std::vector<std::string> args = concat({"--iterations", "2"}, c.args);
+  // The heuristics' first (the doubles' fastest in mode A); every configuration of mode A up to
+  // the slowest, as an autotuner; the slowest alone. ucudnn's candidates also hold mode B's
+  // (the split-K knob values of the GEMM engines), faster than any of mode A for some kernels:
+  // its plan wins there, whatever the application chose.
+  const std::vector<std::vector<std::string>> cases = {
+      {"--engine-rank", "0"}, {"--engine-rank", "99"}, {"--engine-only", "99"}};
+  for (const auto& case_args : cases) {
+    const struct { const std::vector<std::string>& args; } c{case_args};
+    SCOPED_TRACE(case_args.front().c_str());
+    const std::vector<std::string> args = concat({"--iterations", "2"}, case_args);
     const ProgramRun without = run(args, {}, false);
     const ProgramRun with = run(args, compare, true);
     expect_same_results(without, with);
@@ -414,15 +419,13 @@ TEST_F(GraphApi, TheApplicationsPlanRunsWhereUcudnnsIsNoFaster) {
     }
     EXPECT_GE(theirs + ours, 3 * kLayers) << with.process.err;
     EXPECT_EQ(count_of(with.process.err, "plan runs ucudnn's micro-batches"), ours);
-    if (c.ucudnn_wins_some) {
-      EXPECT_GT(ours, 0) << "the slowest engines alone should lose to ucudnn's plans";
-    } else {
-      EXPECT_EQ(ours, 0) << with.process.err;
-    }
-    if (c.args.front() == "--engine-rank" && c.args.back() == "0") {
-      EXPECT_EQ(with.workspaces, without.workspaces);  // the engines' own, as without ucudnn
-    }
-    if (c.args.back() == "99" && c.args.front() == "--engine-rank") {
+    EXPECT_GT(ours, 0) << "some application plans should lose";
+    EXPECT_GT(theirs, 0) << "the application's fastest plans should stay";
+    // The answer is the engine's own where the application's plan runs, never less.
+    ASSERT_EQ(with.workspaces.size(), without.workspaces.size());
+    for (std::size_t k = 0; k < with.workspaces.size(); ++k)
+      EXPECT_GE(with.workspaces[k], without.workspaces[k]) << "kernel " << k;
+    if (case_args.back() == "99" && case_args.front() == "--engine-rank") {
       EXPECT_GT(protected_by_a_faster_one, 0) << "slower configurations should have been met";
     }
   }
