@@ -48,6 +48,10 @@ void explain_kernel(std::FILE* out, const std::string& label, const KernelPlan& 
                listed(fit).c_str());
   if (!left_out.empty())
     std::fprintf(out, "  undivided over the limit: %s\n", listed(left_out).c_str());
+  if (p.unlimited)
+    std::fprintf(out, "  baselines: best undivided within the limit %s; with no limit %s\n",
+                 p.undivided ? described(*p.undivided).c_str() : "none",
+                 described(*p.unlimited).c_str());
   if (!p.plan) {
     std::fprintf(out, "  no plan: %s\n", p.plan_error.c_str());
   } else {

@@ -13,9 +13,10 @@
 //                 "error": "...",                                      only when plan is null
 //                 "undivided": {"algorithm": ..., "time_ms": ..., "workspace_bytes": ...},
 //                                              the fastest undivided within the limit, or null
-//                 "speedup": 1.25},            undivided time / plan time, or null
+//                 "speedup": 1.25,             undivided time / plan time, or null
+//                 "unlimited": {...as undivided}},  the fastest undivided with no limit
 //                ...],
-//    "wr_total": {"plan_ms": ..., "undivided_ms": ..., "speedup": ...},
+//    "wr_total": {"plan_ms": ..., "undivided_ms": ..., "speedup": ..., "unlimited_ms": ...},
 //    "wd": null, or {"error": "..."}, or
 //          {"subject": "network:<hash>;...", "time_ms": ..., "workspace_bytes": ...,
 //           "variables": ..., "kernels": [{"kernel_hash": ..., "layers": ["conv1 Forward"],
@@ -32,6 +33,7 @@ namespace ucudnn::cli {
 struct PlanTotals {
   double plan_ms = 0;
   double undivided_ms = 0;
+  double unlimited_ms = 0;            // over the same kernels as plan_ms
   std::size_t without_plan = 0;       // kernels where nothing fits the limit
   std::size_t without_undivided = 0;  // kernels where no undivided algorithm fits
 };

@@ -65,6 +65,9 @@ NetworkPlan plan_network(Benchmarker& measurements, const std::vector<NetworkKer
     if (!limited.candidates.empty())
       if (const MicroConfiguration* best = fastest(limited.candidates.back()))
         kernel_plan.undivided = *best;
+    if (!kernel_plan.table.candidates.empty())
+      if (const MicroConfiguration* best = fastest(kernel_plan.table.candidates.back()))
+        kernel_plan.unlimited = *best;
     plan.plans.push_back(std::move(kernel_plan));
   }
   if (request.total_workspace) plan.division = divide(kernels, plan, *request.total_workspace);

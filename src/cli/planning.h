@@ -1,6 +1,7 @@
 #pragma once
 // Planning a whole network from measurements: the WR plan of every kernel under the
-// per-kernel limit, beside the fastest undivided algorithm within that limit, and the WD
+// per-kernel limit, beside the fastest undivided candidate within that limit (what
+// cudnn-frontend's autotuning capped at the limit would pick) and with no limit, and the WD
 // plan under the total limit. Stored under the keys the shim reads, so that a job started
 // after `ucudnn bench` finds its plans.
 #include <optional>
@@ -20,6 +21,9 @@ struct KernelPlan {
   LimitRange plan_limits;                       // every limit the WR plan answers
   std::string plan_error;                       // why there is none
   std::optional<MicroConfiguration> undivided;  // fastest undivided within the limit
+  // Fastest undivided with no limit: what an application that allocates whatever its choice
+  // needs would run (a framework's own autotuning), the other baseline.
+  std::optional<MicroConfiguration> unlimited;
 };
 
 struct DivisionOutcome {

@@ -106,6 +106,7 @@ TEST_F(ReportTest, AlexNetPageShowsEveryKernelWithPlanJsonsNumbers) {
   // one block per micro-batch.
   const auto rows = select(page, "g", "kernel-row");
   ASSERT_EQ(rows.size(), 15u);
+  double unlimited_ms = 0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto row = rows[i].node();
     const json& k = kernels[i];
@@ -118,6 +119,14 @@ TEST_F(ReportTest, AlexNetPageShowsEveryKernelWithPlanJsonsNumbers) {
     ASSERT_TRUE(undivided);
     EXPECT_EQ(undivided.attribute("data-time-ms").as_double(),
               k["undivided"]["time_ms"].get<double>());
+    // The unlimited baseline: undivided, no slower than the best within the limit.
+    ASSERT_FALSE(k["unlimited"].is_null()) << k["layer"];
+    EXPECT_LE(k["unlimited"]["time_ms"].get<double>(), k["undivided"]["time_ms"].get<double>());
+    if (k["unlimited"]["time_ms"] < k["undivided"]["time_ms"])
+      EXPECT_GT(k["unlimited"]["workspace_bytes"].get<std::uint64_t>(),
+                k["undivided"]["workspace_bytes"].get<std::uint64_t>())
+          << "a faster undivided candidate was left out of the limit for its workspace";
+    unlimited_ms += k["unlimited"]["time_ms"].get<double>();
     const auto blocks = row.select_nodes("rect[@class='micro-batch']");
     ASSERT_EQ(blocks.size(), k["plan"]["micro"].size());
     std::int64_t samples = 0;
@@ -154,6 +163,8 @@ TEST_F(ReportTest, AlexNetPageShowsEveryKernelWithPlanJsonsNumbers) {
   char speedup[32];
   std::snprintf(speedup, sizeof speedup, ": %.2fx", plan["wr_total"]["speedup"].get<double>());
   EXPECT_NE(html.find(speedup), std::string::npos) << speedup;
+  EXPECT_NEAR(plan["wr_total"]["unlimited_ms"].get<double>(), unlimited_ms, 1e-9 * unlimited_ms);
+  EXPECT_NE(html.find("unlimited best"), std::string::npos);
   EXPECT_NE(html.find(plan["fingerprint"].get<std::string>()), std::string::npos);
 
   // Self-contained: no script to run, nothing to fetch.

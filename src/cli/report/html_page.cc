@@ -100,6 +100,7 @@ void summary(pugi::xml_node body, const ReportModel& model) {
     wr_text += " (without the " +
                std::to_string(std::max(totals.without_plan, totals.without_undivided)) +
                " kernels where nothing or no undivided algorithm fits)";
+  wr_text += "; unlimited best " + ms(wr["unlimited_ms"].get<double>());
   summary_row(table, "WR: network time", wr_text);
   if (!request.total_workspace) return;
   summary_row(table, "WD: total limit", format_byte_size(*request.total_workspace));
