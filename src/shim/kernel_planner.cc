@@ -100,6 +100,16 @@ std::optional<std::string> device_plan_problem(const PlannerContext& context,
 
 }  // namespace
 
+std::optional<MicroConfiguration> undivided_within(const PlannerContext& context,
+                                                   const KernelKey& kernel, std::uint64_t limit) {
+  PlannerContext stored_only = context;
+  stored_only.may_measure = false;
+  const MicroTable table = measure(stored_only, kernel, limit);
+  if (table.candidates.empty()) return std::nullopt;
+  if (const MicroConfiguration* best = fastest(table.candidates.back())) return *best;
+  return std::nullopt;
+}
+
 Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKey& kernel,
                                    std::uint64_t limit) {
   const PlanKey key = plan_key(context, kernel, limit);

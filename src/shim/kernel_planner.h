@@ -62,6 +62,11 @@ struct PlannerContext {
 // the operation's nondeterministic algorithms.
 PlannerContext for_kernel(const PlannerContext& context, const KernelIdentity& kernel);
 
+// The fastest undivided candidate within `limit`, from what the store has (nothing is
+// measured): the baseline a WR plan is reported against. nullopt where none fits.
+std::optional<MicroConfiguration> undivided_within(const PlannerContext& context,
+                                                   const KernelKey& kernel, std::uint64_t limit);
+
 // WR: the fastest configuration whose every micro-batch fits `limit`.
 Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKey& kernel,
                                    std::uint64_t limit);

@@ -24,15 +24,28 @@ void log_runtime_call_totals() {
                            totals.other.to_string());
 }
 
+void log_at_exit() {
+  Registry::instance().log_planned_kernels();
+  log_runtime_call_totals();
+}
+
 }  // namespace
 
 Registry& Registry::instance() {
   static Registry* registry = [] {
     auto* created = new Registry;
-    std::atexit(log_runtime_call_totals);
+    std::atexit(log_at_exit);
     return created;
   }();
   return *registry;
+}
+
+void Registry::log_planned_kernels() {
+  if (!log_enabled(LogLevel::kInfo)) return;
+  std::lock_guard lock(mutex_);
+  for (const auto& [ordinal, device] : devices_)
+    if (const auto line = PlannedKernels::line(ordinal, device->planned.summary()); !line.empty())
+      log(LogLevel::kInfo, line);
 }
 
 std::shared_ptr<HandleState> Registry::state(cudnnHandle_t handle) {

@@ -21,6 +21,7 @@
 #include "core/hybrid_split.h"
 #include "shim/backend/descriptor_table.h"
 #include "shim/handle_state.h"
+#include "shim/planned_kernels.h"
 
 namespace ucudnn::shim {
 
@@ -53,11 +54,14 @@ class Registry {
     // (its kernel key, whatever the math type), under benchmark_mutex: frameworks that
     // autotune build several.
     LruMap<std::string, double> fastest_application_plan_ms{kKernelsPerHandle};
+    PlannedKernels planned;  // for the line logged at exit
   };
   Device& device(int ordinal);
   // The WD session of a device for a total and batch-size policy, shared by every handle that
   // asks for the same: one arena per device however many handles the application uses. It
   // lives while a handle holds it.
+  // One line per device that planned anything (planned_kernels.h), at info.
+  void log_planned_kernels();
   std::shared_ptr<WorkspaceDivisionSession> division_session(int device, std::uint64_t total,
                                                              BatchSizePolicy policy);
   BenchmarkStore& store_for(Device& device) { return device.unstored ? *device.unstored : store(); }

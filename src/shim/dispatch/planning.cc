@@ -194,10 +194,18 @@ std::shared_ptr<cudnn::PlanExecutor> plan_within(HandleState& state, const Kerne
   slot = hybrid_within(state, kernel, limit, settings, context, *plan);
   if (slot) return slot;
   slot = std::make_shared<cudnn::PlanExecutor>(cudnn::cudnn_api(), state.handle, kernel.key, *plan);
-  log(LogLevel::kInfo, std::string(name_of(kernel.key.operation)) + " plan within " +
-                           format_byte_size(limit) + ": " + plan->to_string() + " (" +
-                           std::to_string(plan->time_ms()) + " ms, " +
-                           format_byte_size(slot->workspace_bytes()) + ")");
+  if (log_enabled(LogLevel::kInfo)) {
+    log(LogLevel::kInfo, std::string(name_of(kernel.key.operation)) + " plan within " +
+                             format_byte_size(limit) + ": " + plan->to_string() + " (" +
+                             std::to_string(plan->time_ms()) + " ms, " +
+                             format_byte_size(slot->workspace_bytes()) + ")");
+    const auto baseline = undivided_within(context, kernel.key, limit);
+    Registry::instance()
+        .device(state.device)
+        .planned.record(kernel.key.to_string(), plan->time_ms(),
+                        baseline ? std::optional<double>(baseline->time_ms) : std::nullopt,
+                        slot->workspace_bytes());
+  }
   return slot;
 }
 
