@@ -1,10 +1,14 @@
 #include "shim/kernel_planner.h"
 
+#include <algorithm>
+
+#include "core/engine_name.h"
 #include "core/plan_mode.h"
 #include "core/plan_validation.h"
 #include "core/stored_benchmarker.h"
 #include "core/workspace_reuse.h"
 #include "cudnn/algorithms.h"
+#include "cudnn/backend_descriptor.h"
 #include "cudnn/candidate_workspace.h"
 #include "cudnn/convolution_calls.h"
 #include "cudnn/cudnn_benchmarker.h"
@@ -100,6 +104,17 @@ std::optional<std::string> device_plan_problem(const PlannerContext& context,
 
 }  // namespace
 
+namespace {
+
+// A plan whose cuDNN micro-batches name legacy algorithms ("FFT_TILING").
+bool planned_among_algorithms(const Configuration& plan) {
+  return std::any_of(plan.micro.begin(), plan.micro.end(), [](const MicroConfiguration& m) {
+    return m.backend == "cudnn" && !is_engine_name(m.algorithm);
+  });
+}
+
+}  // namespace
+
 std::optional<MicroConfiguration> undivided_within(const PlannerContext& context,
                                                    const KernelKey& kernel, std::uint64_t limit) {
   PlannerContext stored_only = context;
@@ -114,7 +129,14 @@ Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKe
                                    std::uint64_t limit) {
   const PlanKey key = plan_key(context, kernel, limit);
   if (auto stored = context.store.find_plan(key); stored && stored->size() == 1) {
-    if (auto problem = plan_problem(context, kernel, stored->front(), limit))
+    if (context.engine_candidates && planned_among_algorithms(stored->front()) &&
+        cudnn::has_graph_api(cudnn::backend_api()))
+      // An older database's plan: planned again among the engine configurations (measured
+      // once, stored), and replaced.
+      log(LogLevel::kInfo, "a stored plan for " + kernel.to_string() +
+                               " was made among the legacy algorithms: planning it again among "
+                               "cuDNN's engine configurations");
+    else if (auto problem = plan_problem(context, kernel, stored->front(), limit))
       warn_once("invalid-plan:" + key.subject,
                 "discarding an invalid stored plan for " + kernel.to_string() + ": " + *problem);
     else

@@ -473,6 +473,35 @@ TEST_F(EndToEnd, ExcludedAlgorithmsNeverRunEvenFromStoredPlans) {
   EXPECT_GT(count_of(second.trace, "conv op="), 0);
 }
 
+// A database written when the legacy algorithms were the candidates: its plans still run where
+// engines are off, and are planned again among the engine configurations where they are on.
+TEST_F(EndToEnd, PlansStoredAmongLegacyAlgorithmsArePlannedAgainAmongEngines) {
+  const std::string database = ::testing::TempDir() + "ucudnn-e2e-legacy-db-" + seed_ + ".db";
+  const auto cap = std::to_string(kTightLimit);
+  Environment environment = {{"UCUDNN_WORKSPACE_LIMIT", cap},
+                             {"UCUDNN_DATABASE", database},
+                             {"UCUDNN_CANDIDATES", "algorithms"},
+                             {"UCUDNN_LOG_LEVEL", "info"}};
+  const ProgramRun without = baseline({"--workspace-limit", cap});
+  const ProgramRun legacy = preloaded({"--workspace-limit", cap}, environment);
+  expect_ran_on_doubles(legacy);
+  EXPECT_EQ(count_of(legacy.trace, "x_uid=30072"), 0) << "legacy calls only";
+  const ProgramRun again = preloaded({"--workspace-limit", cap}, environment);
+  EXPECT_EQ(count_of(again.process.err, "made among the legacy algorithms"), 0);
+  EXPECT_EQ(count_of(again.trace, "x_uid=30072"), 0);
+  environment.erase("UCUDNN_CANDIDATES");
+  const ProgramRun engines = preloaded({"--workspace-limit", cap}, environment);
+  const ProgramRun settled = preloaded({"--workspace-limit", cap}, environment);
+  std::remove(database.c_str());
+  expect_same_results(without, engines);
+  EXPECT_GT(count_of(engines.process.err, "made among the legacy algorithms"), 0)
+      << engines.process.err;
+  EXPECT_GT(count_of(engines.trace, "x_uid=30072"), 0) << "ucudnn's plans run engines";
+  EXPECT_EQ(count_of(settled.process.err, "made among the legacy algorithms"), 0)
+      << "the plans planned again were stored";
+  EXPECT_GT(count_of(settled.trace, "x_uid=30072"), 0);
+}
+
 // The engine configurations a plan ran (the double's trace of ucudnn's executions, whose graphs
 // use their own x uid, cudnn/convolution_graph.h), by engine id.
 std::set<std::string> ucudnn_engines(const std::string& trace) {
