@@ -129,16 +129,16 @@ Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKe
                                    std::uint64_t limit) {
   const PlanKey key = plan_key(context, kernel, limit);
   if (auto stored = context.store.find_plan(key); stored && stored->size() == 1) {
-    if (context.engine_candidates && planned_among_algorithms(stored->front()) &&
-        cudnn::has_graph_api(cudnn::backend_api()))
+    if (auto problem = plan_problem(context, kernel, stored->front(), limit))
+      warn_once("invalid-plan:" + key.subject,
+                "discarding an invalid stored plan for " + kernel.to_string() + ": " + *problem);
+    else if (context.engine_candidates && planned_among_algorithms(stored->front()) &&
+             cudnn::has_graph_api(cudnn::backend_api()))
       // An older database's plan: planned again among the engine configurations (measured
       // once, stored), and replaced.
       log(LogLevel::kInfo, "a stored plan for " + kernel.to_string() +
                                " was made among the legacy algorithms: planning it again among "
                                "cuDNN's engine configurations");
-    else if (auto problem = plan_problem(context, kernel, stored->front(), limit))
-      warn_once("invalid-plan:" + key.subject,
-                "discarding an invalid stored plan for " + kernel.to_string() + ": " + *problem);
     else
       return stored->front();
   }

@@ -438,7 +438,9 @@ TEST_F(GraphApi, TheApplicationsPlanRunsWhereUcudnnsIsNoFaster) {
     EXPECT_GE(theirs + ours, 3 * kLayers) << with.process.err;
     EXPECT_EQ(count_of(with.process.err, "plan runs ucudnn's micro-batches"), ours);
     EXPECT_GT(ours, 0) << "some application plans should lose";
-    EXPECT_GT(theirs, 0) << "the application's fastest plans should stay";
+    // Where the application took mode A's fastest and no split-K configuration is faster
+    // (the Winograd and FFT engines), its plan stays.
+    if (case_args.back() == "0") EXPECT_GT(theirs, 0) << "the application's fastest plans stay";
     // The answer is the engine's own where the application's plan runs, never less.
     ASSERT_EQ(with.workspaces.size(), without.workspaces.size());
     for (std::size_t k = 0; k < with.workspaces.size(); ++k)
