@@ -14,8 +14,9 @@
 #   5. a real model: torchvision's ResNet-50 training step (batch 64), fp32 and mixed precision
 #      (bf16 autocast, channels_last), graph API and legacy API, alone, under ucudnn-run at 1 GiB
 #      and 64 MiB, and with UCUDNN_DISABLE=1: median and minimum step, GPU kernel time per step
-#      and the shim's host-time account; and a jitted JAX convolution step alone and under
-#      ucudnn. Fails when ucudnn at 1 GiB is more than 2% slower than the framework alone.
+#      and the shim's host-time account; under memory pressure (all but 8 or 64 MiB held),
+#      PyTorch alone against ucudnn at that limit; and a jitted JAX convolution step alone and
+#      under ucudnn. Fails when ucudnn at 1 GiB is more than 2% slower than the framework alone.
 # Each part says what it could not run; the exit status is nonzero when a part fails.
 # Settings, for a lent machine whose time is short:
 #   GPU_VALIDATE_QUICK=1       what needs the GPU, once: batch 64 and the policy powerOfTwo only,
@@ -30,6 +31,8 @@
 #                              5's logs under ucudnn (train-*.log, jax-1GiB.log)
 #   GPU_VALIDATE_TRAIN="fp32:graph fp32:legacy ..."  part 5's (precision, API) runs, in order
 #   GPU_VALIDATE_JAX=0          part 5 without its JAX step
+#   GPU_VALIDATE_PRESSURE="8 64"  part 5's memory-pressure runs: MiB left free beside the step
+#                              (empty: none); PyTorch alone against ucudnn-run at that limit
 #   GPU_VALIDATE_ROUNDS=N       part 5's gate: N alternating runs of the framework alone and under
 #                              ucudnn at 1 GiB (default 1), compared by their best medians
 #   UCUDNN_BUILD_DIR=<a finished build>  made elsewhere, for a machine that cannot install the
@@ -274,6 +277,27 @@ part_5() {
       2> "$out/log" | grep '^RESULT')
     echo "   $line"
     grep -E 'cudnnBackendExecute:|cudnnConvolution(Forward|BackwardData|BackwardFilter):' "$out/log" | sed 's/^ucudnn: info: */   /'
+  done
+  # Memory pressure: the GPU holds all but X MiB beside what the step needs (a tensor allocated
+  # first, torch_train_step.py --pressure-free-mib); PyTorch alone picks the engines whose
+  # workspace fits, ucudnn plans within X. fp32, graph API.
+  unset TORCH_CUDNN_V8_API_DISABLED
+  local free_mib blocker
+  for free_mib in ${GPU_VALIDATE_PRESSURE:-8 64}; do
+    echo "-- memory pressure: all but $free_mib MiB held (fp32, graph API)"
+    base=$(bounded python3 scripts/torch_train_step.py --steps $steps --profiled-steps 0 \
+      --pressure-free-mib "$free_mib" --label "alone-$free_mib-MiB-free" | grep '^RESULT')
+    echo "   $base"
+    blocker=$(result_field "$base" blocker_bytes)
+    [ -n "$blocker" ] || { status=1; continue; }
+    line=$(UCUDNN_DATABASE="$out/ucudnn-pressure.db" UCUDNN_WORKSPACE_LIMIT="${free_mib}MiB" \
+      UCUDNN_LOG_LEVEL=info bounded scripts/ucudnn-run python3 scripts/torch_train_step.py \
+      --steps $steps --profiled-steps 0 --blocker-bytes "$blocker" \
+      --label "ucudnn-$free_mib-MiB" 2> "$out/log" | grep '^RESULT')
+    echo "   $line"
+    grep -E 'kernels planned' "$out/log" | sed 's/^ucudnn: info: */   /'
+    [ -n "${GPU_VALIDATE_LOGS:-}" ] && cp "$out/log" "$GPU_VALIDATE_LOGS/pressure-$free_mib.log"
+    [ -n "$line" ] && python3 -c "a=$(result_field "$base" median_ms); u=$(result_field "$line" median_ms); print(f'   ucudnn / alone: {u / a:.3f}x ({\"faster\" if u < a else \"NOT faster\"})')"
   done
   export TORCH_CUDNN_V8_API_DISABLED=1
   if [ "${GPU_VALIDATE_JAX:-1}" = 0 ]; then

@@ -3,6 +3,7 @@
 comparing PyTorch alone with PyTorch under ucudnn (scripts/gpu-validate.sh part 5 runs both).
 
   torch_train_step.py [--precision fp32|amp] [--batch 64] [--steps 30] [--warmup 5] [--label L]
+                      [--pressure-free-mib X | --blocker-bytes N]
 
 fp32 runs TF32 convolutions (PyTorch's default for cuDNN); amp is bf16 autocast with
 channels_last, as most training on recent GPUs runs. Prints one line:
@@ -11,6 +12,15 @@ channels_last, as most training on recent GPUs runs. Prints one line:
 
 median/min: wall time per step (a step ends with a device synchronization); gpu_ms: the GPU
 kernels' time per step, from torch.profiler over a few more steps; host_loss_ms = median - gpu.
+
+Memory pressure, as a user whose GPU is nearly full meets it: --pressure-free-mib X first finds
+the largest tensor ("blocker") beside which a training step still runs (a bisection over
+steps that run out of memory, each probe in a fresh allocator state), then holds that less
+X MiB for the whole run, so that X MiB is all the memory beyond what the step itself needs:
+PyTorch picks the engines whose workspace it can allocate. The line then says
+blocker_bytes=N; --blocker-bytes N holds exactly that (the run under ucudnn, with
+UCUDNN_WORKSPACE_LIMIT=X MiB, gets the same memory). The bisection starts from a process that
+has run no step, so that no engine chosen without pressure is cached before it.
 """
 import argparse
 import os
@@ -28,6 +38,9 @@ def main():
     parser.add_argument("--profiled-steps", type=int, default=5)
     parser.add_argument("--label", default="run")
     parser.add_argument("--benchmark", action="store_true", help="torch.backends.cudnn.benchmark")
+    pressure = parser.add_mutually_exclusive_group()
+    pressure.add_argument("--pressure-free-mib", type=int, help="leave X MiB beside the step")
+    pressure.add_argument("--blocker-bytes", type=int, help="hold a tensor of N bytes")
     args = parser.parse_args()
 
     import torch
@@ -55,6 +68,16 @@ def main():
         optimizer.step()
         return loss
 
+    blocker_bytes = None
+    if args.pressure_free_mib is not None:
+        blocker_bytes = largest_blocker(torch, step) - args.pressure_free_mib * 2**20
+    elif args.blocker_bytes is not None:
+        blocker_bytes = args.blocker_bytes
+    blocker = None
+    if blocker_bytes is not None:
+        torch.cuda.empty_cache()
+        blocker = torch.empty(max(blocker_bytes, 0), dtype=torch.uint8, device=device)
+
     for _ in range(args.warmup):
         step()
     torch.cuda.synchronize()
@@ -78,12 +101,35 @@ def main():
 
     api = "legacy" if os.environ.get("TORCH_CUDNN_V8_API_DISABLED") == "1" else "graph"
     median = statistics.median(times)
+    pressure = "" if blocker is None else f" blocker_bytes={blocker_bytes}"
     print(
         f"RESULT label={args.label} precision={args.precision} api={api} "
         f"median_ms={median:.2f} min_ms={min(times):.2f} gpu_ms={gpu_ms:.2f} "
-        f"host_loss_ms={median - gpu_ms:.2f}",
+        f"host_loss_ms={median - gpu_ms:.2f}{pressure}",
         flush=True,
     )
+
+
+def largest_blocker(torch, step, probes=14):
+    """The largest tensor, in bytes, beside which a training step runs without running out of
+    memory (to within free / 2**probes)."""
+    torch.cuda.empty_cache()
+    free, _ = torch.cuda.mem_get_info()
+    low, high = 0, free
+    for _ in range(probes):
+        middle = (low + high) // 2
+        blocker = None
+        try:
+            blocker = torch.empty(middle, dtype=torch.uint8, device="cuda")
+            step()
+            torch.cuda.synchronize()
+            low = middle
+        except torch.cuda.OutOfMemoryError:
+            high = middle
+        finally:
+            del blocker
+            torch.cuda.empty_cache()
+    return low
 
 
 if __name__ == "__main__":
