@@ -33,7 +33,9 @@ PlanExecutor::PlanExecutor(const CudnnApi& api, cudnnHandle_t handle, const Kern
           plans.name = *engine;
           plans.one_zero =
               std::make_unique<EnginePlan>(handle, kernel_.operation, shape, *engine, 1, 0);
-          if (kernel_.operation == Operation::kBackwardFilter)
+          // Only later micro-batches accumulate: a one-micro-batch plan makes its beta = 1 plan
+          // on first use, if ever.
+          if (kernel_.operation == Operation::kBackwardFilter && configuration_.micro.size() > 1)
             plans.one_one =
                 std::make_unique<EnginePlan>(handle, kernel_.operation, shape, *engine, 1, 1);
         } catch (const EngineRefused& e) {

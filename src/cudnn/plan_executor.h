@@ -3,12 +3,12 @@
 // micro-batch of an engine configuration runs as cuDNN's execution plan finalized for that
 // shape (engine_plan.h), a legacy algorithm's as a legacy call on descriptors of that size.
 // Scaling factors are part of an execution plan: plans for alpha = 1 with beta = 0 and (for
-// BackwardFilter's accumulation) beta = 1 are made with the executor; any other pair on first
-// use, under a lock that the usual pairs never take. Running queues
-// the micro-batches on the handle's stream, each a pointer offset of n * strideN elements
-// into the caller's x and y, and never synchronizes. Forward and BackwardData apply the
-// caller's alpha/beta to every slice; BackwardFilter accumulates into dw: the caller's beta
-// on the first micro-batch, 1 on every later one.
+// BackwardFilter's accumulation over several micro-batches) beta = 1 are made with the executor;
+// any other pair on first use, under a lock that the usual pairs never take. Running queues the
+// micro-batches on the handle's stream, each a pointer offset of n * strideN elements into the
+// caller's x and y, and never synchronizes. Forward and BackwardData apply the caller's alpha/beta
+// to every slice; BackwardFilter accumulates into dw: the caller's beta on the first micro-batch, 1
+// on every later one.
 #include <map>
 #include <memory>
 #include <mutex>
