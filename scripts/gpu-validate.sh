@@ -17,13 +17,17 @@
 #      and the shim's host-time account; under memory pressure (all but 8 or 64 MiB held),
 #      PyTorch alone against ucudnn at that limit; and a jitted JAX convolution step alone and
 #      under ucudnn. Fails when ucudnn at 1 GiB is more than 2% slower than the framework alone.
+#   6. beside a profiler: PyTorch convolutions (graph and legacy API) under ucudnn-run inside
+#      `nsys profile --trace=cuda,cudnn` (nsys from PATH, else found under /usr/local/cuda* or
+#      /opt/nvidia, Nsight Compute's folder included): same results as without either, and
+#      what nsys left (a report, or only its raw capture).
 # Each part says what it could not run; the exit status is nonzero when a part fails.
 # Settings, for a lent machine whose time is short:
 #   GPU_VALIDATE_QUICK=1       what needs the GPU, once: batch 64 and the policy powerOfTwo only,
 #                              PyTorch's legacy API at 64 MiB only, UCUDNN_HYBRID=on only,
 #                              no planner-only hybrid bench (it needs no GPU); part 5: the legacy
 #                              API in fp32 alone and at 1 GiB only
-#   GPU_VALIDATE_PARTS="1 3 2 4"  which parts, in which order (default 1 2 3 4)
+#   GPU_VALIDATE_PARTS="1 3 2 4"  which parts, in which order (default 1 2 3 4 5 6)
 #   GPU_VALIDATE_DEADLINE=<epoch seconds>  no step runs past it: each is stopped there, and a
 #                              step that would start with under 10 s left is skipped, saying so
 #   GPU_VALIDATE_HYBRID_STEP, GPU_VALIDATE_HYBRID_OPERATIONS (forward|all): the measured sweep
@@ -319,10 +323,47 @@ part_5() {
   rm -rf "$out"
 }
 
-for part in ${GPU_VALIDATE_PARTS:-1 2 3 4 5}; do
+find_nsys() {
+  command -v nsys 2>/dev/null && return
+  find /usr/local/cuda* /opt/nvidia -name nsys -type f -perm -u+x 2>/dev/null | head -1
+}
+
+part_6() {
+  echo "== 6. beside a profiler: PyTorch under ucudnn-run inside nsys profile --trace=cuda,cudnn"
+  if ! torch_has_gpu; then
+    echo "gpu-validate: PyTorch with CUDA is not installed here: part 6 not run"
+    return
+  fi
+  local nsys out api
+  nsys=$(find_nsys)
+  if [ -z "$nsys" ]; then
+    echo "gpu-validate: no nsys found (PATH, /usr/local/cuda*, /opt/nvidia): part 6 not run"
+    return
+  fi
+  echo "   nsys: $nsys ($("$nsys" --version 2>&1 | head -1))"
+  out=$(mktemp -d)
+  for api in graph legacy; do
+    if [ "$api" = legacy ]; then export TORCH_CUDNN_V8_API_DISABLED=1; else unset TORCH_CUDNN_V8_API_DISABLED; fi
+    echo "-- $api API"
+    bounded python3 scripts/torch_conv_check.py run --api $api --out "$out/base.pt" || status=1
+    UCUDNN_DATABASE="$out/ucudnn.db" UCUDNN_WORKSPACE_LIMIT=64MiB UCUDNN_LOG_LEVEL=info \
+      bounded "$nsys" profile --trace=cuda,cudnn --force-overwrite=true --output "$out/profile-$api" \
+      scripts/ucudnn-run python3 scripts/torch_conv_check.py run --api $api --out "$out/shim.pt" \
+      > "$out/nsys.out" 2> "$out/log" || status=1
+    echo "   nsys exit and output: $(tail -3 "$out/nsys.out" "$out/log" | grep -vE '^==|^$' | tail -3 | tr '\n' ' ')"
+    echo "   kernels planned: $(grep -c 'plan within' "$out/log"), graph plans ucudnn ran: $(grep -c "plan runs ucudnn's micro-batches" "$out/log")"
+    echo "   nsys left: $(cd "$out" && ls -d profile-$api* 2>/dev/null | tr '\n' ' ')"
+    [ -n "${GPU_VALIDATE_LOGS:-}" ] && cp "$out/log" "$GPU_VALIDATE_LOGS/nsys-$api.log"
+    python3 scripts/torch_conv_check.py compare "$out/base.pt" "$out/shim.pt" || status=1
+  done
+  export TORCH_CUDNN_V8_API_DISABLED=1
+  rm -rf "$out"
+}
+
+for part in ${GPU_VALIDATE_PARTS:-1 2 3 4 5 6}; do
   case "$part" in
-    1 | 2 | 3 | 4 | 5) "part_$part" ;;
-    *) echo "gpu-validate: no part $part (parts are 1 to 5)"; status=1 ;;
+    1 | 2 | 3 | 4 | 5 | 6) "part_$part" ;;
+    *) echo "gpu-validate: no part $part (parts are 1 to 6)"; status=1 ;;
   esac
 done
 exit $status

@@ -1,8 +1,5 @@
 #include "cudnn/cuda_runtime.h"
 
-#include <dlfcn.h>
-
-#include "cudnn/library_symbols.h"
 #include "cudnn/runtime_call_counts.h"
 #include "cudnn/runtime_library.h"
 
@@ -11,9 +8,8 @@ namespace ucudnn::cudnn {
 namespace {
 
 CudaRuntime resolve() {
-  void* library = open_runtime_library("cudaMalloc", "libcudart.so.13", "libcudart.so.13");
-  return CudaRuntime::resolve(
-      [library](const char* name) { return library ? library_symbol(library, name) : nullptr; });
+  static RuntimeLibrary& library = *new RuntimeLibrary("libcudart.so.13", "libcudart.so.13");
+  return CudaRuntime::resolve([](const char* name) { return library.function(name); });
 }
 
 // The library's own functions; cuda_runtime() hands out the same table with the calls that

@@ -1,12 +1,10 @@
 #pragma once
 // The cuDNN functions ucudnn calls, resolved at run time and never linked: the shim must
 // reach the real library without re-entering its own exported symbols, and ucudnn must
-// load where cuDNN came in RTLD_LOCAL through a plugin (the Python case). The library is
-// found in this order: the object defining cudnnGetVersion after ours (dlvsym(RTLD_NEXT,
-// .., "libcudnn.so.9"), then dlsym(RTLD_NEXT, ..)), then dlopen("libcudnn.so.9",
-// RTLD_NOLOAD), then dlopen without RTLD_NOLOAD, never ucudnn itself under cuDNN's name; every
-// function comes from that one library's own symbol table (library_symbols.h), so that no
-// auditor or preload can turn it back into ucudnn.
+// load where cuDNN came in RTLD_LOCAL through a plugin (the Python case). Each function is
+// found by the one rule of runtime_library.h: from the first object after ucudnn that defines
+// it (another tool's wrapper, else cuDNN), else from the library loaded as libcudnn.so.9, never
+// from ucudnn itself.
 #include <cudnn.h>
 
 #include <string>

@@ -1,9 +1,8 @@
 #pragma once
 // A function of a loaded shared library, read from the library's own dynamic symbol table
-// (elf_symbols.h) rather than asked of the dynamic linker: dlsym's answer can be redirected, by
-// an LD_AUDIT auditor (ucudnn's own points the cuDNN functions it interposes at the shim, for
-// every dlsym on cuDNN, the shim's included) or by a preloaded object, and ucudnn must reach the
-// real function, never itself.
+// (elf_symbols.h) rather than asked of the dynamic linker: dlsym on a handle can be redirected,
+// by an LD_AUDIT auditor (glibc asks one about every dlsym result in an object it audits) or by
+// a preloaded object, and ucudnn must reach the real function, never itself.
 namespace ucudnn::cudnn {
 
 // nullptr when the library does not define `name`, or defines it as an indirect function

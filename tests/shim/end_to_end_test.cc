@@ -20,18 +20,22 @@
 #include "core/workspace_reuse.h"
 #include "cost_model.h"
 #include "example_kernels.h"
+#include "example_program.h"
 #include "model_benchmarker.h"
 #include "network_layers.h"
 #include "support/random_seed.h"
-#include "support/relative_error.h"
 #include "support/subprocess.h"
-#include "tensor_dump.h"
 
 namespace ucudnn {
 namespace {
 
-using Environment = std::map<std::string, std::optional<std::string>>;
-constexpr std::int64_t kBatch = 16;
+using testing::count_of;
+using testing::Environment;
+using testing::expect_ran_on_doubles;
+using testing::expect_same_results;
+using testing::micro_batched_calls;
+using testing::ProgramRun;
+constexpr std::int64_t kBatch = testing::kExampleBatch;
 // The framework's per-layer workspace cap in the tight-limit runs: the fast algorithms fit
 // only micro-batches of the layers under it.
 constexpr std::uint64_t kTightLimit = 1536 * 1024;
@@ -88,95 +92,18 @@ Prediction predict(std::uint64_t cap, std::uint64_t total) {
   return p;
 }
 
-struct ProgramRun {
-  testing::ProcessResult process;
-  std::vector<double> iteration_ms;
-  std::vector<examples::DumpedTensor> tensors;
-  std::string dump_error;
-  std::string trace;
-};
-
 class EndToEnd : public ::testing::Test {
  protected:
   void SetUp() override { seed_ = std::to_string(random_.uniform(1, 1'000'000'000)); }
 
-  // `doubles`: put the cuDNN/CUDA test doubles first on the library path; otherwise the
-  // program loads whatever cuDNN the environment gives it (the real one on a GPU machine).
   ProgramRun run(const std::string& program, std::vector<std::string> args, Environment environment,
                  bool doubles = true) {
-    static int counter = 0;
-    const std::string stem = ::testing::TempDir() + "ucudnn-e2e-" + std::to_string(getpid()) + "-" +
-                             std::to_string(counter++);
-    const std::string dump = stem + ".dump", trace = stem + ".trace";
-    std::vector<std::string> argv = {program,  "--batch", std::to_string(kBatch), "--seed", seed_,
-                                     "--dump", dump};
-    argv.insert(argv.end(), args.begin(), args.end());
-    if (doubles) environment["LD_LIBRARY_PATH"] = UCUDNN_FAKECUDA_DIR;
-    environment["FAKECUDA_TRACE"] = trace;
-    environment.try_emplace("UCUDNN_DATABASE", ":memory:");
-    // The doubles' times are exact: one timed run per measurement is enough.
-    environment.try_emplace("UCUDNN_BENCHMARK_REPEATS", "1");
-    environment.try_emplace("LD_PRELOAD", std::nullopt);
-    ProgramRun result;
-    result.process = testing::run_process(argv, environment);
-    std::istringstream lines(result.process.out);
-    for (std::string line; std::getline(lines, line);) {
-      int index = 0;
-      double ms = 0;
-      if (std::sscanf(line.c_str(), "iteration %d: %lf ms", &index, &ms) == 2)
-        result.iteration_ms.push_back(ms);
-    }
-    try {
-      result.tensors = examples::read_tensor_dump(dump);
-    } catch (const std::exception& error) {
-      result.dump_error = error.what();  // a failed run writes none: its callers judge
-    }
-    result.trace = testing::read_file(trace);
-    std::remove(dump.c_str());
-    std::remove(trace.c_str());
-    return result;
+    return testing::run_example(program, args, std::move(environment), seed_, doubles);
   }
   ProgramRun baseline(std::vector<std::string> args = {}) { return run(UCUDNN_EXAMPLE, args, {}); }
   ProgramRun preloaded(std::vector<std::string> args, Environment environment) {
     environment["LD_PRELOAD"] = UCUDNN_PRELOAD;
     return run(UCUDNN_EXAMPLE, args, environment);
-  }
-
-  static void expect_ran_on_doubles(const ProgramRun& r) {
-    EXPECT_EQ(r.process.status, 0) << r.process.out << r.process.err;
-    EXPECT_NE(r.process.out.find("fakecuda"), std::string::npos) << "the doubles were not loaded:\n"
-                                                                 << r.process.out;
-    EXPECT_NE(r.trace.find("fakecuda loaded"), std::string::npos);
-  }
-  static void expect_same_results(const ProgramRun& expected, const ProgramRun& actual) {
-    ASSERT_EQ(expected.dump_error, "");
-    ASSERT_EQ(actual.dump_error, "");
-    ASSERT_EQ(expected.tensors.size(), actual.tensors.size());
-    ASSERT_EQ(expected.tensors.size(), 15u);  // y, dx, dw of 5 layers
-    for (std::size_t t = 0; t < expected.tensors.size(); ++t) {
-      const auto& a = expected.tensors[t];
-      const auto& b = actual.tensors[t];
-      ASSERT_EQ(a.name, b.name);
-      ASSERT_EQ(a.values.size(), b.values.size()) << a.name;
-      EXPECT_LT(testing::relative_error(b.values, a.values), 1e-5) << a.name;
-    }
-  }
-  // Calls the doubles ran on fewer images than the batch: micro-batches.
-  static int micro_batched_calls(const std::string& trace) {
-    int count = 0;
-    std::istringstream lines(trace);
-    for (std::string line; std::getline(lines, line);) {
-      long long n = 0;
-      if (line.rfind("conv ", 0) == 0 &&
-          std::sscanf(line.c_str() + line.find(" n="), " n=%lld", &n) == 1 && n < kBatch)
-        ++count;
-    }
-    return count;
-  }
-  static int count_of(const std::string& text, const std::string& what) {
-    int count = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
-    return count;
   }
 
   testing::SeededRandom random_;

@@ -10,9 +10,10 @@
 //
 // Nothing here calls into the dynamic linker: it runs inside its callbacks, under its locks.
 // The shim is the object that exports ucudnn_interposer_marker and cudnnCreate, whatever its
-// file name; its functions are read from its own symbol table (cudnn/elf_symbols.h). The shim
-// in turn reads the real functions from cuDNN's table, never through dlsym, so what this
-// redirects never reaches it.
+// file name; its functions are read from its own symbol table (cudnn/elf_symbols.h). Lookups
+// requested by ucudnn, by cuDNN's own sub-libraries and by another tool's wrapper of cuDNN (an
+// object defining functions the shim interposes) are never redirected: the shim's resolution of
+// the real functions (cudnn/runtime_library.h) and a wrapper below it must reach cuDNN.
 #include <link.h>
 
 #include <atomic>
@@ -58,6 +59,22 @@ void* shim_function(std::size_t i) {
   return function;
 }
 
+// The cookie of an object whose lookups are never redirected. glibc starts each cookie at the
+// object's link_map address, which this (an address inside the auditor) can never be.
+const char never_redirected_tag = 0;
+const uintptr_t kNeverRedirected = reinterpret_cast<uintptr_t>(&never_redirected_tag);
+
+unsigned int never_redirected(uintptr_t* cookie) {
+  *cookie = kNeverRedirected;
+  return 0;
+}
+
+bool defines_an_interposed_function(const ucudnn::elf::DynamicTables& tables) {
+  for (const char* name : kInterposed)
+    if (ucudnn::elf::address_of(tables, name)) return true;
+  return false;
+}
+
 }  // namespace
 
 extern "C" {
@@ -66,7 +83,7 @@ unsigned int la_version(unsigned int version) {
   return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 
-unsigned int la_objopen(link_map* map, Lmid_t lmid, uintptr_t*) {
+unsigned int la_objopen(link_map* map, Lmid_t lmid, uintptr_t* cookie) {
   if (lmid != LM_ID_BASE) return 0;
   const auto tables = ucudnn::elf::tables_of(map);
   // ucudnn itself (the shim, or a copy of it under another name): never audited.
@@ -76,19 +93,26 @@ unsigned int la_objopen(link_map* map, Lmid_t lmid, uintptr_t*) {
       shim = tables;
       shim_found.store(true, std::memory_order_release);
     }
-    return 0;
+    return never_redirected(cookie);
   }
   const char* file = base_name(map->l_name);
   if (is_cudnn_front(file) || is_cudnn_front(tables.soname)) {
     const link_map* expected = nullptr;
     return cudnn.compare_exchange_strong(expected, map) ? LA_FLG_BINDTO : 0;
   }
-  if (is_cudnn_sublibrary(file)) return 0;  // cuDNN's own bindings are its business
+  if (is_cudnn_sublibrary(file)) return never_redirected(cookie);  // cuDNN's own business
+  // Another tool's wrapper of cuDNN (an API logger, a tracer): its lookups forward calls the
+  // shim or the application already made. Preloaded after the shim, the shim's calls reach it
+  // and it must reach cuDNN; preloaded before, its lookups find the shim anyway.
+  if (defines_an_interposed_function(tables)) return never_redirected(cookie);
   return LA_FLG_BINDFROM;
 }
 
-uintptr_t la_symbind64(Elf64_Sym* symbol, unsigned int, uintptr_t*, uintptr_t*, unsigned int*,
-                       const char* name) {
+uintptr_t la_symbind64(Elf64_Sym* symbol, unsigned int, uintptr_t* refcook, uintptr_t*,
+                       unsigned int*, const char* name) {
+  // glibc asks about a dlsym result when either side is marked (BINDFROM or BINDTO), a PLT
+  // binding only when both are: the requester's cookie tells a lookup never to redirect.
+  if (*refcook == kNeverRedirected) return symbol->st_value;
   if (std::strncmp(name, "cudnn", 5) != 0) return symbol->st_value;
   for (std::size_t i = 0; i < kCount; ++i)
     if (std::strcmp(name, kInterposed[i]) == 0) {

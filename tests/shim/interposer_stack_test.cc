@@ -1,0 +1,179 @@
+// ucudnn stacked with another tool that wraps cuDNN and the CUDA runtime (an API logger, a
+// tracer: tests/shim/loading/cudnn_wrapper.cc), on the test doubles. Below ucudnn (preloaded
+// after it, or beside scripts/ucudnn-run), the wrapper must see exactly what reaches cuDNN: the
+// micro-batches and ucudnn's measurements, each convolution the doubles ran; above ucudnn
+// (preloaded first), the application's own calls. Either way the program runs, is
+// micro-batched and gets the results it gets without ucudnn; an error the wrapper answers
+// reaches the application as cuDNN's.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "example_program.h"
+#include "support/random_seed.h"
+
+namespace ucudnn::testing {
+namespace {
+
+// The framework's per-layer workspace cap: the fast algorithms fit only micro-batches under it.
+const std::string kTightLimit = std::to_string(1536 * 1024);
+// The calls by which cuDNN runs a convolution; the doubles trace each as one "conv " line.
+const char* const kConvolutionCalls[] = {"cudnnConvolutionForward", "cudnnConvolutionBackwardData",
+                                         "cudnnConvolutionBackwardFilter", "cudnnBackendExecute"};
+
+enum class Place { kBelow, kAbove, kBesideTheRunScript };
+
+// The preload list with `wrapper` placed relative to the shim (under the sanitizers their
+// runtime stays first).
+std::string preload_with(const std::string& wrapper, Place place) {
+  const std::string preload = UCUDNN_PRELOAD;
+  const auto colon = preload.rfind(':');
+  const std::string runtime = colon == std::string::npos ? "" : preload.substr(0, colon + 1);
+  const std::string shim = preload.substr(colon == std::string::npos ? 0 : colon + 1);
+  return place == Place::kAbove ? runtime + wrapper + ":" + shim : runtime + shim + ":" + wrapper;
+}
+
+class InterposerStack : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    seed_ = std::to_string(random_.uniform(1, 1'000'000'000));
+    log_ = ::testing::TempDir() + "ucudnn-wrapper-" + std::to_string(getpid()) + "-" + seed_;
+  }
+  void TearDown() override { std::remove(log_.c_str()); }
+
+  // The program without ucudnn, run once per test.
+  const ProgramRun& baseline() {
+    if (!baseline_)
+      baseline_ = run_example(UCUDNN_EXAMPLE, {"--workspace-limit", kTightLimit}, {}, seed_);
+    return *baseline_;
+  }
+  ProgramRun with_wrapper(const std::string& wrapper, Place place, Environment extra = {}) const {
+    Environment environment = {{"UCUDNN_WORKSPACE_LIMIT", kTightLimit}, {"WRAPPER_LOG", log_}};
+    for (auto& [name, value] : extra) environment[name] = value;
+    if (place == Place::kBesideTheRunScript) {
+      environment["LD_PRELOAD"] = wrapper;
+      environment["UCUDNN_PRELOAD_LIBRARY"] = std::string(UCUDNN_PRELOAD);
+      environment["UCUDNN_AUDIT_LIBRARY"] = std::string(UCUDNN_AUDIT_LIBRARY);
+      environment["UCUDNN_RUN_AUDIT"] = "1";
+      return run_example(UCUDNN_EXAMPLE, {"--workspace-limit", kTightLimit}, environment, seed_,
+                         true, UCUDNN_RUN_SCRIPT);
+    }
+    environment["LD_PRELOAD"] = preload_with(wrapper, place);
+    return run_example(UCUDNN_EXAMPLE, {"--workspace-limit", kTightLimit}, environment, seed_);
+  }
+  // The wrapper's count of each function it defines, from its log.
+  std::map<std::string, long> wrapper_calls() const {
+    std::map<std::string, long> calls;
+    std::ifstream log(log_);
+    std::string name;
+    long count = 0;
+    while (log >> name >> count) calls[name] = count;
+    return calls;
+  }
+  static long count(const std::map<std::string, long>& calls, const std::string& name) {
+    const auto found = calls.find(name);
+    return found == calls.end() ? 0 : found->second;
+  }
+  static long convolutions_seen(const std::map<std::string, long>& calls) {
+    long total = 0;
+    for (const char* name : kConvolutionCalls) total += count(calls, name);
+    return total;
+  }
+  struct Stacked {
+    ProgramRun run;
+    std::map<std::string, long> calls;  // the wrapper's
+  };
+  // Runs the program with the wrapper and checks what every stacking must give.
+  Stacked expect_runs_micro_batched(const std::string& wrapper, Place place,
+                                    Environment extra = {}) {
+    const ProgramRun& without = baseline();
+    const ProgramRun with = with_wrapper(wrapper, place, std::move(extra));
+    expect_ran_on_doubles(with);
+    expect_same_results(without, with);
+    EXPECT_GT(micro_batched_calls(with.trace), 0) << "not micro-batched";
+    const auto calls = wrapper_calls();
+    EXPECT_FALSE(calls.empty()) << "the wrapper wrote no log: was it loaded?";
+    const int application_calls = trace_lines(without.trace, "conv ");
+    EXPECT_GT(application_calls, 0);
+    if (place == Place::kAbove) {
+      EXPECT_EQ(convolutions_seen(calls), application_calls)
+          << "above ucudnn the wrapper sees the application's calls";
+    } else if (calls.count("cudnnConvolutionForward")) {
+      EXPECT_EQ(convolutions_seen(calls), trace_lines(with.trace, "conv "))
+          << "below ucudnn the wrapper sees every convolution that reaches cuDNN";
+      EXPECT_NE(convolutions_seen(calls), application_calls);
+    }
+    return {with, calls};
+  }
+
+  SeededRandom random_;
+  std::string seed_, log_;
+  std::optional<ProgramRun> baseline_;
+};
+
+TEST_F(InterposerStack, WrapperOfCudnnGetVersionAloneBelowUcudnn) {
+  for (Place place : {Place::kBelow, Place::kBesideTheRunScript}) {
+    SCOPED_TRACE(place == Place::kBelow ? "LD_PRELOAD" : "ucudnn-run");
+    const auto stacked = expect_runs_micro_batched(UCUDNN_WRAPPER_VERSION, place);
+    EXPECT_GE(count(stacked.calls, "cudnnGetVersion"), 1);
+  }
+}
+
+TEST_F(InterposerStack, WrapperOfTheConvolutionCallsBelowUcudnnSeesTheMicroBatches) {
+  for (Place place : {Place::kBelow, Place::kBesideTheRunScript})
+    for (const char* candidates : {"engines", "algorithms"}) {
+      SCOPED_TRACE(std::string(place == Place::kBelow ? "LD_PRELOAD" : "ucudnn-run") + ", " +
+                   candidates);
+      expect_runs_micro_batched(UCUDNN_WRAPPER_CONVOLUTION, place,
+                                {{"UCUDNN_CANDIDATES", candidates}});
+    }
+}
+
+TEST_F(InterposerStack, WrapperOfEverythingBelowUcudnnSeesWhatReachesCudnnAndTheRuntime) {
+  for (Place place : {Place::kBelow, Place::kBesideTheRunScript}) {
+    SCOPED_TRACE(place == Place::kBelow ? "LD_PRELOAD" : "ucudnn-run");
+    const auto stacked = expect_runs_micro_batched(UCUDNN_WRAPPER_ALL, place);
+    EXPECT_GE(count(stacked.calls, "cudnnCreate"), 1);
+    EXPECT_GE(count(stacked.calls, "cudnnBackendFinalize"), 1)
+        << "ucudnn's engine plans, finalized below it";
+    // Every allocation in the process, the application's and ucudnn's, passed the wrapper.
+    EXPECT_EQ(count(stacked.calls, "cudaMalloc"), trace_lines(stacked.run.trace, "malloc "));
+  }
+}
+
+TEST_F(InterposerStack, WrapperAboveUcudnnSeesTheApplicationsCalls) {
+  expect_runs_micro_batched(UCUDNN_WRAPPER_CONVOLUTION, Place::kAbove);
+}
+
+// A wrapper with a bug: its answer is cuDNN's answer, passed on to the application, which names
+// it and exits as it would on the real library's error; nothing crashes.
+TEST_F(InterposerStack, AnErrorTheWrapperAnswersReachesTheApplication) {
+  struct Case {
+    const char* function;
+    const char* candidates;
+  };
+  // Among the legacy algorithms a failing cudnnConvolutionForward leaves ucudnn no candidate of
+  // that operation, and the application's own call gets the wrapper's error.
+  for (const Case c :
+       {Case{"cudnnCreate", "engines"}, Case{"cudnnConvolutionForward", "algorithms"}}) {
+    for (Place place : {Place::kBelow, Place::kBesideTheRunScript}) {
+      SCOPED_TRACE(std::string(c.function) +
+                   (place == Place::kBelow ? " LD_PRELOAD" : " ucudnn-run"));
+      const ProgramRun with =
+          with_wrapper(UCUDNN_WRAPPER_ALL, place,
+                       {{"WRAPPER_FAIL", c.function}, {"UCUDNN_CANDIDATES", c.candidates}});
+      EXPECT_EQ(with.process.status, 1) << with.process.out << with.process.err;
+      EXPECT_NE(with.process.err.find(std::string(c.function).substr(0, 15)), std::string::npos)
+          << with.process.err;
+      EXPECT_NE(with.process.err.find("failed: status 4000"), std::string::npos)
+          << with.process.err;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ucudnn::testing

@@ -1,0 +1,104 @@
+// Another tool's wrapper of cuDNN and the CUDA runtime, as API loggers and tracers are: it defines
+// some of their functions, counts each call, and forwards it to the next definition in the
+// process's lookup order (dlsym(RTLD_NEXT)), for the tests of ucudnn stacked with other
+// interposers (interposer_stack_test.cc). Built three times, by what it defines
+// (UCUDNN_WRAPPED_SET): 1 cudnnGetVersion alone; 2 that and the calls that run a convolution;
+// 3 every cuDNN and CUDA runtime function ucudnn calls. The first two export them under the
+// real libraries' symbol versions (cudnn_wrapper.map), the third unversioned.
+//
+// At exit it writes "name calls" lines to $WRAPPER_LOG. $WRAPPER_FAIL names one function that
+// fails instead of forwarding (a wrapper with a bug): cuDNN's CUDNN_STATUS_INTERNAL_ERROR.
+//
+// Each exported function is a jump through a slot holding a forwarder of the function's own
+// type (an x86-64 or AArch64 stub), so that one line per function defines it.
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+
+#include "cudnn/backend_functions.h"
+#include "cudnn/cuda_runtime.h"
+#include "cudnn/cudnn_api.h"
+
+#if UCUDNN_WRAPPED_SET == 1
+#define WRAPPED(X) X(cudnnGetVersion)
+#elif UCUDNN_WRAPPED_SET == 2
+#define WRAPPED(X)                  \
+  X(cudnnGetVersion)                \
+  X(cudnnConvolutionForward)        \
+  X(cudnnConvolutionBackwardData)   \
+  X(cudnnConvolutionBackwardFilter) \
+  X(cudnnBackendExecute)
+#else
+#define WRAPPED(X)                  \
+  UCUDNN_CUDNN_FUNCTIONS(X)         \
+  UCUDNN_CUDNN_BACKEND_FUNCTIONS(X) \
+  UCUDNN_CUDA_FUNCTIONS(X)
+#endif
+
+namespace {
+
+#define WRAPPED_INDEX(name) k_##name,
+enum Index { WRAPPED(WRAPPED_INDEX) kCount };
+#define WRAPPED_NAME(name) #name,
+constexpr const char* kNames[] = {WRAPPED(WRAPPED_NAME)};
+
+std::atomic<long> calls[kCount];
+
+bool failing(Index i) {
+  static const char* const fail = std::getenv("WRAPPER_FAIL");
+  return fail && std::strcmp(fail, kNames[i]) == 0;
+}
+
+template <typename Function>
+struct Forward;
+template <typename Result, typename... Arguments>
+struct Forward<Result (*)(Arguments...)> {
+  template <Index I>
+  static Result call(Arguments... arguments) {
+    calls[I].fetch_add(1, std::memory_order_relaxed);
+    using Next = Result (*)(Arguments...);
+    static const Next next = reinterpret_cast<Next>(dlsym(RTLD_NEXT, kNames[I]));
+    if constexpr (std::is_same_v<Result, cudnnStatus_t>) {
+      if (failing(I)) return CUDNN_STATUS_INTERNAL_ERROR;
+      if (!next) return CUDNN_STATUS_NOT_INITIALIZED;
+    } else if constexpr (std::is_same_v<Result, cudaError_t>) {
+      if (!next) return cudaErrorInitializationError;
+    } else {
+      if (!next) return Result{};
+    }
+    return next(arguments...);
+  }
+};
+
+__attribute__((destructor)) void write_log() {
+  const char* path = std::getenv("WRAPPER_LOG");
+  if (!path) return;
+  if (std::FILE* log = std::fopen(path, "w")) {
+    for (int i = 0; i < kCount; ++i) std::fprintf(log, "%s %ld\n", kNames[i], calls[i].load());
+    std::fclose(log);
+  }
+}
+
+}  // namespace
+
+#if defined(__x86_64__)
+#define WRAPPED_JUMP(name) "jmp *" #name "_slot(%rip)\n"
+#elif defined(__aarch64__)
+#define WRAPPED_JUMP(name) \
+  "adrp x16, " #name "_slot\nldr x16, [x16, :lo12:" #name "_slot]\nbr x16\n"
+#else
+#error "cudnn_wrapper.cc: no jump stub for this architecture"
+#endif
+
+#define WRAPPED_DEFINE(name)                                                                   \
+  extern "C" __attribute__((visibility("hidden"), used)) decltype(&::name) const name##_slot = \
+      &Forward<decltype(&::name)>::call<k_##name>;                                             \
+  asm(".pushsection .text\n.globl " #name "\n.type " #name ", @function\n" #name               \
+      ":\n" WRAPPED_JUMP(name) ".size " #name ", .-" #name "\n.popsection\n");
+WRAPPED(WRAPPED_DEFINE)
