@@ -54,6 +54,10 @@ std::vector<std::string> LayeredStore::plan_subjects(const PlanKey& key) {
   return subjects;
 }
 
+std::vector<std::string> LayeredStore::confirm_saved() {
+  return user_ ? user_->confirm_saved() : std::vector<std::string>{};
+}
+
 void LayeredStore::flush() {
   if (user_) user_->flush();
   if (system_) system_->flush();

@@ -28,6 +28,7 @@ class LayeredStore final : public BenchmarkStore {
   using BenchmarkStore::put_plan;
   std::vector<std::string> plan_subjects(const PlanKey& key) override;
   void flush() override;
+  std::vector<std::string> confirm_saved() override;  // the user database's
 
   BenchmarkStore* user() const { return user_.get(); }
   BenchmarkStore* system() const { return system_.get(); }

@@ -152,20 +152,13 @@ void SqliteStore::put_plan(const PlanKey& key, const std::vector<Configuration>&
 void SqliteStore::flush() {
   auto& impl = *impl_;
   std::lock_guard lock(impl.mutex);
-  try {
-    if (impl.reopen_wanted && impl.options.access == StoreAccess::kReadWrite) {
-      impl.reopen_wanted = false;
-      impl.open_read_write();
-    }
-    for (auto& [fingerprint, rows] : impl.devices)
-      if (rows.blocked) {
-        rows.blocked = false;
-        impl.device(fingerprint);
-      }
-    impl.save();
-  } catch (const std::exception& error) {
-    impl.keep_unsaved(error.what());
-  }
+  impl.flush();
+}
+
+std::vector<std::string> SqliteStore::confirm_saved() {
+  auto& impl = *impl_;
+  std::lock_guard lock(impl.mutex);
+  return impl.confirm_saved();
 }
 
 }  // namespace ucudnn

@@ -78,6 +78,9 @@ class SqliteStore final : public BenchmarkStore {
   // Opens the file again if it was locked at open, reads devices whose rows were locked,
   // and saves what is still unsaved.
   void flush() override;
+  // Reads the rows this process saved back through a connection of its own, so that it sees
+  // the file now at `path`; rows missing there are written again, once.
+  std::vector<std::string> confirm_saved() override;
 
   const std::string& path() const;
   StoreState state() const;

@@ -84,9 +84,9 @@ struct SqliteStore::Impl {
     return {sqlite::LockWait{options.lock_timeout, options.notice_after, options.notice},
             check_integrity};
   }
-  // Writes are kept for the file: it is writable, or will be once another process's lock
-  // at open is gone.
-  bool saves() const { return state == StoreState::kReadWrite || reopen_wanted; }
+  // Writes are kept for the file whenever the store is meant to write: saved when it is
+  // writable (now, or once another process's lock is gone), else reported by confirm_saved().
+  bool saves() const { return options.access == StoreAccess::kReadWrite; }
   int write_attempts() const { return options.lock_timeout >= std::chrono::seconds(1) ? 3 : 1; }
 
   // Rows in memory.
@@ -99,6 +99,19 @@ struct SqliteStore::Impl {
   void save();
   void write_unsaved();
   void keep_unsaved(const std::string& why);
+  void drop_oldest_unsaved();
+  // Reopens a file that was locked, reads devices whose rows were locked, saves.
+  void flush();
+
+  // Rows this process saved that the file now at `path` lacks (read through a connection of
+  // its own); all of them when the file cannot be read.
+  struct Missing {
+    std::vector<db::MeasurementRow> measurements;
+    std::vector<db::PlanRow> plans;
+    bool empty() const { return measurements.empty() && plans.empty(); }
+  };
+  Missing missing_from_file();
+  std::vector<std::string> confirm_saved();
 
   void warn(const std::string& message) {
     if (options.warn) options.warn(message);

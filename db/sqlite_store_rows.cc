@@ -122,19 +122,25 @@ void SqliteStore::Impl::keep_unsaved(const std::string& why) {
                               why +
                               "); they are kept in memory and saved later (at the next "
                               "planning and when the process ends)");
-  if (unsaved_measurements.size() > kMaxUnsavedRows) {
-    unsaved_measurements.erase(
-        unsaved_measurements.begin(),
-        unsaved_measurements.begin() +
-            static_cast<std::ptrdiff_t>(unsaved_measurements.size() - kMaxUnsavedRows));
-    warn_once(said_dropped, named() + ": more than " + std::to_string(kMaxUnsavedRows) +
-                                " unsaved results; the oldest are dropped");
-  }
+  drop_oldest_unsaved();
+}
+
+void SqliteStore::Impl::drop_oldest_unsaved() {
+  if (unsaved_measurements.size() <= kMaxUnsavedRows) return;
+  unsaved_measurements.erase(
+      unsaved_measurements.begin(),
+      unsaved_measurements.begin() +
+          static_cast<std::ptrdiff_t>(unsaved_measurements.size() - kMaxUnsavedRows));
+  warn_once(said_dropped, named() + ": more than " + std::to_string(kMaxUnsavedRows) +
+                              " unsaved results; the oldest are dropped");
 }
 
 void SqliteStore::Impl::save() {
-  if (state != StoreState::kReadWrite || (unsaved_measurements.empty() && unsaved_plans.empty()))
+  if (unsaved_measurements.empty() && unsaved_plans.empty()) return;
+  if (state != StoreState::kReadWrite) {
+    drop_oldest_unsaved();  // kept for confirm_saved() to report, within bounds
     return;
+  }
   for (int attempt = 0;; ++attempt) {
     try {
       write_unsaved();

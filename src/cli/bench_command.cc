@@ -322,6 +322,8 @@ int bench(const BenchOptions& options, Cluster& cluster) {
   if (options.check_plans)
     check = check_plans(stdout, *setup.workers.front(), kernels, plan, options.repeats);
   print_wd_plan(stdout, kernels, plan, request);
+  std::fflush(stdout);
+  if (!confirm_saved(*database, "bench")) return kFailure;
 
   const PlanTotals totals = plan_totals(kernels, plan);
   if (totals.without_plan) {

@@ -4,6 +4,8 @@
 #include "db/default_store.h"
 #include "db/layered_store.h"
 #include "db/sqlite_store.h"
+#include "exit_status.h"
+#include "user_input/duration.h"
 
 namespace ucudnn::cli {
 
@@ -29,6 +31,14 @@ std::vector<std::string> files_of(const DatabaseLocations& locations) {
 SqliteStoreOptions tool_options(StoreAccess access, const std::string& role) {
   SqliteStoreOptions options;
   options.access = access;
+  if (const char* value = process_environment("UCUDNN_DATABASE_LOCK_TIMEOUT"); value && *value) {
+    if (auto timeout = parse_duration(value))
+      options.lock_timeout = *timeout;
+    else
+      warn_on_stderr(std::string("UCUDNN_DATABASE_LOCK_TIMEOUT='") + value +
+                     "' is not a duration such as 100ms or 2s (at most an hour); using the "
+                     "default: 60s");
+  }
   options.warn = warn_on_stderr;
   options.notice = notice_on_stderr;
   options.role = role;
@@ -36,6 +46,17 @@ SqliteStoreOptions tool_options(StoreAccess access, const std::string& role) {
 }
 
 }  // namespace
+
+bool confirm_saved(const OpenedStore& opened, const std::string& command) {
+  const auto unsaved = opened.store->confirm_saved();
+  if (unsaved.empty()) return true;
+  std::string list;
+  for (std::size_t i = 0; i < unsaved.size() && i < 10; ++i) list += "\n  " + unsaved[i];
+  if (unsaved.size() > 10) list += "\n  and " + std::to_string(unsaved.size() - 10) + " more";
+  report_error(command, std::to_string(unsaved.size()) + " results could not be saved in " +
+                            opened.description + " (see the warnings above):" + list);
+  return false;
+}
 
 Expected<OpenedStore> open_store_for_writing(const std::string& database) {
   if (database.empty()) {

@@ -1,7 +1,8 @@
 #pragma once
 // Which database the commands use: --database PATH, else the default one (UCUDNN_DATABASE,
 // else $XDG_CACHE_HOME/ucudnn/ucudnn.db or ~/.cache/ucudnn/ucudnn.db, over the read-only
-// UCUDNN_SYSTEM_DATABASE), the same files the shim uses.
+// UCUDNN_SYSTEM_DATABASE), the same files the shim uses. A lock is waited for up to
+// UCUDNN_DATABASE_LOCK_TIMEOUT (default 60 s), saying so after a second.
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,11 @@ struct OpenedStore {
 Expected<OpenedStore> open_store_for_writing(const std::string& database);
 // `ucudnn plan`: never creates or changes a file.
 OpenedStore open_store_for_reading(const std::string& database);
+
+// After a command stored results: every row it saved is in the file now at the path (read back
+// and written again where missing), or an error naming the rows that are not, and false: the
+// command then fails, never says it succeeded with results lost.
+bool confirm_saved(const OpenedStore& opened, const std::string& command);
 
 // The file `ucudnn db` works on by default: the user database.
 Expected<std::string> default_database_file();

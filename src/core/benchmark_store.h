@@ -74,6 +74,12 @@ class BenchmarkStore {
   // Saves what could not be saved before (a lock held by another process, a full disk).
   // Stores that write through have nothing to do.
   virtual void flush() {}
+
+  // Flushes, then reads back from the file every row this store saved, and writes again any
+  // that is not there (another process set the file aside, or replaced it). Returns what is
+  // still not saved, one line per row (empty: everything is in the file). A tool that stores
+  // results calls it before it says it succeeded. Stores that keep nothing have nothing to do.
+  virtual std::vector<std::string> confirm_saved() { return {}; }
 };
 
 }  // namespace ucudnn

@@ -97,11 +97,19 @@ BenchmarkStore& Registry::store() {
   std::lock_guard lock(mutex_);
   if (!store_) {
     store_ = open_store(process_settings());
-    // Results that a locked or full database could not take yet get a last chance.
+    // Results that a locked or full database could not take yet get a last chance; what
+    // still is not in the file is said, so that nothing is lost silently.
     std::atexit([] {
       auto& registry = Registry::instance();
       std::lock_guard lock(registry.mutex_);
-      if (registry.store_) registry.store_->flush();
+      if (!registry.store_) return;
+      const auto unsaved = registry.store_->confirm_saved();
+      if (!unsaved.empty())
+        log(LogLevel::kWarning,
+            std::to_string(unsaved.size()) +
+                " results of this process could not be saved in the benchmark database "
+                "(see the warnings above), e.g. " +
+                unsaved.front());
     });
   }
   return *store_;

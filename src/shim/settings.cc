@@ -6,6 +6,7 @@
 #include "shim/log.h"
 #include "user_input/byte_size.h"
 #include "user_input/device_list.h"
+#include "user_input/duration.h"
 
 namespace ucudnn::shim {
 
@@ -24,22 +25,6 @@ const char* lookup(const Environment& getenv, const char* name, const char* alia
       return value;
     }
   return nullptr;
-}
-
-// "100ms", "2s", "1.5s" or a number of milliseconds.
-std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
-  double scale = 1;
-  if (text.ends_with("ms")) {
-    text.remove_suffix(2);
-  } else if (text.ends_with("s")) {
-    text.remove_suffix(1);
-    scale = 1000;
-  }
-  const std::string number(text);
-  char* end = nullptr;
-  const double value = std::strtod(number.c_str(), &end);
-  if (number.empty() || *end != '\0' || !(value >= 0) || value * scale > 3.6e6) return std::nullopt;
-  return std::chrono::milliseconds(static_cast<std::int64_t>(value * scale + 0.5));
 }
 
 std::string rejected(const std::string& name, const char* value, const std::string& why,

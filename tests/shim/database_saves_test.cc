@@ -1,0 +1,78 @@
+// The shim's promise about its database (issue 35): what it measured is in the file when the
+// program ends, or it says at exit how much it could not save. The example program
+// (examples/conv_network) under LD_PRELOAD on the doubles, with the file free and with another
+// process holding SQLite's EXCLUSIVE lock for the whole run.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+
+#include "example_program.h"
+#include "support/random_seed.h"
+
+namespace ucudnn::testing {
+namespace {
+
+int measurements_in(const std::string& database) {
+  sqlite3* db = nullptr;
+  int count = -1;
+  if (sqlite3_open_v2(database.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* statement = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM measurements", -1, &statement, nullptr) ==
+            SQLITE_OK &&
+        sqlite3_step(statement) == SQLITE_ROW)
+      count = sqlite3_column_int(statement, 0);
+    sqlite3_finalize(statement);
+  }
+  sqlite3_close(db);
+  return count;
+}
+
+class ShimSaves : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    seed_ = std::to_string(random_.uniform(1, 1'000'000'000));
+    database_ = ::testing::TempDir() + "ucudnn-saves-" + seed_ + ".db";
+    // An empty SQLite file: the shim makes its tables at its first write.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(database_.c_str(), &db), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  void TearDown() override {
+    for (const char* suffix : {"", ".lock", "-journal"})
+      std::filesystem::remove(database_ + suffix);
+  }
+  ProgramRun preloaded() const {
+    return run_example(UCUDNN_EXAMPLE, {"--workspace-limit", "1572864"},
+                       {{"LD_PRELOAD", std::string(UCUDNN_PRELOAD)},
+                        {"UCUDNN_WORKSPACE_LIMIT", "1572864"},
+                        {"UCUDNN_DATABASE", database_}},
+                       seed_);
+  }
+
+  SeededRandom random_;
+  std::string seed_, database_;
+};
+
+TEST_F(ShimSaves, WhatItMeasuredIsInTheFileAtExit) {
+  const ProgramRun run = preloaded();
+  expect_ran_on_doubles(run);
+  EXPECT_EQ(run.process.err.find("could not be saved"), std::string::npos) << run.process.err;
+  EXPECT_GT(measurements_in(database_), 0);
+}
+
+TEST_F(ShimSaves, WhatItCouldNotSaveIsSaidAtExit) {
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(database_.c_str(), &holder), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
+  const ProgramRun run = preloaded();
+  sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
+  sqlite3_close(holder);
+  expect_ran_on_doubles(run);  // the job is never stopped by its cache
+  EXPECT_NE(run.process.err.find("results of this process could not be saved"), std::string::npos)
+      << run.process.err;
+  EXPECT_NE(run.process.err.find("e.g. measurement"), std::string::npos) << run.process.err;
+}
+
+}  // namespace
+}  // namespace ucudnn::testing
