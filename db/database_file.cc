@@ -251,8 +251,17 @@ OpenOutcome open_database(const std::string& path, Access access, const OpenOpti
     std::optional<FileLease> lease;
     if (!held) {
       bool unavailable = false;
-      lease = FileLease::acquire(path, FileLease::Mode::kShared, options.lock_wait.timeout,
-                                 &unavailable);
+      const auto& wait = options.lock_wait;
+      std::function<void()> waiting;
+      if (wait.notice)
+        waiting = [&] {
+          wait.notice("waiting for " + path +
+                      ": another process holds its lock file while it sets the file aside or "
+                      "maintains it (waiting up to " +
+                      std::to_string(wait.timeout.count() / 1000) + " s)");
+        };
+      lease = FileLease::acquire(path, FileLease::Mode::kShared, wait.timeout, &unavailable,
+                                 waiting, wait.notice_after);
       if (!lease && !unavailable)
         return failure(FileProblem::kCannotOpen,
                        "another process is setting the file aside (its lock file is held)", true);

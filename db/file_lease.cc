@@ -26,7 +26,9 @@ int try_lock(int descriptor, short type) {
 }  // namespace
 
 std::optional<FileLease> FileLease::acquire(const std::string& database, Mode mode,
-                                            std::chrono::milliseconds timeout, bool* unavailable) {
+                                            std::chrono::milliseconds timeout, bool* unavailable,
+                                            const std::function<void()>& waiting,
+                                            std::chrono::milliseconds notice_after) {
   using namespace std::chrono;
   if (unavailable) *unavailable = false;
   const std::string path = database + ".lock";
@@ -40,10 +42,15 @@ std::optional<FileLease> FileLease::acquire(const std::string& database, Mode mo
     return std::nullopt;
   }
   const short type = mode == Mode::kShared ? F_RDLCK : F_WRLCK;
-  const auto deadline = steady_clock::now() + timeout;
+  const auto start = steady_clock::now(), deadline = start + timeout;
+  bool noticed = !waiting;
   for (int attempt = 0;; ++attempt) {
     const int result = try_lock(descriptor, type);
     if (result == 0) return FileLease(descriptor, mode);
+    if (!noticed && steady_clock::now() - start >= notice_after) {
+      noticed = true;
+      waiting();
+    }
     if (result != EAGAIN || steady_clock::now() >= deadline) {
       ::close(descriptor);
       if (unavailable && result != EAGAIN) *unavailable = true;

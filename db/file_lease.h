@@ -10,6 +10,7 @@
 // stores in one process exclude each other too and closing one never drops the other's.
 // Where the kernel lacks them, classic POSIX locks. Across NFS they work as SQLite's own do.
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -22,9 +23,12 @@ class FileLease {
   // Waits up to `timeout` for the lease (the lock file is created when missing). nullopt
   // when it was not granted in time; `unavailable` (if given) is set when no lock file can
   // be opened at all (a read-only folder without one), so that the caller can go on unleased.
+  // `waiting` (if given) is called once when the wait outlasts `notice_after`.
   static std::optional<FileLease> acquire(const std::string& database, Mode mode,
                                           std::chrono::milliseconds timeout,
-                                          bool* unavailable = nullptr);
+                                          bool* unavailable = nullptr,
+                                          const std::function<void()>& waiting = {},
+                                          std::chrono::milliseconds notice_after = {});
 
   FileLease(FileLease&& other) noexcept : descriptor_(other.descriptor_), mode_(other.mode_) {
     other.descriptor_ = -1;

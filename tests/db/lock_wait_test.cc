@@ -7,6 +7,7 @@
 #include <optional>
 #include <thread>
 
+#include "db/file_lease.h"
 #include "db/sqlite_store.h"
 #include "db_test_support.h"
 
@@ -138,6 +139,34 @@ TEST(LockWait, TheToolSaysWithinASecondOrTwoWhatItWaitsFor) {
   ASSERT_EQ(notices.count(), 1u) << notices.all();
   EXPECT_NE(notices.messages[0].find("waiting for " + path), std::string::npos) << notices.all();
   EXPECT_NE(notices.messages[0].find("another process holds its lock"), std::string::npos);
+  EXPECT_EQ(warnings.count(), 0u) << warnings.all();
+}
+
+// The lease on the side file "<database>.lock" (held exclusively by a process that sets a
+// damaged file aside) is waited for with the same notice.
+TEST(LockWait, TheToolSaysWhatItWaitsForWhenTheLockFileIsHeld) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  fill(path);
+  Warnings warnings, notices;
+  auto options = store_options(StoreAccess::kReadWrite, warnings.sink());
+  options.notice = notices.sink();
+  auto exclusive =
+      db::FileLease::acquire(path, db::FileLease::Mode::kExclusive, std::chrono::seconds(1));
+  ASSERT_TRUE(exclusive);
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    exclusive.reset();
+  });
+  const auto start = Clock::now();
+  SqliteStore store(path, options);
+  const double opened_at = seconds_since(start);
+  release.join();
+  EXPECT_EQ(store.state(), StoreState::kReadWrite);
+  EXPECT_GE(opened_at, 2.0) << "it waited for the lease";
+  ASSERT_EQ(notices.count(), 1u) << notices.all();
+  EXPECT_NE(notices.messages[0].find("waiting for " + path), std::string::npos) << notices.all();
+  EXPECT_NE(notices.messages[0].find("holds its lock file"), std::string::npos) << notices.all();
   EXPECT_EQ(warnings.count(), 0u) << warnings.all();
 }
 
