@@ -32,6 +32,13 @@ SqliteStoreOptions shim_like(Warnings& warnings) {
   return options;
 }
 
+// The tool's store: it waits as long as it must, and says so.
+SqliteStoreOptions tool_like(Warnings& warnings, Warnings& notices) {
+  auto options = store_options(StoreAccess::kReadWrite, warnings.sink());
+  options.notice = notices.sink();
+  return options;
+}
+
 TEST(LockWait, TheShimWaitsBrieflyThenGoesOnUncachedAndSavesLater) {
   TempFolder folder;
   const auto path = folder.file("ucudnn.db");
@@ -114,8 +121,7 @@ TEST(LockWait, TheToolSaysWithinASecondOrTwoWhatItWaitsFor) {
   const auto path = folder.file("ucudnn.db");
   fill(path);
   Warnings warnings, notices;
-  auto options = store_options(StoreAccess::kReadWrite, warnings.sink());
-  options.notice = notices.sink();
+  const auto options = tool_like(warnings, notices);
   SqliteStore store(path, options);
   store.find_measurement(gpu_fingerprint(), kernel(2), "cudnn", "FFT");
   double noticed_at = -1;
@@ -149,8 +155,7 @@ TEST(LockWait, TheToolSaysWhatItWaitsForWhenTheLockFileIsHeld) {
   const auto path = folder.file("ucudnn.db");
   fill(path);
   Warnings warnings, notices;
-  auto options = store_options(StoreAccess::kReadWrite, warnings.sink());
-  options.notice = notices.sink();
+  const auto options = tool_like(warnings, notices);
   auto exclusive =
       db::FileLease::acquire(path, db::FileLease::Mode::kExclusive, std::chrono::seconds(1));
   ASSERT_TRUE(exclusive);

@@ -28,13 +28,23 @@ const char* const kConvolutionCalls[] = {"cudnnConvolutionForward", "cudnnConvol
 enum class Place { kBelow, kAbove, kBesideTheRunScript };
 
 // The preload list with `wrapper` placed relative to the shim (under the sanitizers their
-// runtime stays first).
+// runtime stays first). Beside the run script the wrapper alone is preloaded, which the script
+// puts after the shim; under the sanitizers after their runtime too, since the script's own
+// shell loads it (an instrumented library) before the script's exec.
 std::string preload_with(const std::string& wrapper, Place place) {
   const std::string preload = UCUDNN_PRELOAD;
   const auto colon = preload.rfind(':');
   const std::string runtime = colon == std::string::npos ? "" : preload.substr(0, colon + 1);
   const std::string shim = preload.substr(colon == std::string::npos ? 0 : colon + 1);
-  return place == Place::kAbove ? runtime + wrapper + ":" + shim : runtime + shim + ":" + wrapper;
+  switch (place) {
+    case Place::kAbove:
+      return runtime + wrapper + ":" + shim;
+    case Place::kBelow:
+      return runtime + shim + ":" + wrapper;
+    case Place::kBesideTheRunScript:
+      break;
+  }
+  return runtime + wrapper;
 }
 
 class InterposerStack : public ::testing::Test {
@@ -54,15 +64,14 @@ class InterposerStack : public ::testing::Test {
   ProgramRun with_wrapper(const std::string& wrapper, Place place, Environment extra = {}) const {
     Environment environment = {{"UCUDNN_WORKSPACE_LIMIT", kTightLimit}, {"WRAPPER_LOG", log_}};
     for (auto& [name, value] : extra) environment[name] = value;
+    environment["LD_PRELOAD"] = preload_with(wrapper, place);
     if (place == Place::kBesideTheRunScript) {
-      environment["LD_PRELOAD"] = wrapper;
       environment["UCUDNN_PRELOAD_LIBRARY"] = std::string(UCUDNN_PRELOAD);
       environment["UCUDNN_AUDIT_LIBRARY"] = std::string(UCUDNN_AUDIT_LIBRARY);
       environment["UCUDNN_RUN_AUDIT"] = "1";
       return run_example(UCUDNN_EXAMPLE, {"--workspace-limit", kTightLimit}, environment, seed_,
                          true, UCUDNN_RUN_SCRIPT);
     }
-    environment["LD_PRELOAD"] = preload_with(wrapper, place);
     return run_example(UCUDNN_EXAMPLE, {"--workspace-limit", kTightLimit}, environment, seed_);
   }
   // The wrapper's count of each function it defines, from its log.
