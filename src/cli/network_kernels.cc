@@ -12,7 +12,7 @@ std::vector<NetworkKernel> network_kernels(const Network& network) {
   std::vector<NetworkKernel> kernels;
   for (const auto& layer : network.layers)
     for (auto op : {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter})
-      kernels.push_back({layer.name, KernelKey{op, layer.problem}});
+      kernels.push_back({layer.name, KernelKey{op, layer.problem}, layer.stream});
   return kernels;
 }
 

@@ -14,6 +14,7 @@ namespace ucudnn::cli {
 struct NetworkKernel {
   std::string layer;
   KernelKey key;
+  std::int64_t stream = 0;    // the layer's stream
   std::string label() const;  // "conv2 BackwardData"
 };
 

@@ -79,6 +79,19 @@ void explain_kernel(std::FILE* out, const std::string& label, const KernelPlan& 
   }
 }
 
+// Under WD: where the kernel runs in the arena, shared or its own, and why.
+void explain_division(std::FILE* out, const DivisionOutcome& wd, std::size_t kernel) {
+  const auto& segment = wd.segments[wd.segment[kernel]];
+  const std::size_t others = segment.kernels.size() - 1;
+  std::fprintf(out, "  WD: %s in segment %zu (%s), ", wd.chosen[kernel].to_string().c_str(),
+               wd.segment[kernel] + 1, format_byte_size(segment.bytes).c_str());
+  if (others == 0)
+    std::fprintf(out, "its own: %s\n", segment.reason.c_str());
+  else
+    std::fprintf(out, "shared in stream order with %zu other kernel%s: %s\n", others,
+                 others == 1 ? "" : "s", segment.reason.c_str());
+}
+
 }  // namespace
 
 void print_plan_explanation(std::FILE* out, const std::vector<NetworkKernel>& kernels,
@@ -90,6 +103,7 @@ void print_plan_explanation(std::FILE* out, const std::vector<NetworkKernel>& ke
     for (std::size_t u = 1; u < plan.distinct[d].uses.size(); ++u)
       label += ", and " + kernels[plan.distinct[d].uses[u]].label() + " (the same kernel)";
     explain_kernel(out, label, plan.plans[d], request.workspace_limit);
+    if (plan.division && *plan.division) explain_division(out, **plan.division, d);
   }
 }
 

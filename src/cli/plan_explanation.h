@@ -2,7 +2,8 @@
 // `ucudnn plan --explain`: per kernel, why its plan won. The undivided algorithms that fit the
 // limit with their times (and those the limit left out), the plan's micro-batches against the
 // fastest of them, and what a larger limit would buy: the next point of the kernel's Pareto
-// front beyond the limit, or that none would.
+// front beyond the limit, or that none would. Under --total-workspace also where WD runs it:
+// the arena's segment it shares with the kernels of its stream, or owns, and why.
 #include <cstdio>
 #include <optional>
 #include <vector>

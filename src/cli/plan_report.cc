@@ -120,9 +120,18 @@ void print_wd_plan(std::FILE* out, const std::vector<NetworkKernel>& kernels,
     if (plan.distinct[d].uses.size() > 1)
       label += " (x" + std::to_string(plan.distinct[d].uses.size()) + ")";
     const Configuration& c = wd.chosen[d];
-    std::fprintf(out, "%-*s %-*s %9.3f %10s at offset %s\n", label_width, label.c_str(), plan_width,
-                 c.to_string().c_str(), c.time_ms(), format_byte_size(c.workspace_bytes()).c_str(),
-                 format_byte_size(wd.offsets[d]).c_str());
+    std::fprintf(out, "%-*s %-*s %9.3f %10s in segment %zu\n", label_width, label.c_str(),
+                 plan_width, c.to_string().c_str(), c.time_ms(),
+                 format_byte_size(c.workspace_bytes()).c_str(), wd.segment[d] + 1);
+  }
+  for (std::size_t s = 0; s < wd.segments.size(); ++s) {
+    const auto& segment = wd.segments[s];
+    const std::size_t n = segment.kernels.size();
+    std::fprintf(out, "segment %zu: %s at offset %s, %s: %s\n", s + 1,
+                 format_byte_size(segment.bytes).c_str(), format_byte_size(segment.offset).c_str(),
+                 n == 1 ? "one kernel's own"
+                        : ("shared in stream order by " + std::to_string(n) + " kernels").c_str(),
+                 segment.reason.c_str());
   }
   std::fprintf(out, "WD total: planned %.1f ms in %s (%zu variables)\n", wd.time_ms,
                format_byte_size(wd.workspace_bytes).c_str(), wd.variables);
@@ -183,13 +192,21 @@ nlohmann::json plan_json(const std::vector<NetworkKernel>& kernels, const Networ
         chosen.push_back({{"kernel_hash", kernels[plan.distinct[d].first].key.hash_hex()},
                           {"layers", std::move(layers)},
                           {"plan", configuration_json(wd.chosen[d])},
-                          {"offset", wd.offsets[d]}});
+                          {"offset", wd.offsets[d]},
+                          {"segment", wd.segment[d]}});
       }
+      json segments = json::array();
+      for (const auto& segment : wd.segments)
+        segments.push_back({{"offset", segment.offset},
+                            {"bytes", segment.bytes},
+                            {"kernels", segment.kernels.size()},
+                            {"reason", segment.reason}});
       document["wd"] = {{"subject", wd.subject},
                         {"time_ms", wd.time_ms},
                         {"workspace_bytes", wd.workspace_bytes},
                         {"variables", wd.variables},
-                        {"kernels", std::move(chosen)}};
+                        {"kernels", std::move(chosen)},
+                        {"segments", std::move(segments)}};
     }
   }
   return document;

@@ -1,9 +1,14 @@
 #include "planning.h"
 
+#include <algorithm>
+#include <iterator>
+#include <map>
+
 #include "core/division_key.h"
 #include "core/pareto_front.h"
-#include "core/workspace_division.h"
+#include "core/sharing_groups.h"
 #include "core/workspace_reuse.h"
+#include "core/workspace_sharing.h"
 
 namespace ucudnn::cli {
 
@@ -11,35 +16,64 @@ namespace {
 
 Expected<DivisionOutcome> divide(const std::vector<NetworkKernel>& kernels, NetworkPlan& plan,
                                  std::uint64_t total) {
-  std::vector<KernelCandidates> candidates;
-  std::vector<ParetoFront> fronts;
+  // Which kernels may overlap: those of other streams (the network file's "stream").
+  std::vector<SharingMember> sharing(plan.distinct.size());
+  for (std::size_t d = 0; d < plan.distinct.size(); ++d)
+    for (auto use : plan.distinct[d].uses) {
+      auto& streams = sharing[d].streams;
+      const auto stream = static_cast<std::uintptr_t>(kernels[use].stream);
+      if (std::find(streams.begin(), streams.end(), stream) == streams.end())
+        streams.push_back(stream);
+    }
+  const SharingGroups groups = sharing_groups(sharing);
+  const auto reasons = sharing_reasons(
+      groups, [](std::uintptr_t s) { return std::string("stream ").append(std::to_string(s)); });
+  std::vector<SharingKernel> candidates;
   for (std::size_t d = 0; d < plan.distinct.size(); ++d) {
     const auto& uses = plan.distinct[d].uses;
-    ParetoFront front = desirable_configurations(restrict_to_limit(plan.plans[d].table, total));
-    // A kernel used n times costs n times its time in every iteration.
-    ParetoFront weighted = front;
-    for (auto& configuration : weighted)
-      for (auto& micro : configuration.micro) micro.time_ms *= static_cast<double>(uses.size());
     std::string name = kernels[plan.distinct[d].first].label();
     if (uses.size() > 1) name += " (x" + std::to_string(uses.size()) + ")";
-    candidates.push_back({std::move(name), std::move(weighted)});
-    fronts.push_back(std::move(front));
+    // A kernel used n times costs n times its time in every iteration.
+    candidates.push_back({std::move(name),
+                          desirable_configurations(restrict_to_limit(plan.plans[d].table, total)),
+                          static_cast<double>(uses.size()), groups.group_of[d]});
   }
-  auto division = plan_workspace_division(candidates, total);
+  auto division = plan_shared_division(candidates, groups.count, total);
   if (!division) return Error{division.error()};
   DivisionOutcome outcome;
-  // Named by the set of kernels and their uses, as the shim names the network it learns.
+  // Named by the set of kernels, their uses and which share, as the shim names the network it
+  // learns; laid out as the shim lays out the stored division.
   std::vector<DivisionMember> members;
-  for (const auto& d : plan.distinct)
-    members.push_back({kernels[d.first].key.hash_hex(), static_cast<std::int64_t>(d.uses.size())});
+  for (std::size_t d = 0; d < plan.distinct.size(); ++d)
+    members.push_back({kernels[plan.distinct[d].first].key.hash_hex(),
+                       static_cast<std::int64_t>(plan.distinct[d].uses.size()),
+                       static_cast<std::int64_t>(groups.group_of[d])});
   auto key = division_key(members);
+  for (std::size_t d = 0; d < candidates.size(); ++d)
+    outcome.chosen.push_back(candidates[d].front[division->choice[d]]);
+  std::vector<Configuration> listed;
+  for (auto d : key.order) listed.push_back(outcome.chosen[d]);
+  const auto layout = shared_segment_layout(listed, key.segment_of);
+  outcome.offsets.resize(candidates.size());
+  for (std::size_t i = 0; i < key.order.size(); ++i)
+    outcome.offsets[key.order[i]] = layout.offset[i];
+  std::map<std::uint64_t, std::size_t> segment_at;  // offset -> the group there
+  for (std::size_t d = 0; d < candidates.size(); ++d)
+    segment_at.try_emplace(outcome.offsets[d], candidates[d].group);
+  for (const auto& [offset, group] : segment_at)
+    outcome.segments.push_back({offset, 0, {}, reasons[group]});
+  for (std::size_t d = 0; d < candidates.size(); ++d) {
+    const auto s = static_cast<std::size_t>(
+        std::distance(segment_at.begin(), segment_at.find(outcome.offsets[d])));
+    outcome.segment.push_back(s);
+    outcome.segments[s].kernels.push_back(d);
+    outcome.segments[s].bytes =
+        std::max(outcome.segments[s].bytes, outcome.chosen[d].workspace_bytes());
+  }
   outcome.subject = std::move(key.subject);
   outcome.stored_order = std::move(key.order);
-  for (std::size_t d = 0; d < fronts.size(); ++d)
-    outcome.chosen.push_back(fronts[d][division->choice[d]]);
-  outcome.offsets = division->offsets;
   outcome.time_ms = division->time_ms;
-  outcome.workspace_bytes = division->workspace_bytes;
+  outcome.workspace_bytes = layout.arena_bytes;
   outcome.variables = division->variables;
   return outcome;
 }

@@ -26,12 +26,22 @@ struct KernelPlan {
   std::optional<MicroConfiguration> unlimited;
 };
 
+// Kernels of one stream share a segment of the arena, each its fastest configuration within
+// it; each stream (streams tied by a kernel run on both: one) gets a segment of its own, and
+// the ILP divides the total among them (core/workspace_sharing.h).
 struct DivisionOutcome {
   std::string subject;                    // the network's name in the store (division_key)
   std::vector<std::size_t> stored_order;  // distinct kernels in the order the subject lists
   std::vector<Configuration> chosen;      // per distinct kernel, times unweighted
-  std::vector<std::uint64_t> offsets;     // per distinct kernel, in the one workspace
-  double time_ms = 0;                     // the network: each kernel's time times its uses
+  std::vector<std::uint64_t> offsets;     // per distinct kernel: its segment's offset
+  std::vector<std::size_t> segment;       // per distinct kernel: its segment
+  struct Segment {
+    std::uint64_t offset = 0, bytes = 0;
+    std::vector<std::size_t> kernels;  // distinct kernels sharing it, in order of first use
+    std::string reason;                // why they run there: the streams they may overlap
+  };
+  std::vector<Segment> segments;  // by offset
+  double time_ms = 0;             // the network: each kernel's time times its uses
   std::uint64_t workspace_bytes = 0;
   std::size_t variables = 0;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <numeric>
 #include <tuple>
 
@@ -9,7 +10,12 @@ namespace ucudnn {
 
 namespace {
 constexpr std::string_view kPrefix = "network:";
+
+bool whole_number(std::string_view digits, std::int64_t& value) {
+  const auto [at, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  return error == std::errc{} && at == digits.data() + digits.size() && value >= 0;
 }
+}  // namespace
 
 DivisionKey division_key(const std::vector<DivisionMember>& members) {
   DivisionKey key;
@@ -23,9 +29,19 @@ DivisionKey division_key(const std::vector<DivisionMember>& members) {
   for (const auto& m : members) divisor = std::gcd(divisor, std::max<std::int64_t>(m.runs, 1));
   if (divisor == 0) divisor = 1;
   key.subject = kPrefix;
-  for (auto i : key.order)
-    key.subject += members[i].kernel_hash + "*" +
-                   std::to_string(std::max<std::int64_t>(members[i].runs, 1) / divisor) + ";";
+  std::map<std::int64_t, std::size_t> first_listed;  // segment label -> listed position
+  for (std::size_t listed = 0; listed < key.order.size(); ++listed) {
+    const DivisionMember& m = members[key.order[listed]];
+    std::size_t segment = listed;
+    if (m.segment != DivisionMember::kOwnSegment)
+      segment = first_listed.try_emplace(m.segment, listed).first->second;
+    key.segment_of.push_back(segment);
+    key.subject.append(m.kernel_hash)
+        .append("*")
+        .append(std::to_string(std::max<std::int64_t>(m.runs, 1) / divisor));
+    if (segment != listed) key.subject.append("@").append(std::to_string(segment));
+    key.subject.append(";");
+  }
   return key;
 }
 
@@ -40,11 +56,17 @@ std::optional<std::vector<DivisionMember>> parse_division_subject(std::string_vi
       return std::nullopt;
     DivisionMember member;
     member.kernel_hash = std::string(subject.substr(0, star));
-    const auto digits = subject.substr(star + 1, end - star - 1);
-    const auto [at, error] =
-        std::from_chars(digits.data(), digits.data() + digits.size(), member.runs);
-    if (error != std::errc{} || at != digits.data() + digits.size() || member.runs < 1 ||
-        member.kernel_hash.empty())
+    auto digits = subject.substr(star + 1, end - star - 1);
+    const auto at_sign = digits.find('@');
+    member.segment = static_cast<std::int64_t>(members.size());
+    if (at_sign != std::string_view::npos) {
+      const auto label = digits.substr(at_sign + 1);
+      digits = digits.substr(0, at_sign);
+      if (!whole_number(label, member.segment) || member.segment >= std::ssize(members) ||
+          members[static_cast<std::size_t>(member.segment)].segment != member.segment)
+        return std::nullopt;  // a segment is named by its first member, listed before
+    }
+    if (!whole_number(digits, member.runs) || member.runs < 1 || member.kernel_hash.empty())
       return std::nullopt;
     members.push_back(std::move(member));
     subject.remove_prefix(end + 1);

@@ -17,6 +17,7 @@ namespace ucudnn {
 struct NamedConvolution {
   std::string name;
   ConvolutionProblem problem;
+  std::int64_t stream = 0;  // the stream its kernels run on (WD: one stream's kernels share)
 };
 
 struct Network {

@@ -23,7 +23,11 @@
 //        "compute_type": ...,              default: float for half and bfloat16, else the
 //                                          data type (what PyTorch and TensorFlow use)
 //        "math_type": "default" | "tensor_op" | "tensor_op_allow_conversion" | "fma",
-//        "mode": "cross_correlation" | "convolution"},
+//        "mode": "cross_correlation" | "convolution",
+//        "stream": 0},                     default 0: the stream the layer's kernels run on.
+//                                          Layers on other streams may run at the same time,
+//                                          so WD gives each stream's kernels a workspace
+//                                          segment of their own; one stream's kernels share one.
 //       ...]
 //   }
 //

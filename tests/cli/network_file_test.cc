@@ -104,7 +104,8 @@ TEST(NetworkFile, DefaultsAndOptionalFields) {
             {"name": "a", "input": [7, 3, 10, 12], "output_channels": 4, "filter": 3},
             {"name": "b", "input": [4, 8, 10], "output_channels": 6, "filter": [3, 1],
              "padding": [1, 0], "stride": 2, "dilation": [2, 1], "layout": "NHWC",
-             "data_type": "half", "math_type": "tensor_op", "mode": "convolution"}]})",
+             "data_type": "half", "math_type": "tensor_op", "mode": "convolution",
+             "stream": 3}]})",
       "x.json", "fallback", 5);
   ASSERT_TRUE(network) << network.error();
   EXPECT_EQ(network->name, "fallback");
@@ -121,6 +122,8 @@ TEST(NetworkFile, DefaultsAndOptionalFields) {
   EXPECT_EQ(b.compute_type, DataType::kFloat);  // as frameworks run half
   EXPECT_EQ(b.math_type, MathType::kTensorOp);
   EXPECT_EQ(b.mode, ConvolutionMode::kConvolution);
+  EXPECT_EQ(network->layers[0].stream, 0) << "one stream unless the file says";
+  EXPECT_EQ(network->layers[1].stream, 3);
 }
 
 TEST(NetworkFile, TopLevelDefaultsApplyToEveryLayer) {
@@ -161,7 +164,7 @@ TEST(NetworkFile, ErrorsNameTheFileTheFieldAndTheValue) {
                            "filter": 3, "strides": 2})"),
             "net.json: layers[0].strides: unknown field (valid fields: comment, compute_type, "
             "data_type, dilation, filter, groups, input, layout, math_type, mode, name, "
-            "output_channels, padding, stride)");
+            "output_channels, padding, stream, stride)");
   EXPECT_EQ(layer_error(R"({"name": "c", "input": [3, 8], "output_channels": 4, "filter": 3})"),
             "net.json: layers[0].input: [3, 8] is not a list [C, H, W] or [N, C, H, W]");
   EXPECT_EQ(layer_error(R"({"name": "c", "input": [3, 8, 8.5], "output_channels": 4,
@@ -187,6 +190,12 @@ TEST(NetworkFile, ErrorsNameTheFileTheFieldAndTheValue) {
                            "filter": 3, "data_type": "int4"})"),
             "net.json: layers[0].data_type: \"int4\" is not one of float, double, half, "
             "bfloat16");
+  EXPECT_EQ(layer_error(R"({"name": "c", "input": [3, 8, 8], "output_channels": 4,
+                           "filter": 3, "stream": -1})"),
+            "net.json: layers[0].stream: -1 is not an integer >= 0");
+  EXPECT_EQ(layer_error(R"({"name": "c", "input": [3, 8, 8], "output_channels": 4,
+                           "filter": 3, "stream": "side"})"),
+            "net.json: layers[0].stream: \"side\" is not an integer >= 0");
   EXPECT_EQ(layer_error(R"({"input": [3, 8, 8], "output_channels": 4, "filter": 3})"),
             "net.json: layers[0].name: missing (a unique layer name)");
   EXPECT_EQ(layer_error(R"({"name": "c", "input": [3, 8, 8], "output_channels": 4294967296,

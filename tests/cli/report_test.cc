@@ -54,12 +54,15 @@ TEST(ReportAxis, LinearWithRoundTicksWithinADecade) {
 
 // A two-layer network (the second repeats the first) measured from a table: algorithm FAST
 // needs 6 MiB per sample and gains from larger micro-batches, SLOW needs 1 MiB and gains more.
-StoredNetworkPlan synthetic_plan(const std::string& name, std::optional<std::uint64_t> total) {
+constexpr const char* kRepeatedLayer =
+    R"({"name": "b", "input": [8, 16, 16], "output_channels": 8, "filter": 3, "padding": 1})";
+StoredNetworkPlan synthetic_plan(const std::string& name, std::optional<std::uint64_t> total,
+                                 const std::string& second_layer = kRepeatedLayer) {
   const std::string text = R"({"format": "ucudnn-network/1", "name": )" +
                            nlohmann::json(name).dump() +
                            R"(, "layers": [
       {"name": "a", "input": [8, 16, 16], "output_channels": 8, "filter": 3, "padding": 1},
-      {"name": "b", "input": [8, 16, 16], "output_channels": 8, "filter": 3, "padding": 1}]})";
+      )" + second_layer + "]}";
   auto network = parse_network(text, "test", "test", 4);
   EXPECT_TRUE(network) << network.error();
   StoredNetworkPlan stored;
@@ -121,17 +124,47 @@ TEST(ReportPage, WellFormedWithTheDataExactEvenForHostileNames) {
   EXPECT_EQ(k.measured.size(), 6u);
   EXPECT_DOUBLE_EQ(k.measured[0].whole_batch_ms, 6.0);  // FAST:1, 1.5 ms for one sample
 
-  // WD: 20 MiB for three kernels, two of them used twice.
+  // WD: 20 MiB for three kernels on one stream: one segment they share, each its fastest
+  // within 20 MiB (FAST undivided, 24 MiB, does not fit: FAST:2 x2).
   ASSERT_TRUE(model.arena);
+  ASSERT_EQ(model.arena->segments.size(), 1u);
+  EXPECT_EQ(model.arena->segments[0].kernels.size(), 3u);
+  EXPECT_EQ(model.arena->segments[0].used, 12u << 20);
+  EXPECT_EQ(model.arena->segments[0].extent, model.arena->workspace_bytes);
+  EXPECT_NE(model.arena->segments[0].reason.find("nothing can overlap"), std::string::npos);
+  EXPECT_EQ(page.select_nodes("//rect[@class='arena-segment']").size(), 1u);
+  for (const auto& kernel : model.kernels) EXPECT_EQ(kernel.wd, kernel.wr);
+}
+
+// Layers on two streams may run at once: each stream's kernels get a segment of their own,
+// and the division of 20 MiB between them is drawn and explained.
+TEST(ReportPage, KernelsOfTwoStreamsEachGetASegment) {
+  const StoredNetworkPlan stored = synthetic_plan(
+      "net", 20 << 20,
+      R"({"name": "b", "input": [8, 16, 16], "output_channels": 16, "filter": 3, "padding": 1,
+          "stream": 1})");
+  const auto model = report::build_report_model(stored);
+  ASSERT_TRUE(model.arena);
+  ASSERT_EQ(model.arena->segments.size(), 2u);
   std::uint64_t extents = 0;
-  for (const auto& s : model.arena->segments) extents += s.extent;
+  for (const auto& s : model.arena->segments) {
+    extents += s.extent;
+    EXPECT_EQ(s.kernels.size(), 3u);
+    EXPECT_NE(s.reason.find("they may overlap the 3 kernels on stream "), std::string::npos)
+        << s.reason;
+  }
   EXPECT_EQ(extents, model.arena->workspace_bytes);
   EXPECT_LE(model.arena->workspace_bytes, 20u << 20);
-  EXPECT_EQ(page.select_nodes("//rect[@class='arena-segment']").size(), 3u);
+  const std::string html = report::html_page(model);
+  pugi::xml_document page;
+  ASSERT_TRUE(page.load_string(html.c_str()));
+  EXPECT_EQ(page.select_nodes("//rect[@class='arena-segment']").size(), 2u);
+  EXPECT_EQ(model.plan["wd"]["segments"].size(), 2u);
 }
 
 TEST(ReportPage, ADivisionThatDoesNotFitIsSaidNotDrawn) {
-  const StoredNetworkPlan stored = synthetic_plan("net", 1 << 20);  // three kernels need 3 MiB
+  // Every configuration needs at least 1 MiB.
+  const StoredNetworkPlan stored = synthetic_plan("net", 512 << 10);
   const auto model = report::build_report_model(stored);
   EXPECT_FALSE(model.arena);
   ASSERT_FALSE(model.division_error.empty());

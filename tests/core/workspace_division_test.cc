@@ -7,19 +7,12 @@
 #include <functional>
 
 #include "support/random_seed.h"
+#include "support/random_tables.h"
 
 namespace ucudnn {
 namespace {
 
-ParetoFront random_front(testing::SeededRandom& random, int size) {
-  std::vector<Configuration> configurations;
-  for (int i = 0; i < size; ++i)
-    configurations.push_back(
-        Configuration{{MicroConfiguration{"t", std::string("A").append(std::to_string(i)), 1,
-                                          static_cast<double>(random.uniform(1, 100)),
-                                          static_cast<std::uint64_t>(random.uniform(0, 50))}}});
-  return pareto_prune(std::move(configurations));
-}
+using testing::random_front;
 
 // Exhaustive: the minimum summed time over all combinations within the limit.
 double exhaustive(const std::vector<KernelCandidates>& kernels, std::uint64_t limit) {

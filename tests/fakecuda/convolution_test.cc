@@ -382,7 +382,8 @@ TEST_F(FakeCudnnChecks, TraceHasOneLinePerEvent) {
       "malloc bytes=" + std::to_string(model(key, kFft).workspace_bytes + 100) + " ok=1 device=0",
       // The first cuDNN call with tracing on announces the double (it was loaded untraced).
       "fakecuda loaded pid=" + std::to_string(::getpid()), conv,
-      "select kind=find op=BackwardFilter n=4", "free"};
+      "select kind=find op=BackwardFilter n=4",
+      "free bytes=" + std::to_string(model(key, kFft).workspace_bytes + 100)};
   EXPECT_EQ(lines, expected);
 }
 

@@ -243,8 +243,9 @@ cudaError_t cudaFree(void* devPtr) {
   if (cudaError_t forbidden = runtime().captures.forbid("cudaFree")) return report(forbidden);
   if (!devPtr) return cudaSuccess;
   runtime().order.finish_all();  // cudaFree synchronizes the device
-  if (!runtime().memory.release(devPtr)) return report(cudaErrorInvalidValue);
-  trace_line("free");
+  const auto bytes = runtime().memory.release(devPtr);
+  if (!bytes) return report(cudaErrorInvalidValue);
+  trace_line("free bytes=%zu", *bytes);
   return cudaSuccess;
 }
 

@@ -28,16 +28,18 @@ void* DeviceMemory::allocate(std::size_t bytes) {
   return p;
 }
 
-bool DeviceMemory::release(void* p) {
+std::optional<std::size_t> DeviceMemory::release(void* p) {
+  std::size_t bytes = 0;
   {
     std::lock_guard lock(mutex_);
     auto it = allocations_.find(reinterpret_cast<std::uintptr_t>(p));
-    if (it == allocations_.end()) return false;
-    used_ -= it->second;
+    if (it == allocations_.end()) return std::nullopt;
+    bytes = it->second;
+    used_ -= bytes;
     allocations_.erase(it);
   }
   ::operator delete(p, kAlignment);
-  return true;
+  return bytes;
 }
 
 bool DeviceMemory::contains(const void* p, std::size_t bytes) const {

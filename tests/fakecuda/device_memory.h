@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 
 namespace ucudnn::fakecuda {
 
@@ -23,8 +24,8 @@ class DeviceMemory {
   // double) so that reading memory nobody wrote shows up in results. nullptr when the capacity or
   // the host cannot provide it; never for 0 bytes either (callers handle 0 themselves).
   void* allocate(std::size_t bytes);
-  // False when p is not the base of a live allocation.
-  bool release(void* p);
+  // The allocation's size; nullopt when p is not the base of a live allocation.
+  std::optional<std::size_t> release(void* p);
   // Does [p, p + bytes) lie inside one live allocation?
   bool contains(const void* p, std::size_t bytes) const;
 

@@ -6,9 +6,21 @@
 #include <limits>
 
 #include "core/micro_table.h"
+#include "core/pareto_front.h"
 #include "support/random_seed.h"
 
 namespace ucudnn::testing {
+
+// A kernel's desirable set from `size` random configurations (times 1-100, workspaces 0-50).
+inline ParetoFront random_front(SeededRandom& random, int size) {
+  std::vector<Configuration> configurations;
+  for (int i = 0; i < size; ++i)
+    configurations.push_back(
+        Configuration{{MicroConfiguration{"t", std::string("A").append(std::to_string(i)), 1,
+                                          static_cast<double>(random.uniform(1, 100)),
+                                          static_cast<std::uint64_t>(random.uniform(0, 50))}}});
+  return pareto_prune(std::move(configurations));
+}
 
 inline MicroTable random_table(SeededRandom& random, std::int64_t batch, BatchSizePolicy policy,
                                int algorithms, double presence = 0.8) {

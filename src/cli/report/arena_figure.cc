@@ -14,31 +14,49 @@ constexpr double kWidth = 1080;
 constexpr double kLeft = 8, kRight = 1060;
 constexpr double kBarTop = 22, kBarHeight = 44;
 
-std::string segment_text(const KernelFigure& k, const ArenaSegment& s) {
-  std::string text = k.name() + ": offset " + format_byte_size(s.offset) + ", " +
+// "conv1 Forward" for a segment of its own; "conv1 Forward and 52 more" for a shared one.
+std::string kernel_names(const ReportModel& model, const ArenaSegment& s) {
+  std::string names = s.kernels.empty() ? "-" : model.kernels[s.kernels.front()].name();
+  if (s.kernels.size() > 1) names += " and " + std::to_string(s.kernels.size() - 1) + " more";
+  return names;
+}
+
+std::string segment_text(const ReportModel& model, const ArenaSegment& s) {
+  std::string text = kernel_names(model, s) + ": offset " + format_byte_size(s.offset) + ", " +
                      format_byte_size(s.extent) + " reserved";
-  if (k.wd) text += ", " + k.wd->to_string() + formatted(", %.3f ms", k.wd->time_ms());
-  return text;
+  if (s.kernels.size() == 1) {
+    const KernelFigure& k = model.kernels[s.kernels.front()];
+    if (k.wd) text += ", " + k.wd->to_string() + formatted(", %.3f ms", k.wd->time_ms());
+  } else {
+    text += ", shared in stream order";
+  }
+  return text + "; " + s.reason;
 }
 
 void segment_table(pugi::xml_node parent, const ReportModel& model, const Arena& arena) {
   pugi::xml_node table = element(parent, "table", {{"class", "arena-table"}});
   pugi::xml_node head = element(element(table, "thead"), "tr");
-  for (const char* title : {"segment", "offset", "reserved", "workspace used", "kernel",
-                            "configuration", "time (ms, one use)"})
+  for (const char* title : {"segment", "offset", "reserved", "workspace used", "kernels",
+                            "configuration", "time (ms, one use each)", "why"})
     text_element(head, "th", title);
   pugi::xml_node body = element(table, "tbody");
   std::size_t number = 0;
   for (const auto& s : arena.segments) {
-    const KernelFigure& k = model.kernels[s.kernel];
+    double time_ms = 0;
+    for (auto k : s.kernels)
+      if (const auto& wd = model.kernels[k].wd) time_ms += wd->time_ms();
+    const KernelFigure* alone = s.kernels.size() == 1 ? &model.kernels[s.kernels.front()] : nullptr;
     pugi::xml_node row = element(body, "tr");
     text_element(row, "td", std::to_string(++number), {{"class", "number"}});
     text_element(row, "td", format_byte_size(s.offset));
     text_element(row, "td", format_byte_size(s.extent));
     text_element(row, "td", format_byte_size(s.used));
-    text_element(row, "td", k.name());
-    text_element(row, "td", k.wd ? k.wd->to_string() : "-");
-    text_element(row, "td", k.wd ? formatted("%.3f", k.wd->time_ms()) : "-", {{"class", "number"}});
+    text_element(row, "td", kernel_names(model, s));
+    text_element(row, "td",
+                 alone ? (alone->wd ? alone->wd->to_string() : "-")
+                       : "each its fastest within the segment, in stream order");
+    text_element(row, "td", formatted("%.3f", time_ms), {{"class", "number"}});
+    text_element(row, "td", s.reason);
   }
 }
 
@@ -52,8 +70,8 @@ void draw_arena(pugi::xml_node parent, const ReportModel& model) {
   auto x_of = [&](std::uint64_t bytes) {
     return kLeft + static_cast<double>(bytes) / extent * (kRight - kLeft);
   };
-  pugi::xml_node svg = svg_figure(parent, kWidth, 96,
-                                  "The WD workspace: each kernel's segment at its offset", "arena");
+  pugi::xml_node svg =
+      svg_figure(parent, kWidth, 96, "The WD workspace: each segment at its offset", "arena");
   element(svg, "rect",
           {{"class", "gauge"},
            {"x", kLeft},
@@ -62,7 +80,6 @@ void draw_arena(pugi::xml_node parent, const ReportModel& model) {
            {"height", kBarHeight}});
   std::size_t shown = 0;
   for (const auto& s : arena.segments) {
-    const KernelFigure& k = model.kernels[s.kernel];
     const double x = x_of(s.offset), w = x_of(s.offset + s.extent) - x;
     const Swatch colour = swatch(shown++);
     pugi::xml_node r = element(svg, "rect",
@@ -72,10 +89,10 @@ void draw_arena(pugi::xml_node parent, const ReportModel& model) {
                                 {"width", w},
                                 {"height", kBarHeight},
                                 {"fill", colour.fill},
-                                {"data-kernel-hash", k.hash},
+                                {"data-kernels", std::to_string(s.kernels.size())},
                                 {"data-offset", std::to_string(s.offset)},
                                 {"data-extent-bytes", std::to_string(s.extent)}});
-    hover_text(r, segment_text(k, s));
+    hover_text(r, segment_text(model, s));
     // The segment's number in the table below, where it fits; hover text names it anyway.
     const std::string label = std::to_string(shown);
     if (w > 7.0 * static_cast<double>(label.size()) + 4)

@@ -38,10 +38,8 @@ Arena arena_of(const DivisionOutcome& division, std::uint64_t total_limit) {
   arena.workspace_bytes = division.workspace_bytes;
   arena.total_limit = total_limit;
   arena.time_ms = division.time_ms;
-  for (std::size_t d = 0; d < division.chosen.size(); ++d)
-    arena.segments.push_back({d, division.offsets[d], 0, division.chosen[d].workspace_bytes()});
-  std::sort(arena.segments.begin(), arena.segments.end(),
-            [](const auto& a, const auto& b) { return a.offset < b.offset; });
+  for (const auto& segment : division.segments)  // by offset
+    arena.segments.push_back({segment.kernels, segment.offset, 0, segment.bytes, segment.reason});
   // Each segment reaches the next one's start: the alignment's padding belongs to it.
   for (std::size_t i = 0; i < arena.segments.size(); ++i) {
     const std::uint64_t end =
@@ -101,12 +99,19 @@ nlohmann::json ReportModel::to_json() const {
   json arena_json = nullptr;
   if (arena) {
     json segments = json::array();
-    for (const auto& s : arena->segments)
-      segments.push_back({{"kernel_hash", kernels[s.kernel].hash},
-                          {"layers", kernels[s.kernel].labels},
+    for (const auto& s : arena->segments) {
+      json hashes = json::array(), layers = json::array();
+      for (auto k : s.kernels) {
+        hashes.push_back(kernels[k].hash);
+        for (const auto& label : kernels[k].labels) layers.push_back(label);
+      }
+      segments.push_back({{"kernel_hashes", std::move(hashes)},
+                          {"layers", std::move(layers)},
                           {"offset", s.offset},
                           {"extent_bytes", s.extent},
-                          {"workspace_bytes", s.used}});
+                          {"workspace_bytes", s.used},
+                          {"reason", s.reason}});
+    }
     arena_json = {{"workspace_bytes", arena->workspace_bytes},
                   {"total_limit", arena->total_limit},
                   {"time_ms", arena->time_ms},
