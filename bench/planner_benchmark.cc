@@ -1,6 +1,8 @@
 // ucudnn-bench-planner: plans a ResNet-50-sized problem (Forward, BackwardData and
 // BackwardFilter of every convolution) from a synthetic cost model through the WR dynamic
-// program, the Pareto fronts and the WD integer program, and times each phase.
+// program, the Pareto fronts and the WD integer program, and times each phase: the paper's
+// division (a segment per kernel: UcudnnHandle_t's layer ids), and the shim's sharing division
+// (core/workspace_sharing.h) with every kernel on one stream and split over two streams.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include "core/pareto_front.h"
 #include "core/workspace_division.h"
 #include "core/workspace_reuse.h"
+#include "core/workspace_sharing.h"
 #include "networks/network.h"
 #include "synthetic_cost_model.h"
 
@@ -124,10 +127,11 @@ int main(int argc, char** argv) {
   std::vector<MicroTable> total_tables;
   for (const auto& table : tables) total_tables.push_back(restrict_to_limit(table, total_limit));
 
-  std::vector<double> dp_times, pareto_times, ilp_times;
+  std::vector<double> dp_times, pareto_times, ilp_times, one_stream_times, two_stream_times;
   std::vector<Configuration> wr;
   std::vector<ParetoFront> fronts;
   Expected<DivisionPlan> wd = Error{"not run"};
+  Expected<SharedDivision> one_stream = Error{"not run"}, two_streams = Error{"not run"};
   for (int r = 0; r < repeats; ++r) {
     start = std::chrono::steady_clock::now();
     wr.clear();
@@ -146,6 +150,28 @@ int main(int argc, char** argv) {
     start = std::chrono::steady_clock::now();
     wd = plan_workspace_division(candidates, total_limit);
     ilp_times.push_back(milliseconds_since(start));
+
+    // Every use of a kernel is one run of it: its weight.
+    std::vector<SharingKernel> sharing;
+    std::map<std::size_t, std::size_t> index_of_unique;
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      auto [it, inserted] = index_of_unique.try_emplace(kernels[i].unique, sharing.size());
+      if (inserted) sharing.push_back({kernels[i].name, fronts[kernels[i].unique], 0, 0});
+      sharing[it->second].weight += 1;
+    }
+    start = std::chrono::steady_clock::now();
+    one_stream = plan_shared_division(sharing, 1, total_limit);
+    one_stream_times.push_back(milliseconds_since(start));
+    // The first half of the kernels on one stream, the rest on another.
+    for (std::size_t k = 0; k < sharing.size(); ++k) sharing[k].group = 2 * k / sharing.size();
+    start = std::chrono::steady_clock::now();
+    two_streams = plan_shared_division(sharing, 2, total_limit);
+    two_stream_times.push_back(milliseconds_since(start));
+  }
+  if (!one_stream || !two_streams) {
+    std::fprintf(stderr, "ucudnn-bench-planner: shared WD failed: %s\n",
+                 (one_stream ? two_streams.error() : one_stream.error()).c_str());
+    return 1;
   }
   if (!wd) {
     std::fprintf(stderr, "ucudnn-bench-planner: WD failed: %s\n", wd.error().c_str());
@@ -174,6 +200,12 @@ int main(int argc, char** argv) {
       "%zu of %zu variables left after reduced-cost fixing\n",
       static_cast<double>(total_limit) / kMiB, wd->time_ms, unlimited,
       static_cast<double>(wd->workspace_bytes) / kMiB, wd->unfixed_variables, wd->variables);
+  std::printf(
+      "WD shared: one stream %.1f ms in %.1f MiB; two streams (kernels split in halves) %.1f ms "
+      "in %.1f MiB, %zu variables\n",
+      one_stream->time_ms, static_cast<double>(one_stream->workspace_bytes) / kMiB,
+      two_streams->time_ms, static_cast<double>(two_streams->workspace_bytes) / kMiB,
+      two_streams->variables);
   AnswerHash answers;
   for (const auto& plan : wr) answers.add(plan);
   for (const auto& front : fronts)
@@ -184,8 +216,8 @@ int main(int argc, char** argv) {
   const double dp = median(dp_times), pareto = median(pareto_times), ilp = median(ilp_times);
   std::printf(
       "planner kernels=%zu batch=%lld variables=%zu front_max=%zu dp_ms=%.2f pareto_ms=%.2f "
-      "ilp_ms=%.2f total_ms=%.2f\n",
+      "ilp_ms=%.2f total_ms=%.2f shared_one_stream_ms=%.2f shared_two_streams_ms=%.2f\n",
       kernels.size(), static_cast<long long>(batch), wd->variables, front_max, dp, pareto, ilp,
-      dp + pareto + ilp);
+      dp + pareto + ilp, median(one_stream_times), median(two_stream_times));
   return 0;
 }
