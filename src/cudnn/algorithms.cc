@@ -1,36 +1,32 @@
 #include "cudnn/algorithms.h"
 
+#include <algorithm>
+#include <iterator>
 #include <span>
+
+#include "cudnn/operation_table.h"
 
 namespace ucudnn::cudnn {
 
 namespace {
 
-// In enum order, checked against the headers' values below.
-constexpr std::string_view kForward[] = {
-    "IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT", "FFT", "FFT_TILING",
-    "WINOGRAD",      "WINOGRAD_NONFUSED"};
-constexpr std::string_view kBackwardData[] = {"ALGO_0",     "ALGO_1",   "FFT",
-                                              "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
-constexpr std::string_view kBackwardFilter[] = {
-    "ALGO_0", "ALGO_1", "FFT", "ALGO_3", "WINOGRAD", "WINOGRAD_NONFUSED", "FFT_TILING"};
+using operation_table::BackwardDataRow;
+using operation_table::BackwardFilterRow;
+using operation_table::ForwardRow;
+using operation_table::with_row;
+
 static_assert(CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED == 7 &&
-              CUDNN_CONVOLUTION_FWD_ALGO_COUNT == std::size(kForward));
+              CUDNN_CONVOLUTION_FWD_ALGO_COUNT == std::size(ForwardRow::algorithms));
 static_assert(CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED == 5 &&
-              CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT == std::size(kBackwardData));
+              CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT == std::size(BackwardDataRow::algorithms));
 static_assert(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING == 6 &&
-              CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT == std::size(kBackwardFilter));
+              CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT == std::size(BackwardFilterRow::algorithms));
 
 std::span<const std::string_view> names_of(Operation operation) {
-  switch (operation) {
-    case Operation::kForward:
-      return kForward;
-    case Operation::kBackwardData:
-      return kBackwardData;
-    case Operation::kBackwardFilter:
-      return kBackwardFilter;
-  }
-  return {};
+  return with_row(
+      operation,
+      [](auto row) { return std::span<const std::string_view>(decltype(row)::algorithms); },
+      std::span<const std::string_view>{});
 }
 
 }  // namespace
@@ -58,15 +54,14 @@ std::vector<std::string> algorithm_names(Operation operation) {
 }
 
 bool is_deterministic(Operation operation, int algorithm) {
-  switch (operation) {
-    case Operation::kBackwardData:
-      return algorithm != CUDNN_CONVOLUTION_BWD_DATA_ALGO_0;
-    case Operation::kBackwardFilter:
-      return algorithm != CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0 &&
-             algorithm != CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3;
-    default:
-      return true;
-  }
+  return with_row(
+      operation,
+      [&](auto row) {
+        const auto& nondeterministic = decltype(row)::nondeterministic;
+        return std::find(std::begin(nondeterministic), std::end(nondeterministic), algorithm) ==
+               std::end(nondeterministic);
+      },
+      true);
 }
 
 }  // namespace ucudnn::cudnn
