@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "support/printed_text.h"
 #include "support/relative_error.h"
 #include "support/subprocess.h"
 #include "tensor_dump.h"
@@ -113,12 +114,6 @@ inline int micro_batched_calls(const std::string& trace) {
         std::sscanf(line.c_str() + line.find(" n="), " n=%lld", &n) == 1 && n < kExampleBatch)
       ++count;
   }
-  return count;
-}
-
-inline int count_of(const std::string& text, const std::string& what) {
-  int count = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
   return count;
 }
 

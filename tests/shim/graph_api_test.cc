@@ -19,6 +19,7 @@
 #include "cost_model.h"
 #include "example_kernels.h"
 #include "model_benchmarker.h"
+#include "support/printed_text.h"
 #include "support/random_seed.h"
 #include "support/relative_error.h"
 #include "support/subprocess.h"
@@ -27,6 +28,7 @@
 namespace ucudnn {
 namespace {
 
+using testing::count_of;
 using Environment = std::map<std::string, std::optional<std::string>>;
 constexpr std::int64_t kBatch = 8;
 constexpr int kLayers = 5;
@@ -57,12 +59,6 @@ std::multiset<Call> convolutions(const std::string& trace) {
 std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
-}
-
-int count_of(const std::string& text, const std::string& what) {
-  int count = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
-  return count;
 }
 
 // Executions of the application's own plans: the double's trace names each execution's x

@@ -12,6 +12,7 @@
 
 #include "device_harness.h"
 #include "layer_tensors.h"
+#include "support/printed_text.h"
 #include "support/random_seed.h"
 
 namespace ucudnn::testing {
@@ -63,12 +64,6 @@ class Layer : LayerTensors {
   cudnnConvolutionBwdDataAlgo_t backward_data_{};
   cudnnConvolutionBwdFilterAlgo_t backward_filter_{};
 };
-
-int count_of(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 // Three layers, two of one shape, trained three iterations on one handle and stream; the log.
 std::string train(bool layer_ids, std::mt19937_64& random) {

@@ -21,18 +21,13 @@
 #include <vector>
 
 #include "division_training.h"
+#include "support/printed_text.h"
 #include "support/random_seed.h"
 
 namespace {
 
 using namespace ucudnn::testing;
 using namespace ucudnn::testing::division;
-
-int count_of(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 class WorkspaceDivision : public ::testing::Test {
  protected:

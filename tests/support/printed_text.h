@@ -1,5 +1,6 @@
 #pragma once
-// What a function prints to a FILE*, as a string: for tests of printed tables and messages.
+// What a function prints to a FILE*, as a string, and how often a text holds a phrase: for
+// tests of printed tables, messages and logs.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -16,6 +17,13 @@ std::string printed_text(Print&& print) {
   std::string result(text, size);
   std::free(text);
   return result;
+}
+
+// How many times `what` occurs in `text` (overlapping occurrences counted).
+inline int count_of(const std::string& text, const std::string& what) {
+  int count = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
 }
 
 }  // namespace ucudnn::testing
