@@ -4,32 +4,27 @@
 // at filter_r(r), filter_s(s): flipped in convolution mode.
 #include <cstdint>
 
+#include "channel_counts.h"
 #include "core/kernel_key.h"
 
 namespace ucudnn::cpu {
 
-struct Geometry {
-  std::int64_t n, c, h, w;      // input
-  std::int64_t k, r, s;         // filter: output channels, height, width
-  std::int64_t p, q;            // output height, width
-  std::int64_t groups, cg, kg;  // per group: input and output channels
+struct Geometry : ChannelCounts {
+  std::int64_t h, w;  // input height, width
+  std::int64_t r, s;  // filter height, width
+  std::int64_t p, q;  // output height, width
   std::int64_t pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w;
   bool flip;                         // convolution mode
   std::int64_t xs[4], ws[4], ys[4];  // strides of x, w, y
 
   explicit Geometry(const ConvolutionProblem& problem)
-      : n(problem.x.dims[0]),
-        c(problem.x.dims[1]),
+      : ChannelCounts(problem),
         h(problem.x.dims[2]),
         w(problem.x.dims[3]),
-        k(problem.w.dims[0]),
         r(problem.w.dims[2]),
         s(problem.w.dims[3]),
         p(problem.y.dims[2]),
         q(problem.y.dims[3]),
-        groups(problem.groups),
-        cg(problem.x.dims[1] / problem.groups),
-        kg(problem.w.dims[0] / problem.groups),
         pad_h(problem.padding[0]),
         pad_w(problem.padding[1]),
         stride_h(problem.stride[0]),

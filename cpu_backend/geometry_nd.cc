@@ -3,13 +3,8 @@
 namespace ucudnn::cpu {
 
 GeometryNd::GeometryNd(const ConvolutionProblem& problem)
-    : rank(problem.spatial_rank()),
-      n(problem.x.dims[0]),
-      c(problem.x.dims[1]),
-      k(problem.w.dims[0]),
-      groups(problem.groups),
-      cg(problem.x.dims[1] / problem.groups),
-      kg(problem.w.dims[0] / problem.groups),
+    : ChannelCounts(problem),
+      rank(problem.spatial_rank()),
       in{1, 1, 1},
       filter{1, 1, 1},
       out{1, 1, 1},

@@ -7,19 +7,18 @@
 #include <array>
 #include <cstdint>
 
+#include "channel_counts.h"
 #include "core/kernel_key.h"
 
 namespace ucudnn::cpu {
 
 using Extent3 = std::array<std::int64_t, 3>;
 
-struct GeometryNd {
+struct GeometryNd : ChannelCounts {
   static constexpr int kMaxRank = 3;
 
   int rank;
-  std::int64_t n, c, k;         // batch, input channels, output channels
-  std::int64_t groups, cg, kg;  // per group: input and output channels
-  Extent3 in, filter, out;      // spatial sizes: input, filter, output
+  Extent3 in, filter, out;  // spatial sizes: input, filter, output
   Extent3 pad, stride, dilation;
   bool flip;                         // convolution mode: filter index f reads filter - 1 - f
   std::int64_t xs[5], ws[5], ys[5];  // strides of x, w, y: N (K for w), C, then 3 spatial

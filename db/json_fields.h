@@ -3,6 +3,7 @@
 // field and shows the offending value, e.g. "batch: -4 is not an integer >= 1", so that a
 // bad export file or a poisoned plan can be found and fixed.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -22,5 +23,24 @@ Expected<std::int64_t> integer_field(const nlohmann::json& object, const std::st
 Expected<std::uint64_t> unsigned_field(const nlohmann::json& object, const std::string& field);
 // A finite number >= 0.
 Expected<double> non_negative_number_field(const nlohmann::json& object, const std::string& field);
+
+// Text fields read straight into a row's members, in the table's order; the error is the
+// first missing or non-text one's.
+template <typename Row>
+struct TextField {
+  const char* name;
+  std::string Row::*member;
+};
+
+template <typename Row, std::size_t N>
+std::optional<std::string> read_text_fields(const nlohmann::json& object,
+                                            const TextField<Row> (&fields)[N], Row& row) {
+  for (const auto& field : fields) {
+    auto text = string_field(object, field.name);
+    if (!text) return text.error();
+    row.*field.member = std::move(text).value();
+  }
+  return std::nullopt;
+}
 
 }  // namespace ucudnn::db

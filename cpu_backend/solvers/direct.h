@@ -1,4 +1,5 @@
 #pragma once
+// The 2-d direct solver: the convolution's loops as written.
 #include "solver.h"
 
 namespace ucudnn::cpu {

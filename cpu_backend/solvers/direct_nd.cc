@@ -1,3 +1,4 @@
+// "DIRECT_ND" (nd_solvers.h): the direct loops for spatial ranks 1 to 3, one nest of depth 3.
 #include <vector>
 
 #include "geometry.h"

@@ -1,3 +1,5 @@
+// "LOWERING_BATCHED" (lowering_solvers.h): the (micro-)batch lowered side by side, one GEMM
+// per group.
 #include "gemm.h"
 #include "lowering.h"
 #include "solvers/lowering_solvers.h"

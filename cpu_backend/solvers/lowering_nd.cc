@@ -1,3 +1,4 @@
+// "LOWERING_ND" (nd_solvers.h): im2col and GEMM for spatial ranks 1 to 3.
 #include <algorithm>
 #include <cstring>
 

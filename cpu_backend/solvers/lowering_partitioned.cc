@@ -1,3 +1,5 @@
+// "LOWERING_PARTITIONED" (lowering_solvers.h): the batch split across the cores, each
+// lowering its images and running its own single-threaded GEMMs.
 #include <vector>
 
 #include "gemm.h"

@@ -1,3 +1,4 @@
+// "LOWERING_PER_IMAGE" (lowering_solvers.h): one image lowered at a time, one threaded GEMM.
 #include "gemm.h"
 #include "lowering.h"
 #include "solvers/lowering_solvers.h"

@@ -1,4 +1,5 @@
 #pragma once
+// The 2-d lowering solvers: im2col and GEMM, in three ways of cutting the work.
 #include "solver.h"
 
 namespace ucudnn::cpu {

@@ -1,4 +1,5 @@
 #pragma once
+// The 2-d Winograd solvers for 3x3 filters.
 #include "solver.h"
 
 namespace ucudnn::cpu {

@@ -1,3 +1,4 @@
+// `ucudnn db check` (commands.h): every row read back and checked against the rules.
 #include <charconv>
 #include <filesystem>
 

@@ -1,3 +1,4 @@
+// `ucudnn db export` (commands.h): every row as JSON, in the format of export_format.h.
 #include <ostream>
 
 #include "db/database_file.h"

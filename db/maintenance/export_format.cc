@@ -60,25 +60,23 @@ nlohmann::json to_json(const PlanRow& row) {
   auto variable = (expression);           \
   if (!variable) return Error{variable.error()};
 
+constexpr TextField<MeasurementRow> kMeasurementTexts[] = {
+    {"fingerprint", &MeasurementRow::fingerprint},
+    {"kernel_key", &MeasurementRow::kernel_key},
+    {"kernel_hash", &MeasurementRow::kernel_hash},
+    {"backend", &MeasurementRow::backend},
+    {"algorithm", &MeasurementRow::algorithm}};
+
 Expected<MeasurementRow> measurement_from_json(const nlohmann::json& value) {
   if (!value.is_object()) return Error{describe(value) + " is not an object"};
   MeasurementRow row;
-  UCUDNN_READ(fingerprint, string_field(value, "fingerprint"));
-  UCUDNN_READ(kernel_key, string_field(value, "kernel_key"));
-  UCUDNN_READ(kernel_hash, string_field(value, "kernel_hash"));
-  UCUDNN_READ(backend, string_field(value, "backend"));
-  UCUDNN_READ(algorithm, string_field(value, "algorithm"));
+  if (auto error = read_text_fields(value, kMeasurementTexts, row)) return Error{*error};
   UCUDNN_READ(micro_batch, integer_field(value, "micro_batch", 0));
   UCUDNN_READ(status, string_field(value, "status"));
   UCUDNN_READ(measured_at, integer_field(value, "measured_at", 0));
-  if (*kernel_hash != kernel_hash_of(*kernel_key))
-    return Error{"kernel_hash: '" + *kernel_hash + "' is not the hash of kernel_key ('" +
-                 kernel_hash_of(*kernel_key) + "')"};
-  row.fingerprint = *fingerprint;
-  row.kernel_key = *kernel_key;
-  row.kernel_hash = *kernel_hash;
-  row.backend = *backend;
-  row.algorithm = *algorithm;
+  if (row.kernel_hash != kernel_hash_of(row.kernel_key))
+    return Error{"kernel_hash: '" + row.kernel_hash + "' is not the hash of kernel_key ('" +
+                 kernel_hash_of(row.kernel_key) + "')"};
   row.micro_batch = *micro_batch;
   row.measured_at = *measured_at;
   if (*status == "supported") {
@@ -99,19 +97,22 @@ Expected<MeasurementRow> measurement_from_json(const nlohmann::json& value) {
   return row;
 }
 
+constexpr TextField<PlanKey> kPlanKeyTexts[] = {{"fingerprint", &PlanKey::fingerprint},
+                                                {"subject", &PlanKey::subject},
+                                                {"policy", &PlanKey::policy}};
+
 Expected<PlanRow> plan_from_json(const nlohmann::json& value) {
   if (!value.is_object()) return Error{describe(value) + " is not an object"};
-  UCUDNN_READ(fingerprint, string_field(value, "fingerprint"));
-  UCUDNN_READ(subject, string_field(value, "subject"));
-  UCUDNN_READ(policy, string_field(value, "policy"));
+  PlanKey key;
+  if (auto error = read_text_fields(value, kPlanKeyTexts, key)) return Error{*error};
   UCUDNN_READ(limit, unsigned_field(value, "workspace_limit"));
   UCUDNN_READ(mode, string_field(value, "mode"));
   UCUDNN_READ(created_at, integer_field(value, "created_at", 0));
   // The exact spelling matters: plans are looked up by it.
-  auto parsed_policy = parse_batch_size_policy(*policy);
-  if (!parsed_policy || name_of(*parsed_policy) != *policy)
-    return Error{"policy: '" + *policy +
-                 "' is not a batch size policy (all, powerOfTwo, undivided)"};
+  auto parsed_policy = parse_batch_size_policy(key.policy);
+  if (!parsed_policy || name_of(*parsed_policy) != key.policy)
+    return Error{"policy: '" + key.policy + "' is not a batch size policy (" +
+                 batch_size_policy_names() + ")"};
   if (!is_plan_mode(*mode))
     return Error{"mode: '" + *mode +
                  "' is not a plan mode (WR, WD, WR+CPU:on, WR+CPU:auto, each perhaps "
@@ -125,8 +126,9 @@ Expected<PlanRow> plan_from_json(const nlohmann::json& value) {
     UCUDNN_READ(valid_below, unsigned_field(value, "valid_below"));
     below = *valid_below;
   }
-  PlanRow row{PlanKey{*fingerprint, *subject, *policy, *limit, *mode},
-              std::move(configurations).value(), *created_at, below};
+  key.workspace_limit = *limit;
+  key.mode = *mode;
+  PlanRow row{std::move(key), std::move(configurations).value(), *created_at, below};
   if (auto error = row_error(row)) return Error{*error};
   return row;
 }

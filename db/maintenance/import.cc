@@ -1,3 +1,5 @@
+// `ucudnn db import` (commands.h): rows from an export, every field checked before any is
+// written.
 #include <istream>
 #include <iterator>
 

@@ -1,3 +1,4 @@
+// `ucudnn db info` (commands.h): counts of measurements and plans per device.
 #include <algorithm>
 #include <filesystem>
 #include <map>

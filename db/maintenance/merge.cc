@@ -1,3 +1,4 @@
+// `ucudnn db merge` (commands.h): one database's rows into another's, the later row winning.
 #include <filesystem>
 
 #include "db/database_file.h"

@@ -1,3 +1,4 @@
+// `ucudnn db vacuum` (commands.h): the file compacted.
 #include <filesystem>
 
 #include "db/database_file.h"

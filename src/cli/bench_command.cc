@@ -28,9 +28,10 @@
 namespace ucudnn::cli {
 
 void add_bench_command(CLI::App& app, BenchOptions& options) {
-  auto* bench = app.add_subcommand(
-      "bench", "Benchmark every kernel of a network, store the results and plans, print the plan");
-  add_planning_options(*bench, options.planning);
+  auto* bench = add_planning_command(
+      app, "bench",
+      "Benchmark every kernel of a network, store the results and plans, print the plan",
+      options.planning);
   bench->add_option("--devices", options.devices,
                     "cudnn: GPUs to benchmark on in parallel, 'all' or '0,1,...' (default: "
                     "UCUDNN_DEVICES, else the current GPU)");

@@ -7,8 +7,9 @@
 
 namespace ucudnn::cli {
 
-void add_planning_options(CLI::App& app, PlanningOptions& options) {
-  CLI::App* command = &app;
+CLI::App* add_planning_command(CLI::App& app, const std::string& command_name,
+                               const std::string& description, PlanningOptions& options) {
+  CLI::App* command = app.add_subcommand(command_name, description);
   std::string networks;
   for (const auto& name : builtin_network_names())
     networks += (networks.empty() ? "" : ", ") + name;
@@ -22,7 +23,7 @@ void add_planning_options(CLI::App& app, PlanningOptions& options) {
   std::string backends;
   for (const auto& name : available_backends()) backends += (backends.empty() ? "" : ", ") + name;
   command->add_option("--backend", options.backend, "device: " + backends)->capture_default_str();
-  command->add_option("--policy", options.policy, "micro-batch sizes: all, powerOfTwo, undivided")
+  command->add_option("--policy", options.policy, "micro-batch sizes: " + batch_size_policy_names())
       ->capture_default_str();
   command
       ->add_option("--workspace-limit", options.workspace_limit,
@@ -38,6 +39,13 @@ void add_planning_options(CLI::App& app, PlanningOptions& options) {
   command->add_option("--database", options.database,
                       "database file (default: UCUDNN_DATABASE, else "
                       "$XDG_CACHE_HOME/ucudnn/ucudnn.db)");
+  return command;
+}
+
+void add_fingerprint_option(CLI::App& command, std::string& fingerprint) {
+  command.add_option("--fingerprint", fingerprint,
+                     "the device the measurements are for, as `ucudnn db info` shows it "
+                     "(default: this machine's; for cudnn without a GPU, the database's only one)");
 }
 
 std::vector<std::string> available_backends() {

@@ -1,5 +1,5 @@
 #pragma once
-// What `ucudnn bench` and `ucudnn plan` share: the network, its batch, the backend, the
+// What `ucudnn bench`, `plan` and `report` share: the network, its batch, the backend, the
 // policy and the limits, and where the database is.
 #include <CLI/CLI.hpp>
 
@@ -25,7 +25,11 @@ struct PlanningOptions {
   std::string exclude_algorithms;  // default UCUDNN_EXCLUDE_ALGORITHMS
 };
 
-void add_planning_options(CLI::App& command, PlanningOptions& options);
+// A subcommand that plans a network (bench, plan, report), with the options above.
+CLI::App* add_planning_command(CLI::App& app, const std::string& command_name,
+                               const std::string& description, PlanningOptions& options);
+// --fingerprint of the commands that read measurements without taking them.
+void add_fingerprint_option(CLI::App& command, std::string& fingerprint);
 
 // The options checked and parsed.
 struct PlanningRequest {

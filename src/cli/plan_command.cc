@@ -11,12 +11,10 @@
 namespace ucudnn::cli {
 
 void add_plan_command(CLI::App& app, PlanOptions& options) {
-  auto* plan = app.add_subcommand(
-      "plan", "Print a network's plan from the database, without benchmarking anything");
-  add_planning_options(*plan, options.planning);
-  plan->add_option("--fingerprint", options.fingerprint,
-                   "the device the measurements are for, as `ucudnn db info` shows it (default: "
-                   "this machine's; for cudnn without a GPU, the database's only one)");
+  auto* plan = add_planning_command(
+      app, "plan", "Print a network's plan from the database, without benchmarking anything",
+      options.planning);
+  add_fingerprint_option(*plan, options.fingerprint);
   auto* json = plan->add_flag("--json", options.json, "print the plan as JSON");
   plan->add_flag("--explain", options.explain,
                  "also say per kernel why its plan won: the undivided algorithms that fit, the "

@@ -16,14 +16,12 @@
 namespace ucudnn::cli {
 
 void add_report_command(CLI::App& app, ReportOptions& options) {
-  auto* report = app.add_subcommand(
-      "report",
+  auto* report = add_planning_command(
+      app, "report",
       "Write a network's plan as one HTML page (Pareto fronts, per-layer times, the WD "
-      "workspace), from the database, without benchmarking anything");
-  add_planning_options(*report, options.planning);
-  report->add_option("--fingerprint", options.fingerprint,
-                     "the device the measurements are for, as `ucudnn db info` shows it "
-                     "(default: this machine's; for cudnn without a GPU, the database's only one)");
+      "workspace), from the database, without benchmarking anything",
+      options.planning);
+  add_fingerprint_option(*report, options.fingerprint);
   report->add_option("--out", options.out, "the HTML file to write ('-': standard output)")
       ->capture_default_str();
 }

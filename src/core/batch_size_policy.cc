@@ -19,10 +19,14 @@ std::string_view name_of(BatchSizePolicy policy) {
   return name_in(kBatchSizePolicyNames, policy, "unknown");
 }
 
+std::string batch_size_policy_names() {
+  return names_in(kBatchSizePolicyNames);
+}
+
 Expected<BatchSizePolicy> parse_batch_size_policy(std::string_view text) {
   if (auto policy = value_in(kBatchSizePolicyNames, text)) return *policy;
-  return Error{"unknown batch size policy '" + std::string(text) +
-               "'; valid values are all, powerOfTwo, undivided"};
+  return Error{"unknown batch size policy '" + std::string(text) + "'; valid values are " +
+               batch_size_policy_names()};
 }
 
 std::vector<std::int64_t> micro_batch_sizes(BatchSizePolicy policy, std::int64_t batch) {

@@ -1,6 +1,7 @@
 #pragma once
 // Which micro-batch sizes the planner benchmarks (µ-cuDNN section III-D).
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -11,6 +12,8 @@ namespace ucudnn {
 enum class BatchSizePolicy { kAll, kPowerOfTwo, kUndivided };
 
 std::string_view name_of(BatchSizePolicy policy);
+// "all, powerOfTwo, undivided": the names, for help texts and messages.
+std::string batch_size_policy_names();
 
 // Case-insensitive: "all", "powerOfTwo", "undivided". The error names the valid values.
 Expected<BatchSizePolicy> parse_batch_size_policy(std::string_view text);

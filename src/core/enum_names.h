@@ -3,6 +3,7 @@
 // files, and parsing for settings and options. One table per enum keeps the two directions
 // from drifting apart.
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "core/text.h"
@@ -30,6 +31,14 @@ std::optional<Enum> value_in(const EnumName<Enum> (&table)[N], std::string_view 
   for (const auto& entry : table)
     if (equals_ignoring_case(text, entry.name)) return entry.value;
   return std::nullopt;
+}
+
+// Every name of `table`, in its order and comma-separated: the valid values, for messages.
+template <typename Enum, std::size_t N>
+std::string names_in(const EnumName<Enum> (&table)[N]) {
+  std::string names;
+  for (const auto& entry : table) names.append(names.empty() ? "" : ", ").append(entry.name);
+  return names;
 }
 
 }  // namespace ucudnn

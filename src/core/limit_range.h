@@ -1,4 +1,5 @@
 #pragma once
+// The range of workspace limits one stored plan answers.
 #include <cstdint>
 #include <limits>
 

@@ -1,3 +1,4 @@
+// The networks built into the tool (network.h): names resolved, embedded texts read.
 #include <sys/stat.h>
 #include <cctype>
 #include <stdexcept>

@@ -1,3 +1,5 @@
+// WD under the shim, learning (workspace_division_session.h): finding the repeated
+// iteration and its streams from the calls, and solving the division once it is known.
 #include <algorithm>
 #include <unordered_set>
 

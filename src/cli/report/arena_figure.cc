@@ -1,3 +1,4 @@
+// The report's WD arena (figures.h): one bar per segment, and the table of who shares it.
 #include <algorithm>
 #include <cstdio>
 #include <string>

@@ -1,3 +1,4 @@
+// The report's per-kernel figures (figures.h): every measurement and the Pareto front.
 #include <cstdio>
 #include <string>
 

@@ -1,3 +1,5 @@
+// The report's per-layer times (figures.h): each plan's micro-batches beside the undivided
+// time, and its workspace against the limit.
 #include <algorithm>
 #include <cstdio>
 #include <string>
