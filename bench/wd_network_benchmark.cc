@@ -30,8 +30,13 @@
 #include <vector>
 
 #include "networks/network.h"
+#include "support/fakecuda_trace.h"
 
 namespace {
+
+using ucudnn::testing::count_trace;
+using ucudnn::testing::trace_size;
+using ucudnn::testing::TraceCounts;
 
 constexpr const char* kChild = "UCUDNN_WD_BENCH_SCENARIO";
 
@@ -122,44 +127,6 @@ void run(cudnnHandle_t handle, const Layer& l, const Buffers& b, int operation) 
                                          0, &zero, l.w, b.dw));
 }
 
-// What the doubles' trace records between two of its sizes, and the device memory allocated
-// beyond what was held at `from` (at most, and at `to`).
-struct Below {
-  int convolutions = 0, allocations = 0, frees = 0, synchronizations = 0;
-  std::int64_t peak_bytes = 0, held_bytes = 0;
-};
-std::size_t trace_size() {
-  std::error_code error;
-  const auto size = std::filesystem::file_size(std::getenv("FAKECUDA_TRACE"), error);
-  return error ? 0 : static_cast<std::size_t>(size);
-}
-Below below_between(std::size_t from, std::size_t to) {
-  Below below;
-  std::FILE* file = std::fopen(std::getenv("FAKECUDA_TRACE"), "r");
-  if (!file) return below;
-  std::fseek(file, static_cast<long>(from), SEEK_SET);
-  char line[1024];
-  while (static_cast<std::size_t>(std::ftell(file)) < to && std::fgets(line, sizeof line, file)) {
-    const std::string text(line);
-    unsigned long long bytes = 0;
-    below.convolutions += text.rfind("conv ", 0) == 0;
-    if (text.rfind("malloc ", 0) == 0 && text.find(" ok=1") != std::string::npos) {
-      ++below.allocations;
-      std::sscanf(line, "malloc bytes=%llu", &bytes);
-      below.held_bytes += static_cast<std::int64_t>(bytes);
-      below.peak_bytes = std::max(below.peak_bytes, below.held_bytes);
-    }
-    if (text.rfind("free ", 0) == 0) {
-      ++below.frees;
-      std::sscanf(line, "free bytes=%llu", &bytes);
-      below.held_bytes -= static_cast<std::int64_t>(bytes);
-    }
-    below.synchronizations += text.rfind("free ", 0) == 0 || text.rfind("sync ", 0) == 0;
-  }
-  std::fclose(file);
-  return below;
-}
-
 int child(const std::string& scenario, std::int64_t batch, int iterations) {
   const bool lazy = scenario == "lazy";
   const bool towers = scenario.rfind("tower", 0) == 0;
@@ -220,7 +187,7 @@ int child(const std::string& scenario, std::int64_t batch, int iterations) {
   CHECK(cudaEventCreate(&end));
   std::printf("%-18s", (scenario + ":").c_str());
   std::vector<double> times;
-  Below last;
+  TraceCounts last;
   for (int i = 0; i < iterations; ++i) {
     const auto from = trace_size();
     if (i == 1) {
@@ -263,10 +230,10 @@ int child(const std::string& scenario, std::int64_t batch, int iterations) {
     CHECK(cudaEventElapsedTime(&ms, start, end));
     std::printf(" %.3f", ms);
     times.push_back(ms);
-    last = below_between(from, to);
+    last = count_trace(from, to);
   }
-  const Below after_measuring = below_between(trace_from, trace_size());
-  const auto peak = static_cast<std::int64_t>(held_from) + after_measuring.peak_bytes;
+  const TraceCounts after_measuring = count_trace(trace_from, trace_size());
+  const auto peak = static_cast<std::int64_t>(held_from) + after_measuring.peak_held_bytes;
   std::size_t free_after = 0;
   CHECK(cudaMemGetInfo(&free_after, &total));
   std::printf(

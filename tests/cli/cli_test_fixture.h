@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/subprocess.h"
+#include "support/temp_folder.h"
 
 namespace ucudnn::testing {
 
@@ -49,16 +50,7 @@ inline std::string describe(const ProcessResult& r) {
 
 class CliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    folder_ = std::filesystem::temp_directory_path() /
-              ("ucudnn-cli-test-" + std::to_string(::getpid()) + "-" +
-               ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(folder_);
-    std::filesystem::create_directories(folder_);
-  }
-  void TearDown() override { std::filesystem::remove_all(folder_); }
-
-  std::string path(const std::string& name) const { return (folder_ / name).string(); }
+  std::string path(const std::string& name) const { return folder_.file(name); }
 
   // The tool with a clean environment: the default database in the temporary folder, no
   // device settings from outside, OpenMP already passive (no re-execution).
@@ -117,7 +109,7 @@ class CliTest : public ::testing::Test {
     return extra;
   }
 
-  std::filesystem::path folder_;
+  TempFolder folder_{"ucudnn-cli-test"};
 };
 
 }  // namespace ucudnn::testing

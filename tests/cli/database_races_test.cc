@@ -133,7 +133,7 @@ TEST_F(DatabaseRaces, EightWritersOnADamagedFileAllKeepTheirRows) {
       EXPECT_EQ(missing_from(expected_keys(p), have), 0u) << "rows of process " << p << " lost";
     }
     int aside = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(folder_))
+    for (const auto& entry : std::filesystem::directory_iterator(folder_.path()))
       if (entry.path().filename().string().rfind(
               "shared-" + std::to_string(round) + ".db.not-a-database-", 0) == 0)
         ++aside;

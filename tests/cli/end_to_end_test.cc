@@ -314,7 +314,7 @@ TEST_F(CliTest, PlanNamesAMissingDatabaseAndCreatesNothing) {
             std::string::npos)
       << plan.err;
   EXPECT_EQ(plan.err.find("system benchmark database"), std::string::npos) << plan.err;
-  EXPECT_TRUE(std::filesystem::is_empty(folder_)) << "a reader leaves nothing behind";
+  EXPECT_TRUE(std::filesystem::is_empty(folder_.path())) << "a reader leaves nothing behind";
 }
 
 // Another process holds the database's write lock for a while: the tool waits for it, and

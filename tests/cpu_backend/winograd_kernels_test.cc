@@ -84,6 +84,49 @@ std::string describe(const KernelVariant& variant, int m, int index) {
          ", 3x3) case " + std::to_string(index);
 }
 
+// What the input and the output transforms' arguments share, drawn as the solver sets them:
+// the channels and the range of their lane blocks a call covers; an image of 1 to 20 rows,
+// narrower than one lane block or wider; the strides of the transformed tiles, padded or not.
+template <typename Args>
+void draw_channel_blocks(SeededRandom& random, Args& a) {
+  a.channels = random.uniform(1, 3 * kLanes);
+  const std::int64_t blocks = (a.channels + kLanes - 1) / kLanes;
+  a.first_block = random.uniform(0, blocks - 1);
+  a.end_block = random.uniform(a.first_block + 1, blocks);
+}
+
+struct ImageSize {
+  std::int64_t rows, columns;
+};
+ImageSize draw_image_size(SeededRandom& random) {
+  const std::int64_t rows = random.uniform(1, 20);
+  return {rows, random.chance(0.5) ? random.uniform(1, kLanes - 1) : random.uniform(kLanes, 90)};
+}
+
+template <typename Args>
+void draw_tile_strides(SeededRandom& random, Args& a) {
+  a.tile_stride = round_up(a.channels, kLanes) + kLanes * random.uniform(0, 1);
+  a.position_stride = a.tiles * a.tile_stride + kLanes * random.uniform(0, 2);
+}
+
+template <typename Args>
+std::string describe_blocks(const Args& a, std::int64_t rows, std::int64_t columns) {
+  return " (channels " + std::to_string(a.channels) + ", blocks " + std::to_string(a.first_block) +
+         ".." + std::to_string(a.end_block) + ", " + std::to_string(rows) + "x" +
+         std::to_string(columns) + ", tiles " + std::to_string(a.tiles);
+}
+
+// The variant's kernel and the scalar reference's on the same arguments, each writing its
+// own copy of the output (`got`, `expected`).
+template <typename Args>
+void run_beside_reference(void (*kernel)(const Args&), void (*reference_kernel)(const Args&),
+                          Args a, float* Args::*output, Floats& got, Floats& expected) {
+  Args reference = a;
+  a.*output = got.data(), reference.*output = expected.data();
+  kernel(a);
+  reference_kernel(reference);
+}
+
 TEST(WinogradKernels, EnumeratesTheVariantsTheCpuSupports) {
   for (int m : kTileSizes) {
     const std::vector<KernelVariant> variants = supported_kernel_variants(m);
@@ -112,35 +155,25 @@ TEST(WinogradKernels, InputTransformMatchesScalarReference) {
     for (const KernelVariant& variant : supported_kernel_variants(m))
       for (int index = 0; index < kCases; ++index) {
         InputArgs a;
-        a.channels = random.uniform(1, 3 * kLanes);
-        const std::int64_t blocks = (a.channels + kLanes - 1) / kLanes;
-        a.first_block = random.uniform(0, blocks - 1);
-        a.end_block = random.uniform(a.first_block + 1, blocks);
-        a.h = random.uniform(1, 20);
-        a.w = random.chance(0.5) ? random.uniform(1, kLanes - 1) : random.uniform(kLanes, 90);
-        a.plane = a.h * a.w;
+        draw_channel_blocks(random, a);
+        const auto [h, w] = draw_image_size(random);
+        a.h = h, a.w = w, a.plane = h * w;
         a.tiles = static_cast<int>(random.uniform(1, max_tiles));
         a.ih = random.uniform(-alpha, a.h);
         // Often the padded start of a row (as a chunk at column 0 is), else anywhere.
         a.iw = random.chance(0.4) ? -random.uniform(0, 2) : random.uniform(-alpha, a.w);
-        a.tile_stride = round_up(a.channels, kLanes) + kLanes * random.uniform(0, 1);
-        a.position_stride = a.tiles * a.tile_stride + kLanes * random.uniform(0, 2);
+        draw_tile_strides(random, a);
         a.stream = random.chance(0.5);
         const bool aligned = a.stream || random.chance(0.5);
         const Floats in(static_cast<std::size_t>(a.channels * a.plane), random.chance(0.5), random);
         Floats got(static_cast<std::size_t>(alpha * alpha * a.position_stride), aligned, random);
         Floats expected = got;
         a.in = in.data();
-        InputArgs reference = a;
-        a.v = got.data(), reference.v = expected.data();
-        variant.input(a);
-        reference_kernel_variant(m).input(reference);
+        run_beside_reference(variant.input, reference_kernel_variant(m).input, a, &InputArgs::v,
+                             got, expected);
         if (!expect_close(got, expected,
-                          describe(variant, m, index) + " (channels " + std::to_string(a.channels) +
-                              ", blocks " + std::to_string(a.first_block) + ".." +
-                              std::to_string(a.end_block) + ", " + std::to_string(a.h) + "x" +
-                              std::to_string(a.w) + ", ih " + std::to_string(a.ih) + ", iw " +
-                              std::to_string(a.iw) + ", tiles " + std::to_string(a.tiles) + ")"))
+                          describe(variant, m, index) + describe_blocks(a, a.h, a.w) + ", ih " +
+                              std::to_string(a.ih) + ", iw " + std::to_string(a.iw) + ")"))
           break;  // one failing case per variant is enough to read
       }
   }
@@ -154,13 +187,9 @@ TEST(WinogradKernels, OutputTransformMatchesScalarReference) {
     for (const KernelVariant& variant : supported_kernel_variants(m))
       for (int index = 0; index < kCases; ++index) {
         OutputArgs a;
-        a.channels = random.uniform(1, 3 * kLanes);
-        const std::int64_t blocks = (a.channels + kLanes - 1) / kLanes;
-        a.first_block = random.uniform(0, blocks - 1);
-        a.end_block = random.uniform(a.first_block + 1, blocks);
-        a.p = random.uniform(1, 20);
-        a.q = random.chance(0.5) ? random.uniform(1, kLanes - 1) : random.uniform(kLanes, 90);
-        a.plane = a.p * a.q;
+        draw_channel_blocks(random, a);
+        const auto [p, q] = draw_image_size(random);
+        a.p = p, a.q = q, a.plane = p * q;
         // A chunk of tiles as the solver cuts them: within the image's tile columns, often
         // all of a narrow row (the whole-row path).
         const std::int64_t tile_rows = (a.p + m - 1) / m, tile_cols = (a.q + m - 1) / m;
@@ -169,8 +198,7 @@ TEST(WinogradKernels, OutputTransformMatchesScalarReference) {
         const std::int64_t most = std::min<std::int64_t>(max_tiles, tile_cols - col);
         a.tiles = static_cast<int>(whole_row ? most : random.uniform(1, most));
         a.oh = m * random.uniform(0, tile_rows - 1), a.ow = m * col;
-        a.tile_stride = round_up(a.channels, kLanes) + kLanes * random.uniform(0, 1);
-        a.position_stride = a.tiles * a.tile_stride + kLanes * random.uniform(0, 2);
+        draw_tile_strides(random, a);
         a.alpha = random.chance(0.3) ? 1.0f : scale(random.engine());
         a.accumulate = random.chance(0.5);
         a.beta = a.accumulate ? scale(random.engine()) : 0.0f;
@@ -179,17 +207,12 @@ TEST(WinogradKernels, OutputTransformMatchesScalarReference) {
         Floats got(static_cast<std::size_t>(a.channels * a.plane), random.chance(0.5), random);
         Floats expected = got;
         a.m = mm.data();
-        OutputArgs reference = a;
-        a.out = got.data(), reference.out = expected.data();
-        variant.output(a);
-        reference_kernel_variant(m).output(reference);
+        run_beside_reference(variant.output, reference_kernel_variant(m).output, a,
+                             &OutputArgs::out, got, expected);
         if (!expect_close(got, expected,
-                          describe(variant, m, index) + " (channels " + std::to_string(a.channels) +
-                              ", blocks " + std::to_string(a.first_block) + ".." +
-                              std::to_string(a.end_block) + ", " + std::to_string(a.p) + "x" +
-                              std::to_string(a.q) + ", oh " + std::to_string(a.oh) + ", ow " +
-                              std::to_string(a.ow) + ", tiles " + std::to_string(a.tiles) +
-                              ", beta " + std::to_string(a.beta) + ")"))
+                          describe(variant, m, index) + describe_blocks(a, a.p, a.q) + ", oh " +
+                              std::to_string(a.oh) + ", ow " + std::to_string(a.ow) + ", beta " +
+                              std::to_string(a.beta) + ")"))
           break;  // one failing case per variant is enough to read
       }
   }
@@ -219,10 +242,8 @@ TEST(WinogradKernels, FilterTransformMatchesScalarReference) {
         Floats got(static_cast<std::size_t>(alpha * alpha * a.position_stride), aligned, random);
         Floats expected = got;
         a.w = taps.data() + base;
-        FilterArgs reference = a;
-        a.u = got.data(), reference.u = expected.data();
-        variant.filter(a);
-        reference_kernel_variant(m).filter(reference);
+        run_beside_reference(variant.filter, reference_kernel_variant(m).filter, a, &FilterArgs::u,
+                             got, expected);
         if (!expect_close(got, expected,
                           describe(variant, m, index) + " (lanes " + std::to_string(a.lanes) +
                               (rotated ? ", rotated" : "") + (swapped ? ", K and C swapped" : "") +

@@ -21,50 +21,10 @@
 #include "db/sqlite.h"
 #include "db/sqlite_store.h"
 #include "db/warning.h"
+#include "support/file_text.h"
+#include "support/temp_folder.h"
 
 namespace ucudnn::testing {
-
-class TempFolder {
- public:
-  TempFolder() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "ucudnn-db-test-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-    // Tests may drop to an unprivileged user; it must be able to reach inside.
-    std::filesystem::permissions(path_, std::filesystem::perms::all);
-  }
-  ~TempFolder() {
-    std::error_code ignored;
-    restore_permissions(path_);
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempFolder(const TempFolder&) = delete;
-  TempFolder& operator=(const TempFolder&) = delete;
-
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const std::filesystem::path& path() const { return path_; }
-
-  // Names in the folder starting with `prefix`, e.g. the files set aside.
-  std::vector<std::string> names_starting_with(const std::string& prefix) const {
-    std::vector<std::string> names;
-    for (const auto& entry : std::filesystem::directory_iterator(path_))
-      if (entry.path().filename().string().rfind(prefix, 0) == 0)
-        names.push_back(entry.path().filename().string());
-    return names;
-  }
-
- private:
-  static void restore_permissions(const std::filesystem::path& folder) {
-    std::error_code ignored;
-    std::filesystem::permissions(folder, std::filesystem::perms::owner_all,
-                                 std::filesystem::perm_options::add, ignored);
-    for (const auto& entry : std::filesystem::directory_iterator(folder, ignored))
-      if (entry.is_directory(ignored) && !entry.is_symlink(ignored))
-        restore_permissions(entry.path());
-  }
-  std::filesystem::path path_;
-};
 
 // A store's options with everything else at its defaults.
 inline SqliteStoreOptions store_options(StoreAccess access, WarningSink warn) {
@@ -160,15 +120,6 @@ inline void expect_same(const std::optional<Measurement>& a, const std::optional
 // A plain connection to a database file, without ucudnn's checks: to damage and poison.
 inline sqlite::Connection raw_connection(const std::string& path) {
   return sqlite::Connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-}
-
-inline std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-inline void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
 
 // Runs `body` in a child process whose test failures fail this test: for process-wide

@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "support/printed_text.h"
 #include "support/real_cudnn_dir.h"
+#include "support/subprocess.h"
 
 namespace {
 
@@ -20,27 +22,18 @@ namespace {
 std::vector<std::vector<std::string>> run_probe(const std::string& library_dir,
                                                 unsigned long long seed, int count,
                                                 std::string& library) {
-  const std::string command = "env LD_LIBRARY_PATH=" + library_dir + " " + UCUDNN_BACKEND_PROBE +
-                              " " + std::to_string(seed) + " " + std::to_string(count) +
-                              " 2>/dev/null";
+  const auto probe = ucudnn::testing::run_process(
+      {UCUDNN_BACKEND_PROBE, std::to_string(seed), std::to_string(count)},
+      {{"LD_LIBRARY_PATH", library_dir}});
   std::vector<std::vector<std::string>> cases;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return cases;
-  std::string line;
-  for (int c; (c = std::fgetc(pipe)) != EOF;) {
-    if (c != '\n') {
-      line.push_back(static_cast<char>(c));
-      continue;
-    }
+  for (const auto& line : ucudnn::testing::lines_in(probe.out)) {
     if (line.rfind("library ", 0) == 0)
       library = line;
     else if (line.rfind("case ", 0) == 0)
       cases.emplace_back();
     else if (!cases.empty())
       cases.back().push_back(line);
-    line.clear();
   }
-  pclose(pipe);
   return cases;
 }
 

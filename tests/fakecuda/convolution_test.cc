@@ -15,6 +15,8 @@
 #include "cost_model.h"
 #include "fakecuda_hooks.h"
 #include "reference.h"
+#include "support/printed_text.h"
+#include "support/subprocess.h"
 #include "test_problem.h"
 
 namespace ucudnn::fakecuda {
@@ -296,10 +298,7 @@ TEST_F(FakeCudnnChecks, ComputeOffSkipsTheArithmeticButNotTheClock) {
 }
 
 std::vector<std::string> lines_of(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
+  return ucudnn::testing::lines_in(ucudnn::testing::read_file(path));
 }
 
 // One workspace used by convolutions on two streams: a race on a GPU unless the second

@@ -11,28 +11,19 @@
 #include <string>
 #include <vector>
 
+#include "support/printed_text.h"
 #include "support/real_cudnn_dir.h"
+#include "support/subprocess.h"
 
 namespace {
 
 std::vector<std::string> run_probe(const std::string& library_dir, unsigned long long seed,
                                    int count) {
-  const std::string command = "env LD_LIBRARY_PATH=" + library_dir + " " + UCUDNN_DESCRIPTOR_PROBE +
-                              " " + std::to_string(seed) + " " + std::to_string(count);
-  std::vector<std::string> lines;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return lines;
-  std::string line;
-  for (int c; (c = std::fgetc(pipe)) != EOF;) {
-    if (c != '\n') {
-      line.push_back(static_cast<char>(c));
-      continue;
-    }
-    lines.push_back(line);
-    line.clear();
-  }
-  pclose(pipe);
-  return lines;
+  return ucudnn::testing::lines_in(
+      ucudnn::testing::run_process(
+          {UCUDNN_DESCRIPTOR_PROBE, std::to_string(seed), std::to_string(count)},
+          {{"LD_LIBRARY_PATH", library_dir}})
+          .out);
 }
 
 TEST(FakeCudnnDescriptors, AnswerAsTheRealCudnnDoes) {

@@ -108,7 +108,7 @@ ChildRun run_child(std::map<std::string, std::optional<std::string>> environment
     run.plans = plans.empty() ? 0 : std::stoll(plans[0]);
   }
   sqlite3_close(db);
-  run.trace = trace_lines(0, trace.c_str());
+  run.trace = trace_lines(0, kTraceEnd, trace.c_str());
   for (const auto& path : {database, trace, std::string(base)}) std::remove(path.c_str());
   return run;
 }

@@ -22,6 +22,7 @@
 #include "device_harness.h"
 #include "support/random_seed.h"
 #include "support/subprocess.h"
+#include "support/temp_folder.h"
 
 namespace {
 
@@ -292,15 +293,14 @@ TEST_F(Hybrid, DuringCaptureTheGpuTakesTheWholeBatch) {
 TEST_F(Hybrid, AStoredSplitIsReusedByTheNextProcessWithoutMeasuring) {
   if (!hybrid_on() || std::getenv("UCUDNN_HYBRID_CHILD"))
     GTEST_SKIP() << "the parent run of shim.hybrid runs this";
-  char folder[] = "/tmp/ucudnn-hybrid-XXXXXX";
-  ASSERT_TRUE(mkdtemp(folder));
-  const std::string database = std::string(folder) + "/ucudnn.db";
+  const TempFolder folder("ucudnn-hybrid");
+  const std::string database = folder.file("ucudnn.db");
   auto child = [&] {
     return run_process({"/proc/self/exe", "--gtest_filter=Hybrid.ForwardEqualsTheUndividedCall"},
                        {{"UCUDNN_DATABASE", database},
                         {"UCUDNN_LOG_LEVEL", "info"},
                         {"UCUDNN_HYBRID_CHILD", "1"},
-                        {"FAKECUDA_TRACE", std::string(folder) + "/trace"}});
+                        {"FAKECUDA_TRACE", folder.file("trace")}});
   };
   const auto first = child();
   ASSERT_EQ(first.status, 0) << first.out << first.err;
@@ -330,7 +330,6 @@ TEST_F(Hybrid, AStoredSplitIsReusedByTheNextProcessWithoutMeasuring) {
   ASSERT_EQ(second.status, 0) << second.out << second.err;  // it split again (expect_split)
   EXPECT_EQ(second.err.find("benchmarked"), std::string::npos) << second.err;
   EXPECT_NE(second.err.find("hybrid plan within"), std::string::npos) << second.err;
-  std::filesystem::remove_all(folder);
 }
 
 // Under WD (shim.hybrid_wd sets UCUDNN_TOTAL_WORKSPACE_SIZE) the splits are among each

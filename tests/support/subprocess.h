@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "support/file_text.h"
+
 extern char** environ;
 
 namespace ucudnn::testing {
@@ -23,13 +25,6 @@ struct ProcessResult {
   int status = -1;  // exit status; 128 + signal when killed by one
   std::string out, err;
 };
-
-inline std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // `environment`: name -> value to set, or nullopt to remove the variable.
 inline ProcessResult run_process(
