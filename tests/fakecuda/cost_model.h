@@ -12,8 +12,11 @@
 //                  workspace, the non-fused one is faster and grows with the batch
 // time_ms = kLaunchMs + GFLOP / rate, GFLOP = 2 N K P Q (C/groups) R S / 1e9, and the rate
 // in TFLOP/s (1 GFLOP at 1 TFLOP/s = 1 ms). The launch cost makes fewer, larger
-// micro-batches cheaper, as on a real GPU.
+// micro-batches cheaper, as on a real GPU. FAKECUDA_GPU_SLOWDOWN=s divides every rate by s:
+// the tests' small problems then take as long as real layers do, for tests that weigh GPU
+// time against real host time (which an instrumented build or a busy machine inflates).
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 
@@ -94,6 +97,15 @@ inline const AlgorithmModel* algorithm_model(Operation operation, int algorithm)
   }
 }
 
+inline double gpu_slowdown() {
+  static const double slowdown = [] {
+    const char* text = std::getenv("FAKECUDA_GPU_SLOWDOWN");
+    const double value = text ? std::strtod(text, nullptr) : 1;
+    return value >= 1 ? value : 1;
+  }();
+  return slowdown;
+}
+
 struct Modeled {
   bool supported = false;
   double time_ms = 0;
@@ -152,7 +164,7 @@ inline Modeled model(const KernelKey& kernel, int algorithm) {
       return {};
   }
   const double gflop = 2.0 * n * k * out_h * out_w * cg * r * s / 1e9;
-  return {true, kLaunchMs + gflop / a->rate_tflops, workspace};
+  return {true, kLaunchMs + gflop * gpu_slowdown() / a->rate_tflops, workspace};
 }
 
 // The double's engine configurations (its graph API). Engine i of a lone convolution is
