@@ -1,10 +1,12 @@
 #include "reference.h"
 
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "geometry.h"
 #include "geometry_nd.h"
+#include "reduced_precision.h"
 
 namespace ucudnn::cpu {
 
@@ -13,7 +15,38 @@ bool is_cpu_2d_problem(const ConvolutionProblem& problem) {
          (problem.data_type == DataType::kFloat || problem.data_type == DataType::kDouble);
 }
 
+bool is_reference_problem(const ConvolutionProblem& problem) {
+  const int rank = problem.spatial_rank();
+  return rank >= 1 && rank <= GeometryNd::kMaxRank && !problem.validation_error() &&
+         (problem.data_type == DataType::kFloat || problem.data_type == DataType::kDouble ||
+          problem.data_type == DataType::kHalf || problem.data_type == DataType::kBFloat16);
+}
+
 namespace {
+
+double load(float value) {
+  return value;
+}
+double load(double value) {
+  return value;
+}
+double load(Half value) {
+  return to_float(value);
+}
+double load(BFloat16 value) {
+  return to_float(value);
+}
+
+// A 16-bit type is rounded from float, as a GPU kernel accumulating in float stores it.
+template <typename T>
+T store(double value) {
+  if constexpr (std::is_same_v<T, Half>)
+    return to_half(static_cast<float>(value));
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    return to_bfloat16(static_cast<float>(value));
+  else
+    return static_cast<T>(value);
+}
 
 // Scatters every (output position, channel, filter tap) product into dense double sums over
 // the written tensor's logical elements, then writes alpha * sum + beta * old.
@@ -62,20 +95,18 @@ void run_reference(const KernelKey& kernel, const Tensors& tensors, Scaling scal
                     const std::int64_t ic = group * g.cg + c;
                     switch (kernel.operation) {
                       case Operation::kForward:
-                        sum[dense(n, k, o)] += static_cast<double>(x[g.x_at(n, ic, i)]) *
-                                               static_cast<double>(w[g.w_at(k, c, f)]);
+                        sum[dense(n, k, o)] += load(x[g.x_at(n, ic, i)]) * load(w[g.w_at(k, c, f)]);
                         break;
                       case Operation::kBackwardData:
-                        sum[dense(n, ic, i)] += static_cast<double>(y[g.y_at(n, k, o)]) *
-                                                static_cast<double>(w[g.w_at(k, c, f)]);
+                        sum[dense(n, ic, i)] += load(y[g.y_at(n, k, o)]) * load(w[g.w_at(k, c, f)]);
                         break;
                       case Operation::kBackwardFilter: {
                         // dw is stored at the filter's (possibly flipped) position.
                         Extent3 stored = f;
                         if (g.flip)
                           for (int d = 0; d < 3; ++d) stored[d] = g.filter[d] - 1 - f[d];
-                        sum[dense(k, c, stored)] += static_cast<double>(y[g.y_at(n, k, o)]) *
-                                                    static_cast<double>(x[g.x_at(n, ic, i)]);
+                        sum[dense(k, c, stored)] +=
+                            load(y[g.y_at(n, k, o)]) * load(x[g.x_at(n, ic, i)]);
                         break;
                       }
                     }
@@ -102,21 +133,26 @@ void run_reference(const KernelKey& kernel, const Tensors& tensors, Scaling scal
             T& target = out[a * strides[0] + b * strides[1] + i[0] * strides[2] +
                             i[1] * strides[3] + i[2] * strides[4]];
             const double value = scaling.alpha * sum[dense(a, b, i)];
-            target = static_cast<T>(
-                scaling.beta == 0 ? value : value + scaling.beta * static_cast<double>(target));
+            target = store<T>(scaling.beta == 0 ? value : value + scaling.beta * load(target));
           }
 }
 
 }  // namespace
 
 void reference_convolution(const KernelKey& kernel, const Tensors& tensors, Scaling scaling) {
-  if (!is_cpu_nd_problem(kernel.problem))
+  if (!is_reference_problem(kernel.problem))
     throw std::invalid_argument(
-        "reference_convolution: not a 1-, 2- or 3-d float or double problem");
-  if (kernel.problem.data_type == DataType::kDouble)
-    run_reference<double>(kernel, tensors, scaling);
-  else
-    run_reference<float>(kernel, tensors, scaling);
+        "reference_convolution: not a 1-, 2- or 3-d float, double, half or bfloat16 problem");
+  switch (kernel.problem.data_type) {
+    case DataType::kDouble:
+      return run_reference<double>(kernel, tensors, scaling);
+    case DataType::kHalf:
+      return run_reference<Half>(kernel, tensors, scaling);
+    case DataType::kBFloat16:
+      return run_reference<BFloat16>(kernel, tensors, scaling);
+    default:
+      return run_reference<float>(kernel, tensors, scaling);
+  }
 }
 
 }  // namespace ucudnn::cpu

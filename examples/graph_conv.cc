@@ -19,113 +19,37 @@
 // on the main one. --capture records each
 // iteration's executions into a CUDA graph and launches it (torch.cuda.graphs, torch.compile's
 // "reduce-overhead"); the plans are built before, outside the capture, as PyTorch warms up.
+// --data-type half|bf16 stores every tensor in 16 bits, computed in float, and
+// --channels-last makes every layer NHWC: with both, the convolutions of mixed-precision
+// training (autocast, channels_last). --dump widens what it writes to float.
 //
 // Usage: graph_conv [--batch N] [--seed S] [--iterations I] [--layers L] [--graph conv|fused]
 //                   [--deterministic] [--no-handle] [--capture] [--engine-rank R]
 //                   [--engine-only R] [--packs-elsewhere] [--filter-beta B] [--dump FILE]
+//                   [--data-type float|half|bf16] [--channels-last]
 // Exit status: 0 success; 1 a CUDA or cuDNN call failed; 2 bad arguments.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
-#include <cerrno>
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <iterator>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "checked_calls.h"
+#include "graph_conv_options.h"
 #include "network_layers.h"
 #include "tensor_dump.h"
 
 namespace {
 
-struct Options {
-  int batch = 8;
-  unsigned seed = 1;
-  int iterations = 2;
-  int layers = static_cast<int>(std::size(ucudnn::examples::kLayers));
-  bool fused = false;
-  bool deterministic = false;
-  bool handle_attributes = true;
-  bool capture = false;
-  bool packs_elsewhere = false;  // variant packs built and destroyed on another thread
-  int engine_rank = 0;  // take the n-th configuration that finalizes (0: the heuristics' first)
-  bool engine_only = false;  // finalize no configuration before it
-  float filter_beta = 0;
-  std::string dump;
-};
-
-[[noreturn]] void usage(const std::string& problem) {
-  std::fprintf(stderr,
-               "graph_conv: %s\n"
-               "usage: graph_conv [--batch N] [--seed S] [--iterations I] [--layers L] "
-               "[--graph conv|fused]\n"
-               "                  [--deterministic] [--no-handle] [--capture] [--engine-rank R]\n"
-               "                  [--engine-only R] [--packs-elsewhere] [--filter-beta B] "
-               "[--dump FILE]\n",
-               problem.c_str());
-  std::exit(2);
-}
-
-long long parse_integer(const std::string& option, const std::string& text, long long low) {
-  char* end = nullptr;
-  errno = 0;
-  const long long value = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0 || value < low)
-    usage(option + ": invalid value '" + text + "'");
-  return value;
-}
-
-Options parse_options(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string option = argv[i];
-    if (option == "--deterministic") {
-      o.deterministic = true;
-      continue;
-    }
-    if (option == "--no-handle") {
-      o.handle_attributes = false;
-      continue;
-    }
-    if (option == "--capture") {
-      o.capture = true;
-      continue;
-    }
-    if (option == "--packs-elsewhere") {
-      o.packs_elsewhere = true;
-      continue;
-    }
-    if (i + 1 >= argc) usage(option + " needs a value");
-    const std::string value = argv[++i];
-    if (option == "--batch")
-      o.batch = static_cast<int>(parse_integer(option, value, 1));
-    else if (option == "--seed")
-      o.seed = static_cast<unsigned>(parse_integer(option, value, 0));
-    else if (option == "--iterations")
-      o.iterations = static_cast<int>(parse_integer(option, value, 1));
-    else if (option == "--layers")
-      o.layers = static_cast<int>(
-          std::min<long long>(parse_integer(option, value, 1), static_cast<long long>(o.layers)));
-    else if (option == "--graph" && (value == "conv" || value == "fused"))
-      o.fused = value == "fused";
-    else if (option == "--engine-rank" || option == "--engine-only") {
-      o.engine_rank = static_cast<int>(parse_integer(option, value, 0));
-      o.engine_only = option == "--engine-only";
-    } else if (option == "--filter-beta")
-      o.filter_beta = std::strtof(value.c_str(), nullptr);
-    else if (option == "--dump")
-      o.dump = value;
-    else
-      usage("unknown option or value: " + option + " " + value);
-  }
-  return o;
-}
+using ucudnn::examples::Options;
 
 using Descriptor = cudnnBackendDescriptor_t;
 
@@ -149,8 +73,8 @@ void set_descriptor(Descriptor d, cudnnBackendAttributeName_t name, Descriptor v
 // Unique ids as PyTorch gives them: one character per role.
 constexpr int64_t kX = 'x', kW = 'w', kY = 'y', kBias = 'b', kConvOut = 'c', kSum = 's';
 
-Descriptor tensor(const std::vector<int64_t>& dims, bool channels_last, int64_t uid,
-                  bool is_virtual = false) {
+Descriptor tensor(const std::vector<int64_t>& dims, bool channels_last, cudnnDataType_t type,
+                  int64_t uid, bool is_virtual = false) {
   std::vector<int64_t> strides(dims.size());
   if (channels_last) {  // N, then spatial, C innermost
     strides[1] = 1;
@@ -168,8 +92,7 @@ Descriptor tensor(const std::vector<int64_t>& dims, bool channels_last, int64_t 
     }
   }
   Descriptor t = create(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-  set(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE,
-      std::vector<cudnnDataType_t>{CUDNN_DATA_FLOAT});
+  set(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, std::vector<cudnnDataType_t>{type});
   set(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, dims);
   set(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, strides);
   set(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, std::vector<int64_t>{uid});
@@ -236,8 +159,10 @@ Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batc
       w_dims{l.out_channels, l.in_channels / l.groups, l.filter_h, l.filter_w},
       y_dims{batch, l.out_channels, out_h, out_w};
   const bool fused = o.fused && kind == Kind::kForward;
-  Descriptor x = tensor(x_dims, l.channels_last, kX), w = tensor(w_dims, l.channels_last, kW);
-  Descriptor y = tensor(y_dims, l.channels_last, fused ? kConvOut : kY, fused);
+  const bool nhwc = l.channels_last || o.channels_last;
+  const cudnnDataType_t type = o.data_type;
+  Descriptor x = tensor(x_dims, nhwc, type, kX), w = tensor(w_dims, nhwc, type, kW);
+  Descriptor y = tensor(y_dims, nhwc, type, fused ? kConvOut : kY, fused);
   Descriptor conv = convolution_descriptor(l);
   plan.owned = {x, w, y, conv};
 
@@ -277,9 +202,9 @@ Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batc
   plan.owned.push_back(op);
   std::vector<Descriptor> ops{op};
   if (fused) {  // y = relu(conv(x, w) + bias)
-    Descriptor bias = tensor({1, l.out_channels, 1, 1}, false, kBias);
-    Descriptor sum = tensor(y_dims, l.channels_last, kSum, true);
-    Descriptor out = tensor(y_dims, l.channels_last, kY);
+    Descriptor bias = tensor({1, l.out_channels, 1, 1}, false, type, kBias);
+    Descriptor sum = tensor(y_dims, nhwc, type, kSum, true);
+    Descriptor out = tensor(y_dims, nhwc, type, kY);
     plan.owned.insert(plan.owned.end(), {bias, sum, out});
     ops.push_back(pointwise(CUDNN_POINTWISE_ADD, y, bias, sum, plan.owned));
     ops.push_back(pointwise(CUDNN_POINTWISE_RELU_FWD, sum, nullptr, out, plan.owned));
@@ -385,33 +310,61 @@ void execute(cudnnHandle_t handle, const Plan& plan, std::vector<int64_t> uids,
   on_thread(packs_elsewhere, [&] { CHECK_CUDNN(cudnnBackendDestroyDescriptor(pack)); });
 }
 
+// A device tensor of `count` elements of `type` (float, half or bfloat16); the host side
+// speaks float and converts with CUDA's own host conversions.
 struct Buffer {
-  float* data = nullptr;
+  void* data = nullptr;
   std::size_t count = 0;
+  cudnnDataType_t type = CUDNN_DATA_FLOAT;
+
+  std::size_t element_bytes() const { return type == CUDNN_DATA_FLOAT ? 4 : 2; }
 };
 
-Buffer device_buffer(std::size_t count, std::mt19937& random, bool fill) {
-  Buffer b;
-  b.count = count;
-  CHECK_CUDA(cudaMalloc(reinterpret_cast<void**>(&b.data), count * sizeof(float)));
-  std::vector<float> host(count, 0.0f);
+Buffer device_buffer(std::size_t count, cudnnDataType_t type, std::mt19937& random) {
+  Buffer b{nullptr, count, type};
+  CHECK_CUDA(cudaMalloc(&b.data, count * b.element_bytes()));
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  if (fill)
-    for (auto& v : host) v = value(random);
-  CHECK_CUDA(cudaMemcpy(b.data, host.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+  std::vector<unsigned char> host(count * b.element_bytes());
+  for (std::size_t i = 0; i < count; ++i) {
+    const float v = value(random);
+    if (type == CUDNN_DATA_HALF) {
+      const __half h = __float2half(v);
+      std::memcpy(&host[i * 2], &h, 2);
+    } else if (type == CUDNN_DATA_BFLOAT16) {
+      const __nv_bfloat16 h = __float2bfloat16(v);
+      std::memcpy(&host[i * 2], &h, 2);
+    } else {
+      std::memcpy(&host[i * 4], &v, 4);
+    }
+  }
+  CHECK_CUDA(cudaMemcpy(b.data, host.data(), host.size(), cudaMemcpyHostToDevice));
   return b;
 }
 
 std::vector<float> host_copy(const Buffer& b) {
+  std::vector<unsigned char> bytes(b.count * b.element_bytes());
+  CHECK_CUDA(cudaMemcpy(bytes.data(), b.data, bytes.size(), cudaMemcpyDeviceToHost));
   std::vector<float> host(b.count);
-  CHECK_CUDA(cudaMemcpy(host.data(), b.data, b.count * sizeof(float), cudaMemcpyDeviceToHost));
+  for (std::size_t i = 0; i < b.count; ++i) {
+    if (b.type == CUDNN_DATA_HALF) {
+      __half h;
+      std::memcpy(&h, &bytes[i * 2], 2);
+      host[i] = __half2float(h);
+    } else if (b.type == CUDNN_DATA_BFLOAT16) {
+      __nv_bfloat16 h;
+      std::memcpy(&h, &bytes[i * 2], 2);
+      host[i] = __bfloat162float(h);
+    } else {
+      std::memcpy(&host[i], &bytes[i * 4], 4);
+    }
+  }
   return host;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Options o = parse_options(argc, argv);
+  const Options o = ucudnn::examples::parse_options(argc, argv);
   cudnnHandle_t handle;
   CHECK_CUDNN(cudnnCreate(&handle));
   cudaStream_t stream;
@@ -426,15 +379,15 @@ int main(int argc, char** argv) {
     const int64_t out_w =
         (l.width + 2 * l.pad - ((l.filter_w - 1) * l.dilation + 1)) / l.stride + 1;
     const std::size_t n = static_cast<std::size_t>(o.batch);
-    Buffer x = device_buffer(n * l.in_channels * l.height * l.width, random, true);
+    Buffer x = device_buffer(n * l.in_channels * l.height * l.width, o.data_type, random);
     Buffer w = device_buffer(static_cast<std::size_t>(l.out_channels) * (l.in_channels / l.groups) *
                                  l.filter_h * l.filter_w,
-                             random, true);
-    Buffer y = device_buffer(n * l.out_channels * out_h * out_w, random, true);
-    Buffer dy = device_buffer(y.count, random, true);
-    Buffer dx = device_buffer(x.count, random, true);
-    Buffer dw = device_buffer(w.count, random, true);
-    Buffer bias = device_buffer(static_cast<std::size_t>(l.out_channels), random, true);
+                             o.data_type, random);
+    Buffer y = device_buffer(n * l.out_channels * out_h * out_w, o.data_type, random);
+    Buffer dy = device_buffer(y.count, o.data_type, random);
+    Buffer dx = device_buffer(x.count, o.data_type, random);
+    Buffer dw = device_buffer(w.count, o.data_type, random);
+    Buffer bias = device_buffer(static_cast<std::size_t>(l.out_channels), o.data_type, random);
     const Plan forward = build_plan(handle, l, o.batch, Kind::kForward, o, l.forward_alpha,
                                     o.fused ? 0.0f : l.forward_beta);
     const Plan backward_data = build_plan(handle, l, o.batch, Kind::kBackwardData, o, 1, 0);

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/reduction_precision.h"
+
 namespace ucudnn::cli {
 
 using nlohmann::json;
@@ -29,7 +31,7 @@ WorkList find_missing_work(const std::vector<NetworkKernel>& kernels, BatchSizeP
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     const KernelKey& kernel = kernels[k].key;
     const auto algorithms = device.algorithms(kernel);
-    for (auto size : micro_batch_sizes(policy, kernel.problem.batch())) {
+    for (auto size : micro_batch_sizes(policy_for(kernel, policy), kernel.problem.batch())) {
       const KernelKey micro = kernel.with_batch(size);
       if (!seen.insert(micro.to_string()).second) continue;
       WorkItem item{k, size, {}};

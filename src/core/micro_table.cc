@@ -3,13 +3,15 @@
 #include <algorithm>
 #include <tuple>
 
+#include "core/reduction_precision.h"
+
 namespace ucudnn {
 
 MicroTable measure_micro_table(Benchmarker& benchmarker, const KernelKey& kernel,
                                BatchSizePolicy policy, std::uint64_t workspace_limit) {
   MicroTable table;
   table.batch = kernel.problem.batch();
-  table.sizes = micro_batch_sizes(policy, table.batch);
+  table.sizes = micro_batch_sizes(policy_for(kernel, policy), table.batch);
   const auto algorithms = benchmarker.algorithms(kernel);
   const auto backend = benchmarker.backend_name();
   for (auto size : table.sizes) {

@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "core/reduction_precision.h"
+
 namespace ucudnn {
 
 std::optional<std::string> plan_validation_error(const KernelKey& kernel, const Configuration& plan,
@@ -9,6 +11,10 @@ std::optional<std::string> plan_validation_error(const KernelKey& kernel, const 
                                                  std::uint64_t workspace_limit,
                                                  const WorkspaceQuery& workspace_of) {
   if (plan.micro.empty()) return "the plan has no micro-batches";
+  if (plan.micro.size() > 1 && splitting_reduces_precision(kernel))
+    return "a plan of " + std::to_string(plan.micro.size()) +
+           " micro-batches would sum dw in its 16-bit type, which the kernel's math type does "
+           "not allow";
   const std::int64_t batch = kernel.problem.batch();
   std::int64_t covered = 0;
   for (const auto& m : plan.micro) {

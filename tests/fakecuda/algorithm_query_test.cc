@@ -297,10 +297,13 @@ TEST(FakeCudnnQueries, DescriptorProblemsGetCudnnStatuses) {
       EXPECT_EQ(ask(Kind::kV7, operation, handle, d, 8).status, CUDNN_STATUS_BAD_PARAM);
     }
     {
-      Descriptors d(p);  // half data: a real cuDNN type the double does not run
-      ASSERT_EQ(cudnnSetTensor4dDescriptor(d.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_HALF, 2, 4, 8, 8), 0);
-      ASSERT_EQ(cudnnSetTensor4dDescriptor(d.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_HALF, 2, 4, 8, 8), 0);
-      ASSERT_EQ(cudnnSetFilter4dDescriptor(d.w, CUDNN_DATA_HALF, CUDNN_TENSOR_NCHW, 4, 4, 3, 3), 0);
+      Descriptors d(p);  // bfloat16 data computed in half: no configuration of cuDNN's
+      ASSERT_EQ(cudnnSetTensor4dDescriptor(d.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_BFLOAT16, 2, 4, 8, 8),
+                0);
+      ASSERT_EQ(cudnnSetTensor4dDescriptor(d.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_BFLOAT16, 2, 4, 8, 8),
+                0);
+      ASSERT_EQ(cudnnSetFilter4dDescriptor(d.w, CUDNN_DATA_BFLOAT16, CUDNN_TENSOR_NCHW, 4, 4, 3, 3),
+                0);
       ASSERT_EQ(cudnnSetConvolution2dDescriptor(d.conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
                                                 CUDNN_DATA_HALF),
                 0);

@@ -71,7 +71,7 @@ std::vector<Descriptor> configurations(Graph& g, const ConvolutionProblem& p, Op
   g.set(conv, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64,
         std::vector<int64_t>{static_cast<int64_t>(p.padding.size())});
   g.set(conv, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE,
-        std::vector<cudnnDataType_t>{type});
+        std::vector<cudnnDataType_t>{testing::cudnn_type(p.compute_type)});
   g.set(conv, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE,
         std::vector<cudnnConvolutionMode_t>{
             p.mode == ConvolutionMode::kConvolution ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION});
@@ -185,18 +185,6 @@ cudnnStatus_t execute(Graph& g, const Handle& handle, Descriptor plan, std::vect
   return cudnnBackendExecute(handle, plan, pack);
 }
 
-std::vector<unsigned char> random_bytes(std::size_t bytes, DataType type, std::mt19937_64& rng) {
-  std::vector<unsigned char> data(bytes);
-  std::uniform_real_distribution<double> value(-1, 1);
-  if (type == DataType::kDouble)
-    for (std::size_t i = 0; i < bytes / 8; ++i)
-      reinterpret_cast<double*>(data.data())[i] = value(rng);
-  else
-    for (std::size_t i = 0; i < bytes / 4; ++i)
-      reinterpret_cast<float*>(data.data())[i] = static_cast<float>(value(rng));
-  return data;
-}
-
 std::size_t bytes_of(const ConvolutionProblem& p, const TensorShape& s) {
   return static_cast<std::size_t>(testing::span_elements(s)) * testing::element_size(p.data_type);
 }
@@ -238,9 +226,9 @@ TEST(FakeCudnnGraph, EveryEngineComputesItsLegacyAlgorithm) {
         Descriptor plan = plan_of(g, configuration, &workspace);
         EXPECT_EQ(workspace, static_cast<int64_t>(m.workspace_bytes));
         // The same data through the graph and through the legacy call of the same algorithm.
-        const auto x = random_bytes(bytes_of(p, p.x), p.data_type, random.engine());
-        const auto w = random_bytes(bytes_of(p, p.w), p.data_type, random.engine());
-        const auto y = random_bytes(bytes_of(p, p.y), p.data_type, random.engine());
+        const auto x = testing::random_tensor_bytes(bytes_of(p, p.x), p.data_type, random.engine());
+        const auto w = testing::random_tensor_bytes(bytes_of(p, p.w), p.data_type, random.engine());
+        const auto y = testing::random_tensor_bytes(bytes_of(p, p.y), p.data_type, random.engine());
         DeviceBuffer gx(x.size()), gw(w.size()), gy(y.size()), lx(x.size()), lw(w.size()),
             ly(y.size());
         for (const DeviceBuffer* b : {&gx, &lx}) upload(*b, x);
@@ -300,9 +288,9 @@ TEST(FakeCudnnGraph, AFusedGraphAddsTheBiasAndAppliesTheReLU) {
   EXPECT_EQ(engine_of(g, results[0]).index, 0);
   int64_t workspace = -1;
   Descriptor plan = plan_of(g, results[0], &workspace);
-  const auto x = random_bytes(bytes_of(p, p.x), p.data_type, random.engine());
-  const auto w = random_bytes(bytes_of(p, p.w), p.data_type, random.engine());
-  const auto bias = random_bytes(4 * 4, p.data_type, random.engine());
+  const auto x = testing::random_tensor_bytes(bytes_of(p, p.x), p.data_type, random.engine());
+  const auto w = testing::random_tensor_bytes(bytes_of(p, p.w), p.data_type, random.engine());
+  const auto bias = testing::random_tensor_bytes(4 * 4, p.data_type, random.engine());
   DeviceBuffer gx(x.size()), gw(w.size()), gb(bias.size());
   upload(gx, x);
   upload(gw, w);

@@ -32,27 +32,17 @@ struct Tensors {
   DeviceBuffer dx, dw, dy;
 
   Tensors(const ConvolutionProblem& p, std::mt19937_64& engine)
-      : x(bytes(p, p.x)),
-        w(bytes(p, p.w)),
-        y(bytes(p, p.y)),
+      : x(testing::random_tensor_bytes(bytes(p, p.x), p.data_type, engine)),
+        w(testing::random_tensor_bytes(bytes(p, p.w), p.data_type, engine)),
+        y(testing::random_tensor_bytes(bytes(p, p.y), p.data_type, engine)),
         dx(x.size()),
         dw(w.size()),
         dy(y.size()) {
-    for (auto* host : {&x, &w, &y}) fill(*host, p.data_type, engine);
     upload();
   }
   static std::size_t bytes(const ConvolutionProblem& p, const TensorShape& shape) {
     return static_cast<std::size_t>(testing::span_elements(shape)) *
            testing::element_size(p.data_type);
-  }
-  static void fill(std::vector<unsigned char>& data, DataType type, std::mt19937_64& engine) {
-    std::uniform_real_distribution<double> value(-1, 1);
-    if (type == DataType::kDouble)
-      for (std::size_t i = 0; i < data.size() / 8; ++i)
-        reinterpret_cast<double*>(data.data())[i] = value(engine);
-    else
-      for (std::size_t i = 0; i < data.size() / 4; ++i)
-        reinterpret_cast<float*>(data.data())[i] = static_cast<float>(value(engine));
   }
   void upload() {
     ASSERT_EQ(cudaMemcpy(dx.get(), x.data(), x.size(), cudaMemcpyHostToDevice), cudaSuccess);

@@ -112,14 +112,17 @@ struct Modeled {
   std::uint64_t workspace_bytes = 0;
 };
 
-// The model for 2-d float or double problems (the doubles support nothing else), which
-// kernel_from_descriptors has checked; the guard below only keeps arithmetic defined.
+// The model for 2-d float, double, half or bfloat16 problems (the doubles support nothing
+// else), which kernel_from_descriptors has checked; the guard below only keeps arithmetic
+// defined. Buffers of the problem's tensors (im2col, Winograd) take its element size; split-K
+// partial sums are float for the 16-bit types, as their accumulation is.
 inline Modeled model(const KernelKey& kernel, int algorithm) {
   const AlgorithmModel* a = algorithm_model(kernel.operation, algorithm);
   const ConvolutionProblem& p = kernel.problem;
   if (!a || a->family == Family::kNone || p.x.dims.size() != 4 || p.w.dims.size() != 4 ||
       p.y.dims.size() != 4 || p.groups <= 0 ||
-      (p.data_type != DataType::kFloat && p.data_type != DataType::kDouble))
+      (p.data_type != DataType::kFloat && p.data_type != DataType::kDouble &&
+       p.data_type != DataType::kHalf && p.data_type != DataType::kBFloat16))
     return {};
   const std::int64_t n = p.x.dims[0], c = p.x.dims[1], h = p.x.dims[2], w = p.x.dims[3];
   const std::int64_t k = p.w.dims[0], r = p.w.dims[2], s = p.w.dims[3];
@@ -127,7 +130,7 @@ inline Modeled model(const KernelKey& kernel, int algorithm) {
   const bool unit =
       p.stride[0] == 1 && p.stride[1] == 1 && p.dilation[0] == 1 && p.dilation[1] == 1;
   const bool three_by_three = r == 3 && s == 3;
-  const std::uint64_t element = p.data_type == DataType::kDouble ? 8 : 4;
+  const std::uint64_t element = element_size(p.data_type);
   // Spectral size of one padded image plane (complex64 = 8 bytes per point).
   const std::uint64_t plane =
       static_cast<std::uint64_t>((h + 2 * p.padding[0]) * (w + 2 * p.padding[1]));
@@ -190,7 +193,7 @@ inline Modeled model_engine(const KernelKey& kernel, int algorithm, std::int64_t
   const TensorShape& output = kernel.operation == Operation::kForward        ? p.y
                               : kernel.operation == Operation::kBackwardData ? p.x
                                                                              : p.w;
-  const std::uint64_t element = p.data_type == DataType::kDouble ? 8 : 4;
+  const std::uint64_t element = p.data_type == DataType::kDouble ? 8 : 4;  // the accumulator
   m.workspace_bytes += static_cast<std::uint64_t>(split) * element *
                        static_cast<std::uint64_t>(output.element_count());
   m.time_ms = kLaunchMs + (m.time_ms - kLaunchMs) / (1 + 0.2 * static_cast<double>(split - 1));

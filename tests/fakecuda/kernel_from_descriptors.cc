@@ -15,8 +15,18 @@ TensorShape shape(const std::vector<int>& dims, const std::vector<std::int64_t>&
   return TensorShape{{dims.begin(), dims.end()}, strides};
 }
 
+// Types the double does not run are refused after the key is made; they read as float here.
 DataType core_type(cudnnDataType_t type) {
-  return type == CUDNN_DATA_DOUBLE ? DataType::kDouble : DataType::kFloat;
+  switch (type) {
+    case CUDNN_DATA_DOUBLE:
+      return DataType::kDouble;
+    case CUDNN_DATA_HALF:
+      return DataType::kHalf;
+    case CUDNN_DATA_BFLOAT16:
+      return DataType::kBFloat16;
+    default:
+      return DataType::kFloat;
+  }
 }
 
 MathType core_math(cudnnMathType_t type) {
@@ -88,11 +98,27 @@ KernelOrStatus kernel_from_descriptors(Operation operation, const cudnnTensorStr
   if (!positive(p.x) || !positive(p.y))
     return failure(CUDNN_STATUS_NOT_SUPPORTED, "the double runs positive strides only");
 
-  if (x->data_type != CUDNN_DATA_FLOAT && x->data_type != CUDNN_DATA_DOUBLE)
-    return failure(CUDNN_STATUS_NOT_SUPPORTED, "the double runs float and double data only");
-  if (conv->compute_type != x->data_type)
-    return failure(CUDNN_STATUS_NOT_SUPPORTED,
-                   "the compute type must be the data type (float or double)");
+  // cuDNN's configurations: float and double compute in their own type, half in half or
+  // float (TRUE_HALF / PSEUDO_HALF), bfloat16 in float (PSEUDO_BFLOAT16).
+  switch (x->data_type) {
+    case CUDNN_DATA_FLOAT:
+    case CUDNN_DATA_DOUBLE:
+      if (conv->compute_type != x->data_type)
+        return failure(CUDNN_STATUS_NOT_SUPPORTED,
+                       "the compute type must be the data type for float and double data");
+      break;
+    case CUDNN_DATA_HALF:
+      if (conv->compute_type != CUDNN_DATA_HALF && conv->compute_type != CUDNN_DATA_FLOAT)
+        return failure(CUDNN_STATUS_NOT_SUPPORTED, "half data computes in half or float");
+      break;
+    case CUDNN_DATA_BFLOAT16:
+      if (conv->compute_type != CUDNN_DATA_FLOAT)
+        return failure(CUDNN_STATUS_NOT_SUPPORTED, "bfloat16 data computes in float");
+      break;
+    default:
+      return failure(CUDNN_STATUS_NOT_SUPPORTED,
+                     "the double runs float, double, half and bfloat16 data only");
+  }
   if (rank != 4)
     return failure(CUDNN_STATUS_NOT_SUPPORTED, "the double runs 2-d convolutions (4-d tensors)");
   return {CUDNN_STATUS_SUCCESS, std::move(key), {}};

@@ -6,19 +6,55 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "core/convolution_problem.h"
+#include "reduced_precision.h"
 #include "support/random_seed.h"
 
 namespace ucudnn::fakecuda::testing {
 
 inline cudnnDataType_t cudnn_type(DataType type) {
-  return type == DataType::kDouble ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  switch (type) {
+    case DataType::kDouble:
+      return CUDNN_DATA_DOUBLE;
+    case DataType::kHalf:
+      return CUDNN_DATA_HALF;
+    case DataType::kBFloat16:
+      return CUDNN_DATA_BFLOAT16;
+    default:
+      return CUDNN_DATA_FLOAT;
+  }
 }
 
 inline std::size_t element_size(DataType type) {
-  return type == DataType::kDouble ? 8 : 4;
+  return ucudnn::element_size(type);
+}
+
+// `bytes` of tensor data of `type`, uniform in [-1, 1) (16-bit types rounded from float).
+inline std::vector<unsigned char> random_tensor_bytes(std::size_t bytes, DataType type,
+                                                      std::mt19937_64& engine) {
+  std::vector<unsigned char> data(bytes);
+  std::uniform_real_distribution<double> value(-1, 1);
+  const std::size_t count = bytes / ucudnn::element_size(type);
+  for (std::size_t i = 0; i < count; ++i) {
+    const double v = value(engine);
+    switch (type) {
+      case DataType::kDouble:
+        reinterpret_cast<double*>(data.data())[i] = v;
+        break;
+      case DataType::kHalf:
+        reinterpret_cast<cpu::Half*>(data.data())[i] = cpu::to_half(static_cast<float>(v));
+        break;
+      case DataType::kBFloat16:
+        reinterpret_cast<cpu::BFloat16*>(data.data())[i] = cpu::to_bfloat16(static_cast<float>(v));
+        break;
+      default:
+        reinterpret_cast<float*>(data.data())[i] = static_cast<float>(v);
+    }
+  }
+  return data;
 }
 
 // Elements from the first to the last one a strided tensor touches.
@@ -30,7 +66,8 @@ inline std::int64_t span_elements(const TensorShape& shape) {
 }
 
 // x and y NCHW or NHWC, sometimes with a gap between images (an N stride larger than
-// packed); the filter NCHW or NHWC; groups, stride, padding, dilation, both modes.
+// packed); the filter NCHW or NHWC; groups, stride, padding, dilation, both modes; float or
+// double, or half or bfloat16 computed in float.
 inline ConvolutionProblem random_problem(ucudnn::testing::SeededRandom& random) {
   for (;;) {
     Conv2dShape s;
@@ -49,8 +86,10 @@ inline ConvolutionProblem random_problem(ucudnn::testing::SeededRandom& random) 
     if (s.height + 2 * s.pad_h < s.dilation_h * (s.kernel_h - 1) + 1 ||
         s.width + 2 * s.pad_w < s.dilation_w * (s.kernel_w - 1) + 1)
       continue;
-    ConvolutionProblem p =
-        make_conv2d_problem(s, random.chance(0.3) ? DataType::kDouble : DataType::kFloat);
+    const DataType types[] = {DataType::kFloat, DataType::kFloat, DataType::kDouble,
+                              DataType::kHalf, DataType::kBFloat16};
+    ConvolutionProblem p = make_conv2d_problem(s, types[random.uniform(0, 4)]);
+    if (ucudnn::element_size(p.data_type) == 2) p.compute_type = DataType::kFloat;
     if (random.chance(0.3)) {
       p.x = TensorShape::packed_channels_last(p.x.dims);
       p.y = TensorShape::packed_channels_last(p.y.dims);
@@ -88,7 +127,7 @@ class Descriptors {
         cudnnSetConvolutionNdDescriptor(
             conv, 2, pad.data(), stride.data(), dilation.data(),
             p.mode == ConvolutionMode::kConvolution ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION,
-            type),
+            cudnn_type(p.compute_type)),
         CUDNN_STATUS_SUCCESS);
     EXPECT_EQ(cudnnSetConvolutionGroupCount(conv, static_cast<int>(p.groups)),
               CUDNN_STATUS_SUCCESS);

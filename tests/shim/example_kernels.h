@@ -9,13 +9,16 @@
 
 namespace ucudnn {
 
-// The kernels of the example at batch `batch`, in the order it runs them.
-inline std::vector<KernelKey> example_kernels(std::int64_t batch) {
+// The kernels of the example at batch `batch`, in the order it runs them; with `type` half or
+// bfloat16 (computed in float) and `channels_last` every layer NHWC, those of graph_conv's
+// --data-type and --channels-last.
+inline std::vector<KernelKey> example_kernels(std::int64_t batch, DataType type = DataType::kFloat,
+                                              bool channels_last = false) {
   std::vector<KernelKey> kernels;
   for (const auto& l : examples::kLayers) {
     auto shape = [&](std::vector<std::int64_t> dims) {
-      return l.channels_last ? TensorShape::packed_channels_last(std::move(dims))
-                             : TensorShape::packed(std::move(dims));
+      return l.channels_last || channels_last ? TensorShape::packed_channels_last(std::move(dims))
+                                              : TensorShape::packed(std::move(dims));
     };
     const auto out_h = convolution_output_size(l.height, l.filter_h, l.pad, l.stride, l.dilation);
     const auto out_w = convolution_output_size(l.width, l.filter_w, l.pad, l.stride, l.dilation);
@@ -29,6 +32,8 @@ inline std::vector<KernelKey> example_kernels(std::int64_t batch) {
     p.groups = l.groups;
     p.mode =
         l.convolution_mode ? ConvolutionMode::kConvolution : ConvolutionMode::kCrossCorrelation;
+    p.data_type = type;
+    p.compute_type = type == DataType::kDouble ? DataType::kDouble : DataType::kFloat;
     for (auto op : {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter})
       kernels.push_back({op, p});
   }

@@ -82,6 +82,7 @@ struct EngineNotes {
   bool known = false;
   bool tensor_core = false;
   bool down_convert = false;
+  bool reduced_precision = false;
   bool nondeterministic = false;
 };
 
@@ -112,6 +113,7 @@ EngineNotes notes_of(cudnnBackendDescriptor_t plan) {
        ++i) {
     notes.tensor_core |= values[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE;
     notes.down_convert |= values[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS;
+    notes.reduced_precision |= values[i] == CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION;
     notes.nondeterministic |= values[i] == CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC;
   }
   return notes;
@@ -127,14 +129,18 @@ bool has_nondeterministic_algorithms(Operation operation) {
 
 // The engine's numerics as a legacy math type and a determinism requirement (none for an
 // operation whose algorithms are all deterministic: its kernel stays the legacy path's).
-// Unknown notes are taken as the strictest: no tensor cores, deterministic.
+// Conversions (down-converted inputs, reductions in reduced precision) are allowed where the
+// application's engine makes them. Unknown notes are taken as the strictest: no tensor cores,
+// no conversions, deterministic.
 void honour(const EngineNotes& notes, Operation operation, ConvolutionProblem& problem,
             bool& deterministic_only) {
   deterministic_only =
       (!notes.known || !notes.nondeterministic) && has_nondeterministic_algorithms(operation);
-  if (notes.known && notes.tensor_core)
-    problem.math_type =
-        notes.down_convert ? MathType::kTensorOpAllowConversion : MathType::kTensorOp;
+  const bool converts = notes.known && (notes.down_convert || notes.reduced_precision);
+  if (converts)
+    problem.math_type = MathType::kTensorOpAllowConversion;
+  else if (notes.known && notes.tensor_core)
+    problem.math_type = MathType::kTensorOp;
   else
     problem.math_type = MathType::kFma;
 }

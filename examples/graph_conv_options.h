@@ -1,0 +1,114 @@
+#pragma once
+// graph_conv's command line: what each option means is in graph_conv.cc's opening comment.
+#include <cudnn.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <iterator>
+#include <string>
+
+#include "network_layers.h"
+
+namespace ucudnn::examples {
+
+struct Options {
+  int batch = 8;
+  unsigned seed = 1;
+  int iterations = 2;
+  int layers = static_cast<int>(std::size(kLayers));
+  bool fused = false;
+  bool deterministic = false;
+  bool handle_attributes = true;
+  bool capture = false;
+  bool packs_elsewhere = false;  // variant packs built and destroyed on another thread
+  int engine_rank = 0;  // take the n-th configuration that finalizes (0: the heuristics' first)
+  bool engine_only = false;  // finalize no configuration before it
+  float filter_beta = 0;
+  cudnnDataType_t data_type = CUDNN_DATA_FLOAT;  // of every tensor; computed in float
+  bool channels_last = false;  // every layer NHWC, as PyTorch's channels_last models
+  std::string dump;
+};
+
+[[noreturn]] inline void usage(const std::string& problem) {
+  std::fprintf(stderr,
+               "graph_conv: %s\n"
+               "usage: graph_conv [--batch N] [--seed S] [--iterations I] [--layers L] "
+               "[--graph conv|fused]\n"
+               "                  [--deterministic] [--no-handle] [--capture] [--engine-rank R]\n"
+               "                  [--engine-only R] [--packs-elsewhere] [--filter-beta B] "
+               "[--dump FILE]\n"
+               "                  [--data-type float|half|bf16] [--channels-last]\n",
+               problem.c_str());
+  std::exit(2);
+}
+
+inline long long parse_integer(const std::string& option, const std::string& text, long long low) {
+  char* end = nullptr;
+  errno = 0;
+  const long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || value < low)
+    usage(option + ": invalid value '" + text + "'");
+  return value;
+}
+
+inline Options parse_options(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string option = argv[i];
+    if (option == "--deterministic") {
+      o.deterministic = true;
+      continue;
+    }
+    if (option == "--no-handle") {
+      o.handle_attributes = false;
+      continue;
+    }
+    if (option == "--capture") {
+      o.capture = true;
+      continue;
+    }
+    if (option == "--packs-elsewhere") {
+      o.packs_elsewhere = true;
+      continue;
+    }
+    if (option == "--channels-last") {
+      o.channels_last = true;
+      continue;
+    }
+    if (i + 1 >= argc) usage(option + " needs a value");
+    const std::string value = argv[++i];
+    if (option == "--batch")
+      o.batch = static_cast<int>(parse_integer(option, value, 1));
+    else if (option == "--seed")
+      o.seed = static_cast<unsigned>(parse_integer(option, value, 0));
+    else if (option == "--iterations")
+      o.iterations = static_cast<int>(parse_integer(option, value, 1));
+    else if (option == "--layers")
+      o.layers = static_cast<int>(
+          std::min<long long>(parse_integer(option, value, 1), static_cast<long long>(o.layers)));
+    else if (option == "--graph" && (value == "conv" || value == "fused"))
+      o.fused = value == "fused";
+    else if (option == "--engine-rank" || option == "--engine-only") {
+      o.engine_rank = static_cast<int>(parse_integer(option, value, 0));
+      o.engine_only = option == "--engine-only";
+    } else if (option == "--filter-beta")
+      o.filter_beta = std::strtof(value.c_str(), nullptr);
+    else if (option == "--data-type" && value == "float")
+      o.data_type = CUDNN_DATA_FLOAT;
+    else if (option == "--data-type" && value == "half")
+      o.data_type = CUDNN_DATA_HALF;
+    else if (option == "--data-type" && value == "bf16")
+      o.data_type = CUDNN_DATA_BFLOAT16;
+    else if (option == "--data-type")
+      usage("--data-type: '" + value + "' is not float, half or bf16");
+    else if (option == "--dump")
+      o.dump = value;
+    else
+      usage("unknown option or value: " + option + " " + value);
+  }
+  return o;
+}
+
+}  // namespace ucudnn::examples

@@ -1,0 +1,17 @@
+#include "core/reduction_precision.h"
+
+namespace ucudnn {
+
+bool splitting_reduces_precision(const KernelKey& kernel) {
+  const ConvolutionProblem& p = kernel.problem;
+  const bool narrow = p.data_type == DataType::kHalf || p.data_type == DataType::kBFloat16;
+  return kernel.operation == Operation::kBackwardFilter && narrow &&
+         element_size(p.compute_type) > element_size(p.data_type) &&
+         p.math_type != MathType::kTensorOpAllowConversion;
+}
+
+BatchSizePolicy policy_for(const KernelKey& kernel, BatchSizePolicy policy) {
+  return splitting_reduces_precision(kernel) ? BatchSizePolicy::kUndivided : policy;
+}
+
+}  // namespace ucudnn
