@@ -19,17 +19,17 @@
 // on the main one. --capture records each
 // iteration's executions into a CUDA graph and launches it (torch.cuda.graphs, torch.compile's
 // "reduce-overhead"); the plans are built before, outside the capture, as PyTorch warms up.
-// --data-type half|bf16 stores every tensor in 16 bits, computed in float, and
+// --benchmark finalizes every configuration, times each plan and keeps the fastest, as
+// torch.backends.cudnn.benchmark does. --data-type half|bf16 stores every tensor in 16 bits,
+// computed in float, and
 // --channels-last makes every layer NHWC: with both, the convolutions of mixed-precision
 // training (autocast, channels_last). --dump widens what it writes to float.
 //
 // Usage: graph_conv [--batch N] [--seed S] [--iterations I] [--layers L] [--graph conv|fused]
 //                   [--deterministic] [--no-handle] [--capture] [--engine-rank R]
 //                   [--engine-only R] [--packs-elsewhere] [--filter-beta B] [--dump FILE]
-//                   [--data-type float|half|bf16] [--channels-last]
+//                   [--data-type float|half|bf16] [--channels-last] [--benchmark]
 // Exit status: 0 success; 1 a CUDA or cuDNN call failed; 2 bad arguments.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
@@ -43,111 +43,60 @@
 #include <vector>
 
 #include "checked_calls.h"
+#include "device_tensor.h"
+#include "graph_building.h"
 #include "graph_conv_options.h"
 #include "network_layers.h"
 #include "tensor_dump.h"
 
 namespace {
 
+using ucudnn::examples::Buffer;
+using ucudnn::examples::convolution_descriptor;
+using ucudnn::examples::create;
+using ucudnn::examples::Descriptor;
+using ucudnn::examples::device_buffer;
+using ucudnn::examples::host_copy;
 using ucudnn::examples::Options;
-
-using Descriptor = cudnnBackendDescriptor_t;
-
-Descriptor create(cudnnBackendDescriptorType_t type) {
-  Descriptor d = nullptr;
-  CHECK_CUDNN(cudnnBackendCreateDescriptor(type, &d));
-  return d;
-}
-
-template <typename T>
-void set(Descriptor d, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
-         const std::vector<T>& values) {
-  CHECK_CUDNN(
-      cudnnBackendSetAttribute(d, name, type, static_cast<int64_t>(values.size()), values.data()));
-}
-
-void set_descriptor(Descriptor d, cudnnBackendAttributeName_t name, Descriptor value) {
-  CHECK_CUDNN(cudnnBackendSetAttribute(d, name, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &value));
-}
+using ucudnn::examples::pointwise;
+using ucudnn::examples::set;
+using ucudnn::examples::set_descriptor;
+using ucudnn::examples::tensor;
 
 // Unique ids as PyTorch gives them: one character per role.
 constexpr int64_t kX = 'x', kW = 'w', kY = 'y', kBias = 'b', kConvOut = 'c', kSum = 's';
 
-Descriptor tensor(const std::vector<int64_t>& dims, bool channels_last, cudnnDataType_t type,
-                  int64_t uid, bool is_virtual = false) {
-  std::vector<int64_t> strides(dims.size());
-  if (channels_last) {  // N, then spatial, C innermost
-    strides[1] = 1;
-    int64_t s = dims[1];
-    for (std::size_t i = dims.size(); i-- > 2;) {
-      strides[i] = s;
-      s *= dims[i];
-    }
-    strides[0] = s;
-  } else {
-    int64_t s = 1;
-    for (std::size_t i = dims.size(); i-- > 0;) {
-      strides[i] = s;
-      s *= dims[i];
-    }
-  }
-  Descriptor t = create(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-  set(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, std::vector<cudnnDataType_t>{type});
-  set(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, dims);
-  set(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, strides);
-  set(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, std::vector<int64_t>{uid});
-  set(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, std::vector<int64_t>{16});
-  if (is_virtual) set(t, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, std::vector<char>{1});
-  CHECK_CUDNN(cudnnBackendFinalize(t));
-  return t;
-}
-
 enum class Kind { kForward, kBackwardData, kBackwardFilter };
 
 // One layer's operation as an execution plan, its workspace, and the uids it reads and writes.
-struct Plan {
+struct Candidate {
   Descriptor plan = nullptr;
   Descriptor configuration = nullptr;  // the plan's, from the heuristics
-  int64_t workspace = 0;
-  void* buffer = nullptr;
   int64_t engine = -1;
-  std::vector<Descriptor> owned;  // everything the plan was built from
 };
 
-Descriptor convolution_descriptor(const ucudnn::examples::Layer& l) {
-  Descriptor c = create(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
-  const std::vector<int64_t> pad(2, l.pad), stride(2, l.stride), dilation(2, l.dilation);
-  set(c, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, std::vector<int64_t>{2});
-  set(c, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE,
-      std::vector<cudnnDataType_t>{CUDNN_DATA_FLOAT});
-  set(c, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE,
-      std::vector<cudnnConvolutionMode_t>{l.convolution_mode ? CUDNN_CONVOLUTION
-                                                             : CUDNN_CROSS_CORRELATION});
-  set(c, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, pad);
-  set(c, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, pad);
-  set(c, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, stride);
-  set(c, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, dilation);
-  CHECK_CUDNN(cudnnBackendFinalize(c));
-  return c;
-}
+struct Plan {
+  Descriptor plan = nullptr;
+  Descriptor configuration = nullptr;
+  int64_t workspace = 0;  // allocated at `buffer`; with --benchmark, the largest candidate's
+  void* buffer = nullptr;
+  int64_t engine = -1;
+  std::vector<Descriptor> owned;      // everything the plan was built from
+  std::vector<Candidate> candidates;  // --benchmark: every plan that finalized, timed later
+};
 
-Descriptor pointwise(cudnnPointwiseMode_t mode, Descriptor x, Descriptor b, Descriptor y,
-                     std::vector<Descriptor>& owned) {
-  Descriptor p = create(CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
-  set(p, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE,
-      std::vector<cudnnPointwiseMode_t>{mode});
-  set(p, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE,
-      std::vector<cudnnDataType_t>{CUDNN_DATA_FLOAT});
-  CHECK_CUDNN(cudnnBackendFinalize(p));
-  Descriptor op = create(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
-  set_descriptor(op, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, p);
-  set_descriptor(op, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, x);
-  if (b) set_descriptor(op, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, b);
-  set_descriptor(op, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, y);
-  CHECK_CUDNN(cudnnBackendFinalize(op));
-  owned.push_back(p);
-  owned.push_back(op);
-  return op;
+// The workspace the plan reports, which its engine configuration must report too (cudnn-frontend
+// v1 reads it there).
+int64_t workspace_of(const Candidate& c) {
+  int64_t got = 0, plan_bytes = -1, configuration_bytes = -1;
+  CHECK_CUDNN(cudnnBackendGetAttribute(c.plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+                                       CUDNN_TYPE_INT64, 1, &got, &plan_bytes));
+  CHECK_CUDNN(cudnnBackendGetAttribute(c.configuration, CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE,
+                                       CUDNN_TYPE_INT64, 1, &got, &configuration_bytes));
+  if (configuration_bytes != plan_bytes)
+    ucudnn::examples::die(__FILE__, __LINE__, "reading the workspace", configuration_bytes,
+                          "the plan and its engine configuration report different workspaces");
+  return plan_bytes;
 }
 
 Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batch, Kind kind,
@@ -263,25 +212,27 @@ Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batc
       CHECK_CUDNN(cudnnBackendDestroyDescriptor(candidate));
       continue;
     }
-    if (plan.plan) CHECK_CUDNN(cudnnBackendDestroyDescriptor(plan.plan));
-    plan.configuration = configuration;
+    Candidate c{candidate, configuration, -1};
     CHECK_CUDNN(cudnnBackendGetAttribute(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64,
-                                         1, &got, &plan.engine));
-    plan.plan = candidate;
+                                         1, &got, &c.engine));
+    if (o.benchmark) {  // every one that finalizes, kept for timing
+      plan.candidates.push_back(c);
+      continue;
+    }
+    if (plan.plan) CHECK_CUDNN(cudnnBackendDestroyDescriptor(plan.plan));
+    plan.plan = c.plan, plan.configuration = c.configuration, plan.engine = c.engine;
     if (++finalized > o.engine_rank) break;
+  }
+  if (!plan.candidates.empty()) {
+    const Candidate& first = plan.candidates.front();
+    plan.plan = first.plan, plan.configuration = first.configuration, plan.engine = first.engine;
   }
   if (!plan.plan)
     ucudnn::examples::die(__FILE__, __LINE__, "finding an execution plan", 0,
                           "no engine configuration finalized");
-  int64_t got = 0, configuration_workspace = -1;
-  CHECK_CUDNN(cudnnBackendGetAttribute(plan.plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
-                                       CUDNN_TYPE_INT64, 1, &got, &plan.workspace));
-  // cudnn-frontend v1 reads the workspace from the engine configuration: the two must agree.
-  CHECK_CUDNN(cudnnBackendGetAttribute(plan.configuration, CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE,
-                                       CUDNN_TYPE_INT64, 1, &got, &configuration_workspace));
-  if (configuration_workspace != plan.workspace)
-    ucudnn::examples::die(__FILE__, __LINE__, "reading the workspace", configuration_workspace,
-                          "the plan and its engine configuration report different workspaces");
+  plan.workspace = workspace_of({plan.plan, plan.configuration, plan.engine});
+  for (const Candidate& c : plan.candidates)
+    plan.workspace = std::max(plan.workspace, workspace_of(c));
   if (plan.workspace > 0)
     CHECK_CUDA(cudaMalloc(&plan.buffer, static_cast<std::size_t>(plan.workspace)));
   return plan;
@@ -310,55 +261,46 @@ void execute(cudnnHandle_t handle, const Plan& plan, std::vector<int64_t> uids,
   on_thread(packs_elsewhere, [&] { CHECK_CUDNN(cudnnBackendDestroyDescriptor(pack)); });
 }
 
-// A device tensor of `count` elements of `type` (float, half or bfloat16); the host side
-// speaks float and converts with CUDA's own host conversions.
-struct Buffer {
-  void* data = nullptr;
-  std::size_t count = 0;
-  cudnnDataType_t type = CUDNN_DATA_FLOAT;
+// --benchmark, as torch.backends.cudnn.benchmark: each candidate executed once to warm up, then
+// kBenchmarkRuns times between two events on the stream; the fastest kept (the first of equal
+// ones), the others destroyed. Prints every candidate's engine and time.
+constexpr int kBenchmarkRuns = 3;
 
-  std::size_t element_bytes() const { return type == CUDNN_DATA_FLOAT ? 4 : 2; }
-};
-
-Buffer device_buffer(std::size_t count, cudnnDataType_t type, std::mt19937& random) {
-  Buffer b{nullptr, count, type};
-  CHECK_CUDA(cudaMalloc(&b.data, count * b.element_bytes()));
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  std::vector<unsigned char> host(count * b.element_bytes());
-  for (std::size_t i = 0; i < count; ++i) {
-    const float v = value(random);
-    if (type == CUDNN_DATA_HALF) {
-      const __half h = __float2half(v);
-      std::memcpy(&host[i * 2], &h, 2);
-    } else if (type == CUDNN_DATA_BFLOAT16) {
-      const __nv_bfloat16 h = __float2bfloat16(v);
-      std::memcpy(&host[i * 2], &h, 2);
-    } else {
-      std::memcpy(&host[i * 4], &v, 4);
-    }
+void benchmark(cudnnHandle_t handle, cudaStream_t stream, Plan& plan, const std::string& label,
+               const std::vector<int64_t>& uids, const std::vector<void*>& pointers,
+               bool packs_elsewhere) {
+  if (plan.candidates.empty()) return;
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  std::string line = label + ": timed " + std::to_string(plan.candidates.size()) + " plans:";
+  std::size_t best = 0;
+  float best_ms = 0;
+  for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
+    plan.plan = plan.candidates[i].plan;
+    execute(handle, plan, uids, pointers, packs_elsewhere);
+    CHECK_CUDA(cudaEventRecord(start, stream));
+    for (int run = 0; run < kBenchmarkRuns; ++run)
+      execute(handle, plan, uids, pointers, packs_elsewhere);
+    CHECK_CUDA(cudaEventRecord(stop, stream));
+    CHECK_CUDA(cudaEventSynchronize(stop));
+    float ms = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    ms /= kBenchmarkRuns;
+    char text[64];
+    std::snprintf(text, sizeof text, " eng%lld %.9g ms",
+                  static_cast<long long>(plan.candidates[i].engine), ms);
+    line += text;
+    if (i == 0 || ms < best_ms) best = i, best_ms = ms;
   }
-  CHECK_CUDA(cudaMemcpy(b.data, host.data(), host.size(), cudaMemcpyHostToDevice));
-  return b;
-}
-
-std::vector<float> host_copy(const Buffer& b) {
-  std::vector<unsigned char> bytes(b.count * b.element_bytes());
-  CHECK_CUDA(cudaMemcpy(bytes.data(), b.data, bytes.size(), cudaMemcpyDeviceToHost));
-  std::vector<float> host(b.count);
-  for (std::size_t i = 0; i < b.count; ++i) {
-    if (b.type == CUDNN_DATA_HALF) {
-      __half h;
-      std::memcpy(&h, &bytes[i * 2], 2);
-      host[i] = __half2float(h);
-    } else if (b.type == CUDNN_DATA_BFLOAT16) {
-      __nv_bfloat16 h;
-      std::memcpy(&h, &bytes[i * 2], 2);
-      host[i] = __bfloat162float(h);
-    } else {
-      std::memcpy(&host[i], &bytes[i * 4], 4);
-    }
-  }
-  return host;
+  for (std::size_t i = 0; i < plan.candidates.size(); ++i)
+    if (i != best) CHECK_CUDNN(cudnnBackendDestroyDescriptor(plan.candidates[i].plan));
+  const Candidate& chosen = plan.candidates[best];
+  plan.plan = chosen.plan, plan.configuration = chosen.configuration, plan.engine = chosen.engine;
+  plan.candidates.clear();
+  std::printf("%s; took eng%lld\n", line.c_str(), static_cast<long long>(plan.engine));
+  CHECK_CUDA(cudaEventDestroy(start));
+  CHECK_CUDA(cudaEventDestroy(stop));
 }
 
 }  // namespace
@@ -388,11 +330,22 @@ int main(int argc, char** argv) {
     Buffer dx = device_buffer(x.count, o.data_type, random);
     Buffer dw = device_buffer(w.count, o.data_type, random);
     Buffer bias = device_buffer(static_cast<std::size_t>(l.out_channels), o.data_type, random);
-    const Plan forward = build_plan(handle, l, o.batch, Kind::kForward, o, l.forward_alpha,
-                                    o.fused ? 0.0f : l.forward_beta);
-    const Plan backward_data = build_plan(handle, l, o.batch, Kind::kBackwardData, o, 1, 0);
-    const Plan backward_filter =
+    Plan forward = build_plan(handle, l, o.batch, Kind::kForward, o, l.forward_alpha,
+                              o.fused ? 0.0f : l.forward_beta);
+    Plan backward_data = build_plan(handle, l, o.batch, Kind::kBackwardData, o, 1, 0);
+    Plan backward_filter =
         build_plan(handle, l, o.batch, Kind::kBackwardFilter, o, 1, o.filter_beta);
+    const std::string name = l.name;
+    if (o.fused)
+      benchmark(handle, stream, forward, name + " Forward", {kX, kW, kBias, kY},
+                {x.data, w.data, bias.data, y.data}, o.packs_elsewhere);
+    else
+      benchmark(handle, stream, forward, name + " Forward", {kX, kW, kY}, {x.data, w.data, y.data},
+                o.packs_elsewhere);
+    benchmark(handle, stream, backward_data, name + " BackwardData", {kX, kW, kY},
+              {dx.data, w.data, dy.data}, o.packs_elsewhere);
+    benchmark(handle, stream, backward_filter, name + " BackwardFilter", {kX, kW, kY},
+              {x.data, dw.data, dy.data}, o.packs_elsewhere);
     std::printf(
         "%s: Forward engine %lld workspace %lld, BackwardData engine %lld workspace %lld, "
         "BackwardFilter engine %lld workspace %lld\n",
@@ -422,7 +375,6 @@ int main(int argc, char** argv) {
       }
     }
     CHECK_CUDA(cudaStreamSynchronize(stream));
-    const std::string name = l.name;
     dumped.push_back({name + ".y", host_copy(y)});
     dumped.push_back({name + ".dx", host_copy(dx)});
     dumped.push_back({name + ".dw", host_copy(dw)});

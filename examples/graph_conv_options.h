@@ -28,6 +28,7 @@ struct Options {
   float filter_beta = 0;
   cudnnDataType_t data_type = CUDNN_DATA_FLOAT;  // of every tensor; computed in float
   bool channels_last = false;  // every layer NHWC, as PyTorch's channels_last models
+  bool benchmark = false;      // time every plan that finalizes, keep the fastest
   std::string dump;
 };
 
@@ -39,7 +40,8 @@ struct Options {
                "                  [--deterministic] [--no-handle] [--capture] [--engine-rank R]\n"
                "                  [--engine-only R] [--packs-elsewhere] [--filter-beta B] "
                "[--dump FILE]\n"
-               "                  [--data-type float|half|bf16] [--channels-last]\n",
+               "                  [--data-type float|half|bf16] [--channels-last]\n"
+               "                  [--benchmark]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -75,6 +77,10 @@ inline Options parse_options(int argc, char** argv) {
     }
     if (option == "--channels-last") {
       o.channels_last = true;
+      continue;
+    }
+    if (option == "--benchmark") {
+      o.benchmark = true;
       continue;
     }
     if (i + 1 >= argc) usage(option + " needs a value");

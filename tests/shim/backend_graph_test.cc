@@ -3,6 +3,7 @@
 // dereferences, set the way an application sets them.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -224,6 +225,56 @@ TEST_F(GraphRecords, GraphsUcudnnCannotSplitSayWhy) {
   const auto pointwise = create(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
   table_.finalized(pointwise);
   EXPECT_NE(error_of({pointwise}).find("not a convolution"), std::string::npos);
+}
+
+// An autotuner's plans of one graph share its claim (graph_claim.h): the first executed holds
+// it while it lives; the others run cuDNN's engine and stay so; another graph has its own.
+TEST_F(GraphRecords, PlansOfOneGraphShareOneClaimThatTheHolderGivesUpWhenDestroyed) {
+  const auto first = plan({operation(standard_x(), convolution({1, 1}, {1, 1}))}, true);
+  const Record* configuration = nullptr;
+  table_.read(first, [&](const Record* record) {
+    configuration = record->descriptor(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG);
+  });
+  ASSERT_NE(configuration, nullptr);
+  // A second plan of the same configuration, and so of the same graph.
+  const auto second = create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+  cudnnBackendDescriptor_t configuration_descriptor = nullptr;
+  for (std::uintptr_t n = 1; n <= next_; ++n)
+    table_.read(address(n), [&](const Record* record) {
+      if (record == configuration) configuration_descriptor = address(n);
+    });
+  ASSERT_NE(configuration_descriptor, nullptr);
+  set_descriptor(second, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, {configuration_descriptor});
+  table_.finalized(second);
+  const auto other = plan({operation(standard_x(), convolution({1, 1}, {1, 1}))}, true);
+
+  const auto a = read(first), b = read(second), c = read(other);
+  ASSERT_TRUE(a && b && c);
+  ASSERT_NE(a->claim, nullptr);
+  EXPECT_EQ(a->claim, b->claim);
+  EXPECT_NE(a->claim, c->claim);
+  table_.promise(first, nullptr, a->claim);
+  table_.promise(second, nullptr, b->claim);
+
+  std::atomic<bool> first_ceded{false}, second_ceded{false}, other_ceded{false};
+  EXPECT_TRUE(a->claim->take(first, first_ceded));
+  EXPECT_TRUE(a->claim->take(first, first_ceded)) << "the holder keeps it";
+  EXPECT_FALSE(b->claim->take(second, second_ceded));
+  EXPECT_TRUE(second_ceded.load());
+  EXPECT_TRUE(c->claim->take(other, other_ceded)) << "another graph's claim is its own";
+
+  // The holder goes: a plan of the graph that never ran may take the claim, the one that ran
+  // as cuDNN's may not.
+  EXPECT_TRUE(table_.destroyed(first));
+  EXPECT_FALSE(b->claim->take(second, second_ceded));
+  const auto third = create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+  set_descriptor(third, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, {configuration_descriptor});
+  table_.finalized(third);
+  const auto d = read(third);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->claim, a->claim);
+  std::atomic<bool> third_ceded{false};
+  EXPECT_TRUE(d->claim->take(third, third_ceded));
 }
 
 }  // namespace

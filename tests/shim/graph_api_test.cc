@@ -6,8 +6,13 @@
 // micro-batches are predicted with ucudnn's planner over the doubles' cost model.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <map>
 #include <set>
+#include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "graph_api_harness.h"
 
@@ -267,6 +272,75 @@ TEST_F(GraphApi, TheApplicationsPlanRunsWhereUcudnnsIsNoFaster) {
       EXPECT_GT(protected_by_a_faster_one, 0) << "slower configurations should have been met";
     }
   }
+}
+
+// What graph_conv --benchmark measured for one operation: each plan's engine and time, in the
+// order it timed them, and the engine it took.
+struct Timings {
+  std::vector<std::pair<long long, double>> plans;
+  long long took = -1;
+};
+
+std::map<std::string, Timings> benchmark_timings(const std::string& out) {
+  std::map<std::string, Timings> timings;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    const auto colon = line.find(": timed ");
+    const auto plans = line.find(" plans:");
+    if (colon == std::string::npos || plans == std::string::npos) continue;
+    Timings& t = timings[line.substr(0, colon)];
+    std::istringstream words(line.substr(plans + 7));
+    for (std::string engine, ms, unit;
+         words >> engine >> ms >> unit && engine.rfind("eng", 0) == 0;)
+      t.plans.emplace_back(std::stoll(engine.substr(3)), std::stod(ms));
+    const auto took = line.find("; took eng");
+    if (took != std::string::npos) t.took = std::stoll(line.substr(took + 10));
+  }
+  return timings;
+}
+
+// An autotuning framework (torch.backends.cudnn.benchmark) finalizes a plan for every engine
+// configuration of a graph, times each and keeps the fastest. ucudnn is one more candidate: the
+// first plan timed runs ucudnn's micro-batches where ucudnn's plan is clearly faster than it,
+// every other plan runs its own engine, so the framework measures cuDNN's engines as they are
+// and takes ucudnn's plan only where it beats all of them.
+TEST_F(GraphApi, AnAutotunerTimesUcudnnAsOneCandidateAmongCudnns) {
+  const Environment slow = {{"FAKECUDA_GPU_SLOWDOWN", "100"}};
+  const Environment compare = {{"UCUDNN_GRAPH_PLANS", "compare"},
+                               {"UCUDNN_WORKSPACE_LIMIT", "1GiB"},
+                               {"UCUDNN_LOG_LEVEL", "info"},
+                               {"FAKECUDA_GPU_SLOWDOWN", "100"}};
+  const std::vector<std::string> args = {"--iterations", "2", "--benchmark"};
+  const ProgramRun without = run(args, slow, false);
+  const ProgramRun with = run(args, compare, true);
+  expect_same_results(without, with);
+  const auto alone = benchmark_timings(without.process.out);
+  const auto under = benchmark_timings(with.process.out);
+  ASSERT_EQ(alone.size(), 3u * kLayers) << without.process.out;
+  ASSERT_EQ(under.size(), alone.size()) << with.process.out;
+  int ucudnns = 0, several = 0;
+  for (const auto& [operation, t] : under) {
+    const Timings& cudnn = alone.at(operation);
+    ASSERT_EQ(t.plans.size(), cudnn.plans.size()) << operation;
+    several += t.plans.size() > 1;
+    for (std::size_t i = 0; i < t.plans.size(); ++i) {
+      ASSERT_EQ(t.plans[i].first, cudnn.plans[i].first) << operation;
+      const double theirs = cudnn.plans[i].second, measured = t.plans[i].second;
+      if (i > 0) {  // cuDNN's engine, as without ucudnn
+        EXPECT_NEAR(measured, theirs, 1e-5 * theirs) << operation << " plan " << i;
+      } else if (std::abs(measured - theirs) > 1e-5 * theirs) {  // ucudnn's, only if faster
+        EXPECT_LT(measured, theirs) << operation;
+        ++ucudnns;
+      }
+    }
+    // The framework took the fastest it measured (the first of equal ones).
+    std::size_t fastest = 0;
+    for (std::size_t i = 1; i < t.plans.size(); ++i)
+      if (t.plans[i].second < t.plans[fastest].second) fastest = i;
+    EXPECT_EQ(t.took, t.plans[fastest].first) << operation;
+  }
+  EXPECT_GT(several, 0) << "the heuristics should offer several engines";
+  EXPECT_GT(ucudnns, 0) << "ucudnn's plans should win somewhere\n" << with.process.err;
 }
 
 // The same program against the real cuDNN on a GPU (scripts/gpu-validate.sh). Different

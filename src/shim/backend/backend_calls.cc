@@ -196,6 +196,7 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
   promise->alpha_float = static_cast<float>(c.alpha);
   promise->beta_float = static_cast<float>(c.beta);
   promise->scope = PlanScope{kNoLayer, deterministic_only};
+  promise->claim = c.claim;
   std::shared_ptr<cudnn::PlanExecutor> executor;
   const auto planned =
       planned_result(c.operation, cudnn::Selection::kFind, c.handle, promise->descriptors(), {},
@@ -216,7 +217,8 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
                            " plan runs ucudnn's micro-batches (" +
                            (deterministic_only ? "deterministic, " : "") + "workspace " +
                            format_byte_size(promise->workspace_bytes) + ")");
-  table().promise(plan_descriptor, std::move(promise));
+  auto claim = promise->claim;
+  table().promise(plan_descriptor, std::move(promise), std::move(claim));
 }
 
 }  // namespace
@@ -332,7 +334,8 @@ cudnnStatus_t execute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descri
   } catch (const std::exception&) {
     return run_cudnn();  // no memory to look the plan up: cuDNN runs it
   }
-  if (!promise) return run_cudnn();
+  // Another plan of the same graph runs ucudnn's: this one is cuDNN's, as the application timed.
+  if (!promise || !promise->runs(plan_descriptor)) return run_cudnn();
   // A pack ucudnn cannot read, or one cuDNN's engine would refuse (no workspace where it needs
   // one), is cuDNN's to judge: the application gets cuDNN's own answer.
   const VariantPack* pack = ThreadVariantPacks::find(variant_pack);

@@ -43,9 +43,13 @@ void DescriptorTable::created(cudnnBackendDescriptor_t d, cudnnBackendDescriptor
 
 bool DescriptorTable::destroyed(cudnnBackendDescriptor_t d) {
   std::lock_guard lock(mutex_);
-  const bool known = records_.erase(d) > 0;
-  if (known) changed();
-  return known;
+  auto found = records_.find(d);
+  if (found == records_.end()) return false;
+  if (found->second->claim && found->second->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)
+    found->second->claim->release(d);
+  records_.erase(found);
+  changed();
+  return true;
 }
 
 void DescriptorTable::initialized(cudnnBackendDescriptor_t d) {
@@ -54,6 +58,8 @@ void DescriptorTable::initialized(cudnnBackendDescriptor_t d) {
   auto found = records_.find(d);
   if (found == records_.end()) return;
   record->type = found->second->type;
+  if (found->second->claim && found->second->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)
+    found->second->claim->release(d);
   found->second = std::move(record);
   changed();
 }
@@ -109,11 +115,13 @@ void DescriptorTable::heuristics_results(cudnnBackendDescriptor_t heuristics,
 }
 
 void DescriptorTable::promise(cudnnBackendDescriptor_t plan,
-                              std::shared_ptr<const PlanPromise> promise) {
+                              std::shared_ptr<const PlanPromise> promise,
+                              std::shared_ptr<GraphClaim> claim) {
   std::lock_guard lock(mutex_);
   auto found = records_.find(plan);
   if (found == records_.end()) return;
   found->second->promise = promise;
+  found->second->claim = std::move(claim);
   changed();
   // Frameworks read the workspace from the engine configuration too (cudnn-frontend v1).
   if (const Record* configuration =

@@ -20,6 +20,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "shim/backend/graph_claim.h"
+
 namespace ucudnn::shim::backend {
 
 struct Record;
@@ -48,6 +50,9 @@ struct Record {
   // (the configuration's through the plan's attribute, never by its address, which a
   // destroyed configuration may have passed on).
   mutable std::shared_ptr<const PlanPromise> promise;
+  // An operation graph: which of its execution plans ucudnn runs, made when the first of them
+  // is planned. An execution plan with a promise: its graph's claim, released with the plan.
+  mutable std::shared_ptr<GraphClaim> claim;
 
   const AttributeValue* find(cudnnBackendAttributeName_t name) const;
   // The attribute's first element as T; nullopt when unset or of another size.
@@ -76,7 +81,9 @@ class DescriptorTable {
   // Engine configurations cuDNN's heuristics `results` filled for `heuristics`.
   void heuristics_results(cudnnBackendDescriptor_t heuristics,
                           const cudnnBackendDescriptor_t* results, std::int64_t count);
-  void promise(cudnnBackendDescriptor_t plan, std::shared_ptr<const PlanPromise> promise);
+  // `claim`: the plan's graph's (GraphClaim), which the plan gives up when it goes.
+  void promise(cudnnBackendDescriptor_t plan, std::shared_ptr<const PlanPromise> promise,
+               std::shared_ptr<GraphClaim> claim);
 
   // Reads the descriptor's record (null when the table has none) under the table's lock.
   void read(cudnnBackendDescriptor_t d, const std::function<void(const Record*)>& reader) const;

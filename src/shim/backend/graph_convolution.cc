@@ -1,5 +1,7 @@
 #include "shim/backend/graph_convolution.h"
 
+#include <memory>
+
 #include <algorithm>
 #include <optional>
 
@@ -138,6 +140,8 @@ Expected<GraphConvolution> plan_convolution(const Record& plan) {
   c.alpha = scaling(*op, names->alpha, 1);
   c.beta = scaling(*op, names->beta, 0);
   c.handle = handle_of(plan, *graph);
+  if (!graph->claim) graph->claim = std::make_shared<GraphClaim>();
+  c.claim = graph->claim;
   return c;
 }
 

@@ -8,6 +8,7 @@
 #include <cudnn.h>
 
 #include <cstdint>
+#include <memory>
 
 #include "core/convolution_problem.h"
 #include "core/expected.h"
@@ -21,10 +22,12 @@ struct GraphConvolution {
   ConvolutionProblem problem;  // math type left at the default: the engine's notes decide it
   std::int64_t x_uid = 0, w_uid = 0, y_uid = 0;  // x is dx, y is dy, w is dw as the operation has
   double alpha = 1, beta = 0;
-  cudnnHandle_t handle = nullptr;  // the plan's or the graph's (deprecated attributes), if set
+  cudnnHandle_t handle = nullptr;     // the plan's or the graph's (deprecated attributes), if set
+  std::shared_ptr<GraphClaim> claim;  // the graph's (made here for its first plan)
 };
 
-// Call under the table's lock (DescriptorTable::read): the records are read in place.
+// Call under the table's lock (DescriptorTable::read): the records are read in place (and the
+// graph's claim made, the one field written).
 Expected<GraphConvolution> plan_convolution(const Record& plan);
 
 }  // namespace ucudnn::shim::backend

@@ -7,12 +7,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "core/kernel_key.h"
 #include "cudnn/convolution_arguments.h"
 #include "cudnn/descriptors.h"
 #include "cudnn/plan_executor.h"
+#include "shim/backend/graph_claim.h"
 #include "shim/kernel_identity.h"
 
 namespace ucudnn::shim::backend {
@@ -48,6 +50,12 @@ struct PlanPromise {
   // configuration's workspace before the plan existed, or never asked): until it was, it
   // allocated no more than the engine's.
   mutable std::atomic<bool> answered{false};
+  // Which of its graph's plans ucudnn runs (graph_claim.h); null: this one, always.
+  std::shared_ptr<GraphClaim> claim;
+  mutable std::atomic<bool> ceded{false};  // ran as cuDNN's once: stays cuDNN's
+
+  // Whether ucudnn runs the plan `plan` (this promise's) at this Execute.
+  bool runs(cudnnBackendDescriptor_t plan) const { return !claim || claim->take(plan, ceded); }
 
   std::uint64_t allocated_bytes() const {
     return answered.load(std::memory_order_relaxed) ? workspace_bytes : engine_workspace_bytes;
