@@ -9,8 +9,14 @@
 // Built with -DUCUDNN_HANDLE it uses ucudnn's link-time API instead: the handles become
 // UcudnnHandle_t, and that is the whole difference.
 //
+// --data-type half|bf16 stores every tensor in 16 bits, computed in float, --channels-last makes
+// every layer NHWC, and --math-type sets the convolutions' math type (PyTorch sets tensor-op for
+// 16-bit data).
+//
 // Usage: conv_network [--batch N] [--seed S] [--iterations I] [--select v7|find|findex]
 //                     [--workspace-limit BYTES] [--dump FILE] [--threads T]
+//                     [--data-type float|half|bf16] [--channels-last]
+//                     [--math-type default|tensor-op|allow-conversion]
 // Exit status: 0 success; 1 a CUDA or cuDNN call failed; 2 bad arguments; 3 the threads'
 // outputs differ (each thread runs the same workload on its own handle and stream).
 #include <cuda_runtime_api.h>
@@ -38,96 +44,15 @@ using Handle = cudnnHandle_t;
 #include <vector>
 
 #include "checked_calls.h"
+#include "conv_network_options.h"
+#include "device_tensor.h"
 #include "network_layers.h"
 #include "tensor_dump.h"
 
 namespace {
 
-enum class Select { kV7, kFind, kFindEx };
-
-struct Options {
-  int batch = 16;
-  unsigned seed = 1;
-  int iterations = 3;
-  Select select = Select::kV7;
-  std::size_t workspace_limit = std::size_t{64} << 20;
-  std::string dump;
-  int threads = 1;
-};
-
-[[noreturn]] void usage(const std::string& problem) {
-  std::fprintf(stderr,
-               "conv_network: %s\n"
-               "usage: conv_network [--batch N] [--seed S] [--iterations I] "
-               "[--select v7|find|findex]\n"
-               "                    [--workspace-limit BYTES|<n>KiB|<n>MiB|<n>GiB] "
-               "[--dump FILE] [--threads T]\n",
-               problem.c_str());
-  std::exit(2);
-}
-
-long long parse_integer(const std::string& option, const std::string& text, long long low) {
-  char* end = nullptr;
-  errno = 0;
-  const long long value = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0 || value < low)
-    usage(option + ": invalid value '" + text + "'");
-  return value;
-}
-
-std::size_t parse_bytes(const std::string& text) {
-  std::size_t digits = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
-  const std::string suffix = text.substr(digits);
-  const int shift = suffix.empty()    ? 0
-                    : suffix == "KiB" ? 10
-                    : suffix == "MiB" ? 20
-                    : suffix == "GiB" ? 30
-                                      : -1;
-  if (digits == 0 || shift < 0) usage("--workspace-limit: invalid byte size '" + text + "'");
-  const auto value =
-      static_cast<std::size_t>(parse_integer("--workspace-limit", text.substr(0, digits), 0));
-  if (value > (SIZE_MAX >> shift)) usage("--workspace-limit: '" + text + "' is too large");
-  return value << shift;
-}
-
-Options parse_options(int argc, char** argv) {
-  Options options;
-  for (int i = 1; i < argc; ++i) {
-    std::string option = argv[i], value;
-    if (const auto equals = option.find('='); equals != std::string::npos) {
-      value = option.substr(equals + 1);
-      option.resize(equals);
-    } else if (i + 1 < argc) {
-      value = argv[++i];
-    } else {
-      usage(option + " needs a value");
-    }
-    if (option == "--batch")
-      options.batch = static_cast<int>(parse_integer(option, value, 1));
-    else if (option == "--seed")
-      options.seed = static_cast<unsigned>(parse_integer(option, value, 0));
-    else if (option == "--iterations")
-      options.iterations = static_cast<int>(parse_integer(option, value, 1));
-    else if (option == "--threads")
-      options.threads = static_cast<int>(parse_integer(option, value, 1));
-    else if (option == "--workspace-limit")
-      options.workspace_limit = parse_bytes(value);
-    else if (option == "--dump")
-      options.dump = value;
-    else if (option == "--select" && value == "v7")
-      options.select = Select::kV7;
-    else if (option == "--select" && value == "find")
-      options.select = Select::kFind;
-    else if (option == "--select" && value == "findex")
-      options.select = Select::kFindEx;
-    else if (option == "--select")
-      usage("--select: '" + value + "' is not v7, find or findex");
-    else
-      usage("unknown option " + option);
-  }
-  return options;
-}
+using ucudnn::examples::conv_network_cli::Options;
+using ucudnn::examples::conv_network_cli::Select;
 
 // How each layer's descriptors are made: the network uses every way a framework might.
 enum class TensorCall { k4d, k4dEx, kNdStrided };
@@ -145,23 +70,23 @@ constexpr DescriptorCalls kDescriptorCalls[] = {
 };
 static_assert(std::size(kDescriptorCalls) == std::size(ucudnn::examples::kLayers));
 
-void set_tensor(cudnnTensorDescriptor_t desc, bool nhwc, TensorCall call, int n, int c, int h,
-                int w) {
+void set_tensor(cudnnTensorDescriptor_t desc, cudnnDataType_t type, bool nhwc, TensorCall call,
+                int n, int c, int h, int w) {
   // Channels-last strides: C innermost, then W, H, N.
   const int strides_nchw[] = {c * h * w, h * w, w, 1}, strides_nhwc[] = {h * w * c, 1, w * c, c};
   const int* strides = nhwc ? strides_nhwc : strides_nchw;
   switch (call) {
     case TensorCall::k4d:
       CHECK_CUDNN(cudnnSetTensor4dDescriptor(desc, nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
-                                             CUDNN_DATA_FLOAT, n, c, h, w));
+                                             type, n, c, h, w));
       break;
     case TensorCall::k4dEx:
-      CHECK_CUDNN(cudnnSetTensor4dDescriptorEx(desc, CUDNN_DATA_FLOAT, n, c, h, w, strides[0],
-                                               strides[1], strides[2], strides[3]));
+      CHECK_CUDNN(cudnnSetTensor4dDescriptorEx(desc, type, n, c, h, w, strides[0], strides[1],
+                                               strides[2], strides[3]));
       break;
     case TensorCall::kNdStrided: {
       const int dims[] = {n, c, h, w};
-      CHECK_CUDNN(cudnnSetTensorNdDescriptor(desc, CUDNN_DATA_FLOAT, 4, dims, strides));
+      CHECK_CUDNN(cudnnSetTensorNdDescriptor(desc, type, 4, dims, strides));
       break;
     }
   }
@@ -201,29 +126,33 @@ struct Layer {
   cudnnTensorDescriptor_t x_desc = nullptr, y_desc = nullptr;
   cudnnFilterDescriptor_t w_desc = nullptr;
   cudnnConvolutionDescriptor_t conv_desc = nullptr;
-  std::size_t x_count, w_count, y_count;
-  float *x, *w, *y, *dx, *dw, *dy;
+  const cudnnDataType_t type;
+  const bool nhwc;
+  ucudnn::examples::Buffer x, w, y, dx, dw, dy;
   Choice forward, backward_data, backward_filter;
 
-  Layer(const ucudnn::examples::Layer& layer_spec, DescriptorCalls descriptor_calls, int batch)
-      : spec(layer_spec), calls(descriptor_calls), n(batch) {
+  Layer(const ucudnn::examples::Layer& layer_spec, DescriptorCalls descriptor_calls,
+        const Options& options)
+      : spec(layer_spec),
+        calls(descriptor_calls),
+        n(options.batch),
+        type(options.data_type),
+        nhwc(spec.channels_last || options.channels_last) {
     const cudnnConvolutionMode_t mode =
         spec.convolution_mode ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION;
     CHECK_CUDNN(cudnnCreateTensorDescriptor(&x_desc));
     CHECK_CUDNN(cudnnCreateTensorDescriptor(&y_desc));
     CHECK_CUDNN(cudnnCreateFilterDescriptor(&w_desc));
     CHECK_CUDNN(cudnnCreateConvolutionDescriptor(&conv_desc));
-    set_tensor(x_desc, spec.channels_last, calls.tensor, n, spec.in_channels, spec.height,
-               spec.width);
-    const cudnnTensorFormat_t filter_format =
-        spec.channels_last ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+    set_tensor(x_desc, type, nhwc, calls.tensor, n, spec.in_channels, spec.height, spec.width);
+    const cudnnTensorFormat_t filter_format = nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
     const int cg = spec.in_channels / spec.groups;
     if (calls.filter_nd) {
       const int dims[] = {spec.out_channels, cg, spec.filter_h, spec.filter_w};
-      CHECK_CUDNN(cudnnSetFilterNdDescriptor(w_desc, CUDNN_DATA_FLOAT, filter_format, 4, dims));
+      CHECK_CUDNN(cudnnSetFilterNdDescriptor(w_desc, type, filter_format, 4, dims));
     } else {
-      CHECK_CUDNN(cudnnSetFilter4dDescriptor(w_desc, CUDNN_DATA_FLOAT, filter_format,
-                                             spec.out_channels, cg, spec.filter_h, spec.filter_w));
+      CHECK_CUDNN(cudnnSetFilter4dDescriptor(w_desc, type, filter_format, spec.out_channels, cg,
+                                             spec.filter_h, spec.filter_w));
     }
     if (calls.convolution_nd) {
       const int pad[] = {spec.pad, spec.pad}, stride[] = {spec.stride, spec.stride},
@@ -236,28 +165,28 @@ struct Layer {
                                                   CUDNN_DATA_FLOAT));
     }
     if (spec.groups > 1) CHECK_CUDNN(cudnnSetConvolutionGroupCount(conv_desc, spec.groups));
+    if (options.math_type != CUDNN_DEFAULT_MATH)
+      CHECK_CUDNN(cudnnSetConvolutionMathType(conv_desc, options.math_type));
     int out_n, out_c;
     CHECK_CUDNN(
         cudnnGetConvolution2dForwardOutputDim(conv_desc, x_desc, w_desc, &out_n, &out_c, &p, &q));
-    set_tensor(y_desc, spec.channels_last, calls.tensor, n, spec.out_channels, p, q);
+    set_tensor(y_desc, type, nhwc, calls.tensor, n, spec.out_channels, p, q);
 
-    x_count = static_cast<std::size_t>(n) * spec.in_channels * spec.height * spec.width;
-    w_count = static_cast<std::size_t>(spec.out_channels) * cg * spec.filter_h * spec.filter_w;
-    y_count = static_cast<std::size_t>(n) * spec.out_channels * p * q;
-    x = static_cast<float*>(device_alloc(x_count * sizeof(float)));
-    dx = static_cast<float*>(device_alloc(x_count * sizeof(float)));
-    w = static_cast<float*>(device_alloc(w_count * sizeof(float)));
-    dw = static_cast<float*>(device_alloc(w_count * sizeof(float)));
-    y = static_cast<float*>(device_alloc(y_count * sizeof(float)));
-    dy = static_cast<float*>(device_alloc(y_count * sizeof(float)));
+    const auto x_count = static_cast<std::size_t>(n) * spec.in_channels * spec.height * spec.width;
+    const auto w_count =
+        static_cast<std::size_t>(spec.out_channels) * cg * spec.filter_h * spec.filter_w;
+    const auto y_count = static_cast<std::size_t>(n) * spec.out_channels * p * q;
+    using ucudnn::examples::allocate;
+    x = allocate(x_count, type), dx = allocate(x_count, type);
+    w = allocate(w_count, type), dw = allocate(w_count, type);
+    y = allocate(y_count, type), dy = allocate(y_count, type);
   }
   Layer(const Layer&) = delete;
   Layer& operator=(const Layer&) = delete;
 
   ~Layer() {
-    for (void* p : {static_cast<void*>(x), static_cast<void*>(dx), static_cast<void*>(w),
-                    static_cast<void*>(dw), static_cast<void*>(y), static_cast<void*>(dy),
-                    forward.buffer, backward_data.buffer, backward_filter.buffer})
+    for (void* p : {x.data, dx.data, w.data, dw.data, y.data, dy.data, forward.buffer,
+                    backward_data.buffer, backward_filter.buffer})
       CHECK_CUDA(cudaFree(p));
     CHECK_CUDNN(cudnnDestroyTensorDescriptor(x_desc));
     CHECK_CUDNN(cudnnDestroyTensorDescriptor(y_desc));
@@ -267,16 +196,8 @@ struct Layer {
 
   // Inputs from the generator: x, w, dy, and y where Forward reads it (beta != 0).
   void upload_random(std::mt19937& engine) {
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    auto upload = [&](float* device, std::size_t count) {
-      std::vector<float> host(count);
-      for (float& v : host) v = uniform(engine);
-      CHECK_CUDA(cudaMemcpy(device, host.data(), count * sizeof(float), cudaMemcpyHostToDevice));
-    };
-    upload(x, x_count);
-    upload(w, w_count);
-    upload(dy, y_count);
-    if (spec.forward_beta != 0) upload(y, y_count);
+    for (const auto* b : {&x, &w, &dy}) ucudnn::examples::upload_random(*b, engine);
+    if (spec.forward_beta != 0) ucudnn::examples::upload_random(y, engine);
   }
 
   void select(Handle handle, const Options& options, void* find_workspace) {
@@ -295,9 +216,9 @@ struct Layer {
                                                            y_desc, max, &returned, perf.data()));
           break;
         case Select::kFindEx:
-          CHECK_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(handle, x_desc, x, w_desc, w,
-                                                             conv_desc, y_desc, y, max, &returned,
-                                                             perf.data(), find_workspace, limit));
+          CHECK_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(
+              handle, x_desc, x.data, w_desc, w.data, conv_desc, y_desc, y.data, max, &returned,
+              perf.data(), find_workspace, limit));
           break;
       }
       forward = first_fitting(perf, returned, limit, spec.name, "Forward");
@@ -320,8 +241,8 @@ struct Layer {
           break;
         case Select::kFindEx:
           CHECK_CUDNN(cudnnFindConvolutionBackwardDataAlgorithmEx(
-              handle, w_desc, w, y_desc, dy, conv_desc, x_desc, dx, max, &returned, perf.data(),
-              find_workspace, limit));
+              handle, w_desc, w.data, y_desc, dy.data, conv_desc, x_desc, dx.data, max, &returned,
+              perf.data(), find_workspace, limit));
           break;
       }
       backward_data = first_fitting(perf, returned, limit, spec.name, "BackwardData");
@@ -345,8 +266,8 @@ struct Layer {
           break;
         case Select::kFindEx:
           CHECK_CUDNN(cudnnFindConvolutionBackwardFilterAlgorithmEx(
-              handle, x_desc, x, y_desc, dy, conv_desc, w_desc, dw, max, &returned, perf.data(),
-              find_workspace, limit));
+              handle, x_desc, x.data, y_desc, dy.data, conv_desc, w_desc, dw.data, max, &returned,
+              perf.data(), find_workspace, limit));
           break;
       }
       backward_filter = first_fitting(perf, returned, limit, spec.name, "BackwardFilter");
@@ -371,30 +292,25 @@ struct Layer {
   void train_step(Handle handle, bool first_iteration) {
     const float one = 1, zero = 0;
     const float filter_beta = first_iteration ? 0.0f : 1.0f;  // gradient accumulation
-    CHECK_CUDNN(
-        cudnnConvolutionForward(handle, &spec.forward_alpha, x_desc, x, w_desc, w, conv_desc,
-                                static_cast<cudnnConvolutionFwdAlgo_t>(forward.algo),
-                                forward.buffer, forward.workspace, &spec.forward_beta, y_desc, y));
+    CHECK_CUDNN(cudnnConvolutionForward(
+        handle, &spec.forward_alpha, x_desc, x.data, w_desc, w.data, conv_desc,
+        static_cast<cudnnConvolutionFwdAlgo_t>(forward.algo), forward.buffer, forward.workspace,
+        &spec.forward_beta, y_desc, y.data));
     CHECK_CUDNN(cudnnConvolutionBackwardData(
-        handle, &one, w_desc, w, y_desc, dy, conv_desc,
+        handle, &one, w_desc, w.data, y_desc, dy.data, conv_desc,
         static_cast<cudnnConvolutionBwdDataAlgo_t>(backward_data.algo), backward_data.buffer,
-        backward_data.workspace, &zero, x_desc, dx));
+        backward_data.workspace, &zero, x_desc, dx.data));
     CHECK_CUDNN(cudnnConvolutionBackwardFilter(
-        handle, &one, x_desc, x, y_desc, dy, conv_desc,
+        handle, &one, x_desc, x.data, y_desc, dy.data, conv_desc,
         static_cast<cudnnConvolutionBwdFilterAlgo_t>(backward_filter.algo), backward_filter.buffer,
-        backward_filter.workspace, &filter_beta, w_desc, dw));
+        backward_filter.workspace, &filter_beta, w_desc, dw.data));
   }
 
   void download(std::vector<ucudnn::examples::DumpedTensor>* out) const {
-    const std::pair<const char*, std::pair<const float*, std::size_t>> tensors[] = {
-        {"y", {y, y_count}}, {"dx", {dx, x_count}}, {"dw", {dw, w_count}}};
-    for (const auto& [suffix, buffer] : tensors) {
-      ucudnn::examples::DumpedTensor tensor{std::string(spec.name) + "." + suffix,
-                                            std::vector<float>(buffer.second)};
-      CHECK_CUDA(cudaMemcpy(tensor.values.data(), buffer.first, buffer.second * sizeof(float),
-                            cudaMemcpyDeviceToHost));
-      out->push_back(std::move(tensor));
-    }
+    const std::pair<const char*, const ucudnn::examples::Buffer*> tensors[] = {
+        {"y", &y}, {"dx", &dx}, {"dw", &dw}};
+    for (const auto& [suffix, buffer] : tensors)
+      out->push_back({std::string(spec.name) + "." + suffix, ucudnn::examples::host_copy(*buffer)});
   }
 };
 
@@ -410,7 +326,7 @@ void run_workload(const Options& options, bool report,
   std::vector<std::unique_ptr<Layer>> layers;
   for (std::size_t i = 0; i < std::size(ucudnn::examples::kLayers); ++i)
     layers.push_back(
-        std::make_unique<Layer>(ucudnn::examples::kLayers[i], kDescriptorCalls[i], options.batch));
+        std::make_unique<Layer>(ucudnn::examples::kLayers[i], kDescriptorCalls[i], options));
   // Selection comes before the data: Find*Ex may overwrite the outputs it is given.
   void* find_workspace =
       options.select == Select::kFindEx ? device_alloc(options.workspace_limit) : nullptr;
@@ -456,7 +372,7 @@ bool bitwise_equal(const std::vector<ucudnn::examples::DumpedTensor>& a,
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Options options = parse_options(argc, argv);
+  const Options options = ucudnn::examples::conv_network_cli::parse_options(argc, argv);
   cudaDeviceProp prop;
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s\n", prop.name);

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -25,42 +26,60 @@ struct Buffer {
   std::size_t element_bytes() const { return type == CUDNN_DATA_FLOAT ? 4 : 2; }
 };
 
-inline Buffer device_buffer(std::size_t count, cudnnDataType_t type, std::mt19937& random) {
+// Uninitialized (cudaMalloc's contents); no allocation for a count of 0.
+inline Buffer allocate(std::size_t count, cudnnDataType_t type) {
   Buffer b{nullptr, count, type};
-  CHECK_CUDA(cudaMalloc(&b.data, count * b.element_bytes()));
+  if (count > 0) CHECK_CUDA(cudaMalloc(&b.data, count * b.element_bytes()));
+  return b;
+}
+
+// Draws the buffer's values uniformly from [-1, 1) as floats, stored in its type.
+inline void upload_random(const Buffer& b, std::mt19937& random) {
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  std::vector<unsigned char> host(count * b.element_bytes());
-  for (std::size_t i = 0; i < count; ++i) {
+  std::vector<unsigned char> host(b.count * b.element_bytes());
+  for (std::size_t i = 0; i < b.count; ++i) {
     const float v = value(random);
-    if (type == CUDNN_DATA_HALF) {
-      const __half h = __float2half(v);
-      std::memcpy(&host[i * 2], &h, 2);
-    } else if (type == CUDNN_DATA_BFLOAT16) {
-      const __nv_bfloat16 h = __float2bfloat16(v);
-      std::memcpy(&host[i * 2], &h, 2);
+    if (b.type == CUDNN_DATA_HALF) {
+      const auto bits = static_cast<__half_raw>(__float2half(v)).x;
+      std::memcpy(&host[i * 2], &bits, 2);
+    } else if (b.type == CUDNN_DATA_BFLOAT16) {
+      const auto bits = static_cast<__nv_bfloat16_raw>(__float2bfloat16(v)).x;
+      std::memcpy(&host[i * 2], &bits, 2);
     } else {
       std::memcpy(&host[i * 4], &v, 4);
     }
   }
-  CHECK_CUDA(cudaMemcpy(b.data, host.data(), host.size(), cudaMemcpyHostToDevice));
+  if (!host.empty())
+    CHECK_CUDA(cudaMemcpy(b.data, host.data(), host.size(), cudaMemcpyHostToDevice));
+}
+
+inline Buffer device_buffer(std::size_t count, cudnnDataType_t type, std::mt19937& random) {
+  Buffer b = allocate(count, type);
+  upload_random(b, random);
   return b;
 }
 
+// The buffer's values, widened to float.
 inline std::vector<float> host_copy(const Buffer& b) {
   std::vector<unsigned char> bytes(b.count * b.element_bytes());
-  CHECK_CUDA(cudaMemcpy(bytes.data(), b.data, bytes.size(), cudaMemcpyDeviceToHost));
+  if (!bytes.empty())
+    CHECK_CUDA(cudaMemcpy(bytes.data(), b.data, bytes.size(), cudaMemcpyDeviceToHost));
   std::vector<float> host(b.count);
   for (std::size_t i = 0; i < b.count; ++i) {
-    if (b.type == CUDNN_DATA_HALF) {
-      __half h;
-      std::memcpy(&h, &bytes[i * 2], 2);
-      host[i] = __half2float(h);
-    } else if (b.type == CUDNN_DATA_BFLOAT16) {
-      __nv_bfloat16 h;
-      std::memcpy(&h, &bytes[i * 2], 2);
-      host[i] = __bfloat162float(h);
-    } else {
+    if (b.type == CUDNN_DATA_FLOAT) {
       std::memcpy(&host[i], &bytes[i * 4], 4);
+      continue;
+    }
+    std::uint16_t bits;
+    std::memcpy(&bits, &bytes[i * 2], 2);
+    if (b.type == CUDNN_DATA_HALF) {
+      __half_raw raw;
+      raw.x = bits;
+      host[i] = __half2float(__half(raw));
+    } else {
+      __nv_bfloat16_raw raw;
+      raw.x = bits;
+      host[i] = __bfloat162float(__nv_bfloat16(raw));
     }
   }
   return host;

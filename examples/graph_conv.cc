@@ -57,11 +57,11 @@ using ucudnn::examples::create;
 using ucudnn::examples::Descriptor;
 using ucudnn::examples::device_buffer;
 using ucudnn::examples::host_copy;
-using ucudnn::examples::Options;
 using ucudnn::examples::pointwise;
 using ucudnn::examples::set;
 using ucudnn::examples::set_descriptor;
 using ucudnn::examples::tensor;
+using ucudnn::examples::graph_conv_cli::Options;
 
 // Unique ids as PyTorch gives them: one character per role.
 constexpr int64_t kX = 'x', kW = 'w', kY = 'y', kBias = 'b', kConvOut = 'c', kSum = 's';
@@ -306,7 +306,7 @@ void benchmark(cudnnHandle_t handle, cudaStream_t stream, Plan& plan, const std:
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Options o = ucudnn::examples::parse_options(argc, argv);
+  const Options o = ucudnn::examples::graph_conv_cli::parse_options(argc, argv);
   cudnnHandle_t handle;
   CHECK_CUDNN(cudnnCreate(&handle));
   cudaStream_t stream;

@@ -9,9 +9,10 @@
 #include <iterator>
 #include <string>
 
+#include "command_line.h"
 #include "network_layers.h"
 
-namespace ucudnn::examples {
+namespace ucudnn::examples::graph_conv_cli {
 
 struct Options {
   int batch = 8;
@@ -46,15 +47,6 @@ struct Options {
   std::exit(2);
 }
 
-inline long long parse_integer(const std::string& option, const std::string& text, long long low) {
-  char* end = nullptr;
-  errno = 0;
-  const long long value = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0 || value < low)
-    usage(option + ": invalid value '" + text + "'");
-  return value;
-}
-
 inline Options parse_options(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
@@ -86,29 +78,23 @@ inline Options parse_options(int argc, char** argv) {
     if (i + 1 >= argc) usage(option + " needs a value");
     const std::string value = argv[++i];
     if (option == "--batch")
-      o.batch = static_cast<int>(parse_integer(option, value, 1));
+      o.batch = static_cast<int>(parse_integer(option, value, 1, usage));
     else if (option == "--seed")
-      o.seed = static_cast<unsigned>(parse_integer(option, value, 0));
+      o.seed = static_cast<unsigned>(parse_integer(option, value, 0, usage));
     else if (option == "--iterations")
-      o.iterations = static_cast<int>(parse_integer(option, value, 1));
+      o.iterations = static_cast<int>(parse_integer(option, value, 1, usage));
     else if (option == "--layers")
-      o.layers = static_cast<int>(
-          std::min<long long>(parse_integer(option, value, 1), static_cast<long long>(o.layers)));
+      o.layers = static_cast<int>(std::min<long long>(parse_integer(option, value, 1, usage),
+                                                      static_cast<long long>(o.layers)));
     else if (option == "--graph" && (value == "conv" || value == "fused"))
       o.fused = value == "fused";
     else if (option == "--engine-rank" || option == "--engine-only") {
-      o.engine_rank = static_cast<int>(parse_integer(option, value, 0));
+      o.engine_rank = static_cast<int>(parse_integer(option, value, 0, usage));
       o.engine_only = option == "--engine-only";
     } else if (option == "--filter-beta")
       o.filter_beta = std::strtof(value.c_str(), nullptr);
-    else if (option == "--data-type" && value == "float")
-      o.data_type = CUDNN_DATA_FLOAT;
-    else if (option == "--data-type" && value == "half")
-      o.data_type = CUDNN_DATA_HALF;
-    else if (option == "--data-type" && value == "bf16")
-      o.data_type = CUDNN_DATA_BFLOAT16;
     else if (option == "--data-type")
-      usage("--data-type: '" + value + "' is not float, half or bf16");
+      o.data_type = parse_data_type(value, usage);
     else if (option == "--dump")
       o.dump = value;
     else
@@ -117,4 +103,4 @@ inline Options parse_options(int argc, char** argv) {
   return o;
 }
 
-}  // namespace ucudnn::examples
+}  // namespace ucudnn::examples::graph_conv_cli

@@ -5,7 +5,8 @@
 // makes that pay, and their results are the undivided ones bit for bit (each output element
 // comes from one micro-batch). BackwardFilter stays undivided: its micro-batches would sum dw
 // in 16 bits, a reduction in reduced precision the application's engines do not make
-// (core/reduction_precision.h).
+// (core/reduction_precision.h). The same through the legacy API (examples/conv_network), where
+// the convolution's math type may allow conversions, and BackwardFilter then splits too.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <set>
 #include <string>
 
+#include "example_program.h"
 #include "graph_api_harness.h"
 #include "reduced_precision.h"
 
@@ -95,6 +97,60 @@ TEST_P(MixedPrecision, EveryKernelIsPlannedAndSplitsKeepTheResultsBitForBit) {
   int planned = 0;
   ASSERT_EQ(std::sscanf(twice.process.err.c_str() + at, "GPU 0: %d kernels planned", &planned), 1);
   EXPECT_EQ(planned, static_cast<int>(distinct.size()));
+}
+
+// The legacy API as PyTorch drives it for 16-bit data (cudnn.benchmark off,
+// TORCH_CUDNN_V8_API_DISABLED): examples/conv_network with TENSOR_OP math. BackwardFilter is
+// planned whole, so every result is the application's own bit for bit; where the application
+// allows conversions (TENSOR_OP_MATH_ALLOW_CONVERSION) it may be split like the others.
+TEST_P(MixedPrecision, LegacyCallsKeepBackwardFilterWholeUnlessConversionsAreAllowed) {
+  const Environment tight = {{"UCUDNN_WORKSPACE_LIMIT", std::to_string(kTightLimit)},
+                             {"UCUDNN_LOG_LEVEL", "info"}};
+  for (const char* math : {"tensor-op", "allow-conversion"}) {
+    SCOPED_TRACE(math);
+    const bool conversions = std::string(math) == "allow-conversion";
+    const std::vector<std::string> args = {"--data-type", GetParam().option, "--channels-last",
+                                           "--math-type", math};
+    const auto without = testing::run_example(UCUDNN_EXAMPLE, args, {}, seed_);
+    auto with_shim = tight;
+    with_shim["LD_PRELOAD"] = UCUDNN_PRELOAD;
+    const auto with = testing::run_example(UCUDNN_EXAMPLE, args, with_shim, seed_);
+    ASSERT_EQ(without.process.status, 0) << without.process.err;
+    ASSERT_EQ(with.process.status, 0) << with.process.err;
+    ASSERT_EQ(without.tensors.size(), 3u * kLayers);
+    ASSERT_EQ(with.tensors.size(), without.tensors.size());
+    for (std::size_t t = 0; t < without.tensors.size(); ++t) {
+      const auto& expected = without.tensors[t].values;
+      const auto& actual = with.tensors[t].values;
+      ASSERT_EQ(actual.size(), expected.size());
+      const bool filter = without.tensors[t].name.ends_with(".dw");
+      if (conversions && filter) {  // summed in 16 bits per micro-batch: close, not equal
+        EXPECT_LT(testing::relative_error(actual, expected), 2e-2) << without.tensors[t].name;
+        continue;
+      }
+      std::size_t different = 0;
+      for (std::size_t i = 0; i < expected.size(); ++i)
+        different += std::memcmp(&expected[i], &actual[i], sizeof(float)) != 0;
+      EXPECT_EQ(different, 0u) << without.tensors[t].name;
+    }
+    int split_filters = 0, split_others = 0;
+    for (const auto& [op, algorithm, images] : convolutions(with.trace))
+      (op == "BackwardFilter" ? split_filters : split_others) += images < testing::kExampleBatch;
+    EXPECT_GT(split_others, 0) << "the tight limit should split Forward or BackwardData";
+    if (conversions) {
+      EXPECT_GT(split_filters, 0) << "conversions allowed: BackwardFilter may be split";
+    } else {
+      EXPECT_EQ(split_filters, 0) << "BackwardFilter was run or measured at a micro-batch";
+    }
+    const auto at = with.process.err.find("GPU 0: ");
+    ASSERT_NE(at, std::string::npos) << with.process.err;
+    int planned = 0;
+    ASSERT_EQ(std::sscanf(with.process.err.c_str() + at, "GPU 0: %d kernels planned", &planned), 1);
+    std::set<std::string> distinct;
+    for (const auto& kernel : example_kernels(testing::kExampleBatch, GetParam().type, true))
+      distinct.insert(kernel.to_string());
+    EXPECT_EQ(planned, static_cast<int>(distinct.size()));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(SixteenBitTypes, MixedPrecision,

@@ -1,0 +1,35 @@
+#pragma once
+// What the example programs' command lines share: integers with a lower bound and the data
+// types they store tensors in. Each program says what a bad value is through its own usage
+// text (`refuse`: prints the problem and the program's usage, then exits with status 2).
+#include <cudnn.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+namespace ucudnn::examples {
+
+using Refusal = void (*)(const std::string& problem);
+
+inline long long parse_integer(const std::string& option, const std::string& text, long long low,
+                               Refusal refuse) {
+  char* end = nullptr;
+  errno = 0;
+  const long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || value < low)
+    refuse(option + ": invalid value '" + text + "'");
+  return value;
+}
+
+// --data-type float|half|bf16.
+inline cudnnDataType_t parse_data_type(const std::string& text, Refusal refuse) {
+  if (text == "float") return CUDNN_DATA_FLOAT;
+  if (text == "half") return CUDNN_DATA_HALF;
+  if (text == "bf16") return CUDNN_DATA_BFLOAT16;
+  refuse("--data-type: '" + text + "' is not float, half or bf16");
+  return CUDNN_DATA_FLOAT;  // not reached: refuse exits
+}
+
+}  // namespace ucudnn::examples

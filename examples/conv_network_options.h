@@ -1,0 +1,111 @@
+#pragma once
+// conv_network's command line: what each option means is in conv_network.cc's opening comment.
+#include <cudnn.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "command_line.h"
+
+namespace ucudnn::examples::conv_network_cli {
+
+enum class Select { kV7, kFind, kFindEx };
+
+struct Options {
+  int batch = 16;
+  unsigned seed = 1;
+  int iterations = 3;
+  Select select = Select::kV7;
+  std::size_t workspace_limit = std::size_t{64} << 20;
+  std::string dump;
+  int threads = 1;
+  cudnnDataType_t data_type = CUDNN_DATA_FLOAT;  // of every tensor; computed in float
+  bool channels_last = false;                    // every layer NHWC
+  cudnnMathType_t math_type = CUDNN_DEFAULT_MATH;
+};
+
+[[noreturn]] inline void usage(const std::string& problem) {
+  std::fprintf(stderr,
+               "conv_network: %s\n"
+               "usage: conv_network [--batch N] [--seed S] [--iterations I] "
+               "[--select v7|find|findex]\n"
+               "                    [--workspace-limit BYTES|<n>KiB|<n>MiB|<n>GiB] "
+               "[--dump FILE] [--threads T]\n"
+               "                    [--data-type float|half|bf16] [--channels-last]\n"
+               "                    [--math-type default|tensor-op|allow-conversion]\n",
+               problem.c_str());
+  std::exit(2);
+}
+
+inline std::size_t parse_bytes(const std::string& text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  const std::string suffix = text.substr(digits);
+  const int shift = suffix.empty()    ? 0
+                    : suffix == "KiB" ? 10
+                    : suffix == "MiB" ? 20
+                    : suffix == "GiB" ? 30
+                                      : -1;
+  if (digits == 0 || shift < 0) usage("--workspace-limit: invalid byte size '" + text + "'");
+  const auto value = static_cast<std::size_t>(
+      parse_integer("--workspace-limit", text.substr(0, digits), 0, usage));
+  if (value > (SIZE_MAX >> shift)) usage("--workspace-limit: '" + text + "' is too large");
+  return value << shift;
+}
+
+inline Options parse_options(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string option = argv[i], value;
+    if (option == "--channels-last") {
+      options.channels_last = true;
+      continue;
+    }
+    if (const auto equals = option.find('='); equals != std::string::npos) {
+      value = option.substr(equals + 1);
+      option.resize(equals);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      usage(option + " needs a value");
+    }
+    if (option == "--batch")
+      options.batch = static_cast<int>(parse_integer(option, value, 1, usage));
+    else if (option == "--seed")
+      options.seed = static_cast<unsigned>(parse_integer(option, value, 0, usage));
+    else if (option == "--iterations")
+      options.iterations = static_cast<int>(parse_integer(option, value, 1, usage));
+    else if (option == "--threads")
+      options.threads = static_cast<int>(parse_integer(option, value, 1, usage));
+    else if (option == "--workspace-limit")
+      options.workspace_limit = parse_bytes(value);
+    else if (option == "--dump")
+      options.dump = value;
+    else if (option == "--select" && value == "v7")
+      options.select = Select::kV7;
+    else if (option == "--select" && value == "find")
+      options.select = Select::kFind;
+    else if (option == "--select" && value == "findex")
+      options.select = Select::kFindEx;
+    else if (option == "--select")
+      usage("--select: '" + value + "' is not v7, find or findex");
+    else if (option == "--data-type")
+      options.data_type = parse_data_type(value, usage);
+    else if (option == "--math-type" && value == "default")
+      options.math_type = CUDNN_DEFAULT_MATH;
+    else if (option == "--math-type" && value == "tensor-op")
+      options.math_type = CUDNN_TENSOR_OP_MATH;
+    else if (option == "--math-type" && value == "allow-conversion")
+      options.math_type = CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+    else if (option == "--math-type")
+      usage("--math-type: '" + value + "' is not default, tensor-op or allow-conversion");
+    else
+      usage("unknown option " + option);
+  }
+  return options;
+}
+
+}  // namespace ucudnn::examples::conv_network_cli
