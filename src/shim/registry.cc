@@ -156,12 +156,13 @@ HostBackend* Registry::host_backend() {
 std::shared_ptr<WorkspaceDivisionSession> Registry::division_session(int device,
                                                                      std::uint64_t total,
                                                                      BatchSizePolicy policy) {
+  PlannedKernels& account = this->device(device).planned;  // devices live as long as the registry
   std::lock_guard lock(mutex_);
   std::erase_if(divisions_, [](const auto& entry) { return entry.second.expired(); });
   auto& slot = divisions_[{device, total, policy}];
   auto session = slot.lock();
   if (!session) {
-    session = std::make_shared<WorkspaceDivisionSession>(total);
+    session = std::make_shared<WorkspaceDivisionSession>(total, &account);
     slot = session;
   }
   return session;

@@ -92,7 +92,13 @@ std::optional<Configuration> WorkspaceDivisionSession::reported_configuration(
 bool WorkspaceDivisionSession::allocate_arena(std::uint64_t bytes, const PlannerContext& context) {
   const cudnn::CurrentDevice on(context.runtime, context.device);
   arena_ = cudnn::DeviceBuffer::allocate(context.runtime, bytes);
+  account_held();
   return arena_.has_value();
+}
+
+void WorkspaceDivisionSession::account_held() const {
+  if (account_)
+    account_->held((arena_ ? arena_->size() : 0) + (scratch_ ? scratch_->size() : 0), total_);
 }
 
 // The kernel's plan in its segment: the division's, or for a batch-size twin of a divided
@@ -144,6 +150,7 @@ const cudnn::PlanExecutor* WorkspaceDivisionSession::plan_waiting(Entry& e,
     scratch_region_ = {};
     const cudnn::CurrentDevice on(context.runtime, context.device);
     scratch_ = cudnn::DeviceBuffer::allocate(context.runtime, needed);
+    account_held();
     if (!scratch_) {
       scratch_refused_ = needed;
       return nullptr;

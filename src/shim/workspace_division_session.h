@@ -58,12 +58,15 @@
 #include "cudnn/plan_executor.h"
 #include "shim/kernel_identity.h"
 #include "shim/kernel_planner.h"
+#include "shim/planned_kernels.h"
 
 namespace ucudnn::shim {
 
 class WorkspaceDivisionSession {
  public:
-  explicit WorkspaceDivisionSession(std::uint64_t total_bytes) : total_(total_bytes) {}
+  // `account`: the device's record of what ucudnn held (for the line at exit), or null.
+  explicit WorkspaceDivisionSession(std::uint64_t total_bytes, PlannedKernels* account = nullptr)
+      : total_(total_bytes), account_(account) {}
   WorkspaceDivisionSession(const WorkspaceDivisionSession&) = delete;
   WorkspaceDivisionSession& operator=(const WorkspaceDivisionSession&) = delete;
   ~WorkspaceDivisionSession();
@@ -186,6 +189,9 @@ class WorkspaceDivisionSession {
 
   std::optional<cudnn::DeviceBuffer> arena_;
   std::optional<cudnn::DeviceBuffer> scratch_;
+  PlannedKernels* account_ = nullptr;
+  // Tells account_ what the arena and the scratch buffer hold now.
+  void account_held() const;
   Region scratch_region_;
   std::uint64_t scratch_refused_ = UINT64_MAX;  // the smallest scratch size the device refused
   bool arena_captured_ = false;                 // a captured graph may use it: never freed

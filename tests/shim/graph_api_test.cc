@@ -155,11 +155,37 @@ TEST_F(GraphApi, PlansWithoutAHandleAreLeftToCudnnWithOneWarning) {
   EXPECT_EQ(count_of(with.process.err, "names no cuDNN handle"), 1) << with.process.err;
 }
 
+// A size as format_byte_size prints it ("880 KiB", "1008.8 KiB"), in bytes; -1 if unreadable.
+double printed_bytes(const char* text) {
+  double value = 0;
+  char unit[4] = {};
+  if (std::sscanf(text, "%lf %3s", &value, unit) != 2) return -1;
+  const std::string u = unit;
+  return u == "B" ? value : u == "KiB" ? value * 1024 : u == "MiB" ? value * 1048576 : -1;
+}
+
 TEST_F(GraphApi, WorkspaceDivisionServesGraphPlans) {
   const ProgramRun without = run({"--iterations", "3"}, {}, false);
   const ProgramRun with =
-      run({"--iterations", "3"}, {{"UCUDNN_TOTAL_WORKSPACE_SIZE", "1MiB"}}, true);
+      run({"--iterations", "3"},
+          {{"UCUDNN_TOTAL_WORKSPACE_SIZE", "1MiB"}, {"UCUDNN_LOG_LEVEL", "info"}}, true);
   expect_same_results(without, with);
+  // The line at exit: the most ucudnn held at once, within the total and at least each arena.
+  const std::string held = "GPU 0: the most workspace division held at once: ";
+  const auto at = with.process.err.find(held);
+  ASSERT_NE(at, std::string::npos) << with.process.err;
+  const double peak = printed_bytes(with.process.err.c_str() + at + held.size());
+  EXPECT_LE(peak, 1048576.0);
+  int divisions = 0;
+  std::istringstream lines(with.process.err);
+  for (std::string line; std::getline(lines, line);) {
+    const auto in = line.find(" ms in ");
+    if (line.find("workspace division of") == std::string::npos || in == std::string::npos)
+      continue;
+    ++divisions;
+    EXPECT_GE(peak * 1.001, printed_bytes(line.c_str() + in + 7)) << line;
+  }
+  EXPECT_GT(divisions, 0) << with.process.err;
   EXPECT_EQ(application_executes(with.trace), 0);
   // The arena is ucudnn's: the application is told no more than its engines need.
   EXPECT_EQ(with.workspaces, without.workspaces);
@@ -300,10 +326,10 @@ std::map<std::string, Timings> benchmark_timings(const std::string& out) {
 }
 
 // An autotuning framework (torch.backends.cudnn.benchmark) finalizes a plan for every engine
-// configuration of a graph, times each and keeps the fastest. ucudnn is one more candidate: the
-// first plan timed runs ucudnn's micro-batches where ucudnn's plan is clearly faster than it,
-// every other plan runs its own engine, so the framework measures cuDNN's engines as they are
-// and takes ucudnn's plan only where it beats all of them.
+// configuration of a graph, times each and keeps the fastest. ucudnn is one more candidate: at
+// most one plan of each graph (the first timed of those ucudnn's plan clearly beat at Finalize)
+// runs ucudnn's micro-batches, every other plan its own engine, so the framework measures
+// cuDNN's engines as they are and takes ucudnn's plan only where it beats all of them.
 TEST_F(GraphApi, AnAutotunerTimesUcudnnAsOneCandidateAmongCudnns) {
   const Environment slow = {{"FAKECUDA_GPU_SLOWDOWN", "100"}};
   const Environment compare = {{"UCUDNN_GRAPH_PLANS", "compare"},
@@ -323,16 +349,18 @@ TEST_F(GraphApi, AnAutotunerTimesUcudnnAsOneCandidateAmongCudnns) {
     const Timings& cudnn = alone.at(operation);
     ASSERT_EQ(t.plans.size(), cudnn.plans.size()) << operation;
     several += t.plans.size() > 1;
+    int replaced = 0;
     for (std::size_t i = 0; i < t.plans.size(); ++i) {
       ASSERT_EQ(t.plans[i].first, cudnn.plans[i].first) << operation;
       const double theirs = cudnn.plans[i].second, measured = t.plans[i].second;
-      if (i > 0) {  // cuDNN's engine, as without ucudnn
-        EXPECT_NEAR(measured, theirs, 1e-5 * theirs) << operation << " plan " << i;
-      } else if (std::abs(measured - theirs) > 1e-5 * theirs) {  // ucudnn's, only if faster
-        EXPECT_LT(measured, theirs) << operation;
-        ++ucudnns;
-      }
+      if (std::abs(measured - theirs) <= 1e-5 * theirs) continue;  // cuDNN's engine, as alone
+      EXPECT_LT(measured, theirs) << operation << " plan " << i << ": ucudnn's only if faster";
+      ++replaced;
     }
+    // Usually the first plan timed; a later one where the Finalize comparison let the first
+    // keep cuDNN's engine (its host-time margin is measured afresh for each plan).
+    EXPECT_LE(replaced, 1) << operation << ": ucudnn's plan timed under several names";
+    ucudnns += replaced;
     // The framework took the fastest it measured (the first of equal ones).
     std::size_t fastest = 0;
     for (std::size_t i = 1; i < t.plans.size(); ++i)
