@@ -34,7 +34,7 @@ inline BFloat16 to_bfloat16(float value) {
   return {static_cast<std::uint16_t>(bits >> 16)};
 }
 
-// Every half value decoded once (256 KiB): the reference reads two operands per product.
+// A half value as float (exact: every half value is a float value).
 inline float decode_half(std::uint16_t bits) {
   const std::uint32_t sign = static_cast<std::uint32_t>(bits & 0x8000) << 16;
   const std::uint32_t exponent = (bits >> 10) & 0x1F;
@@ -50,6 +50,7 @@ inline float decode_half(std::uint16_t bits) {
   return f;
 }
 
+// Through every half value decoded once (256 KiB): the reference reads two operands per product.
 inline float to_float(Half value) {
   static const std::vector<float> decoded = [] {
     std::vector<float> all(1 << 16);
