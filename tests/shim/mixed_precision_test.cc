@@ -43,6 +43,17 @@ class MixedPrecision : public GraphApi, public ::testing::WithParamInterface<Pre
   }
 };
 
+// The shim's line at exit (`err`) counts every distinct kernel of `kernels` as planned.
+void expect_every_kernel_planned(const std::string& err, const std::vector<KernelKey>& kernels) {
+  std::set<std::string> distinct;
+  for (const auto& kernel : kernels) distinct.insert(kernel.to_string());
+  const auto at = err.find("GPU 0: ");
+  ASSERT_NE(at, std::string::npos) << err;
+  int planned = 0;
+  ASSERT_EQ(std::sscanf(err.c_str() + at, "GPU 0: %d kernels planned", &planned), 1);
+  EXPECT_EQ(planned, static_cast<int>(distinct.size()));
+}
+
 TEST_P(MixedPrecision, EveryKernelIsPlannedAndSplitsKeepTheResultsBitForBit) {
   const std::vector<std::string> args = {"--data-type", GetParam().option, "--channels-last",
                                          "--filter-beta", "0.25"};
@@ -89,14 +100,7 @@ TEST_P(MixedPrecision, EveryKernelIsPlannedAndSplitsKeepTheResultsBitForBit) {
     EXPECT_EQ(images, kBatch) << algorithm;
   }
 
-  // The line at exit counts every distinct kernel as planned.
-  std::set<std::string> distinct;
-  for (const auto& kernel : kernels) distinct.insert(kernel.to_string());
-  const auto at = twice.process.err.find("GPU 0: ");
-  ASSERT_NE(at, std::string::npos) << twice.process.err;
-  int planned = 0;
-  ASSERT_EQ(std::sscanf(twice.process.err.c_str() + at, "GPU 0: %d kernels planned", &planned), 1);
-  EXPECT_EQ(planned, static_cast<int>(distinct.size()));
+  expect_every_kernel_planned(twice.process.err, kernels);
 }
 
 // The legacy API as PyTorch drives it for 16-bit data (cudnn.benchmark off,
@@ -142,14 +146,8 @@ TEST_P(MixedPrecision, LegacyCallsKeepBackwardFilterWholeUnlessConversionsAreAll
     } else {
       EXPECT_EQ(split_filters, 0) << "BackwardFilter was run or measured at a micro-batch";
     }
-    const auto at = with.process.err.find("GPU 0: ");
-    ASSERT_NE(at, std::string::npos) << with.process.err;
-    int planned = 0;
-    ASSERT_EQ(std::sscanf(with.process.err.c_str() + at, "GPU 0: %d kernels planned", &planned), 1);
-    std::set<std::string> distinct;
-    for (const auto& kernel : example_kernels(testing::kExampleBatch, GetParam().type, true))
-      distinct.insert(kernel.to_string());
-    EXPECT_EQ(planned, static_cast<int>(distinct.size()));
+    expect_every_kernel_planned(with.process.err,
+                                example_kernels(testing::kExampleBatch, GetParam().type, true));
   }
 }
 
