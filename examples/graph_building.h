@@ -1,7 +1,8 @@
 #pragma once
 // The graph (backend) API descriptors graph_conv builds, as PyTorch's Conv_v8.cpp builds them:
 // tensors (NCHW or NHWC strides, 16-byte aligned), a layer's convolution descriptor computed in
-// float, and the pointwise operations of a fused epilogue.
+// float, the pointwise operations of a fused epilogue, and an execution plan of an engine chosen by
+// its global index.
 #include <cudnn.h>
 
 #include <cstdint>
@@ -94,6 +95,37 @@ inline Descriptor pointwise(cudnnPointwiseMode_t mode, Descriptor x, Descriptor 
   owned.push_back(p);
   owned.push_back(op);
   return op;
+}
+
+// An execution plan of the graph's engine `index` with its knobs' defaults, built without the
+// heuristics, as an application that enumerates engines or reuses a configuration it stored
+// (cudnn-frontend's engine-config lists); null members where the engine does not take the graph.
+struct IndexedPlan {
+  Descriptor plan = nullptr;
+  Descriptor configuration = nullptr;
+};
+
+inline IndexedPlan plan_of_engine(cudnnHandle_t handle, Descriptor graph, int64_t index,
+                                  bool handle_attribute, std::vector<Descriptor>& owned) {
+  Descriptor engine = create(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+  owned.push_back(engine);
+  set_descriptor(engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, graph);
+  set(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, std::vector<int64_t>{index});
+  if (cudnnBackendFinalize(engine) != CUDNN_STATUS_SUCCESS) return {};
+  Descriptor configuration = create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+  owned.push_back(configuration);
+  set_descriptor(configuration, CUDNN_ATTR_ENGINECFG_ENGINE, engine);
+  if (cudnnBackendFinalize(configuration) != CUDNN_STATUS_SUCCESS) return {};
+  Descriptor plan = create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+  if (handle_attribute)
+    set(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE,
+        std::vector<cudnnHandle_t>{handle});
+  set_descriptor(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, configuration);
+  if (cudnnBackendFinalize(plan) != CUDNN_STATUS_SUCCESS) {
+    CHECK_CUDNN(cudnnBackendDestroyDescriptor(plan));
+    return {};
+  }
+  return {plan, configuration};
 }
 
 }  // namespace ucudnn::examples

@@ -15,6 +15,9 @@
 // configuration that finalizes (the last one if fewer), as a benchmarking framework may choose
 // another than the heuristics' first, finalizing all before it; --engine-only R finalizes only
 // the R-th configuration (the last one if fewer), as an application that stored its choice.
+// --engine-index E builds engine E (its global index) without asking the heuristics, with its
+// knobs' defaults, where it takes the layer's graph (the heuristics' first elsewhere), as an
+// application that enumerates engines or reuses a configuration it stored.
 // --packs-elsewhere builds (and destroys) each variant pack on a thread of its own, executing it
 // on the main one. --capture records each
 // iteration's executions into a CUDA graph and launches it (torch.cuda.graphs, torch.compile's
@@ -27,7 +30,8 @@
 //
 // Usage: graph_conv [--batch N] [--seed S] [--iterations I] [--layers L] [--graph conv|fused]
 //                   [--deterministic] [--no-handle] [--capture] [--engine-rank R]
-//                   [--engine-only R] [--packs-elsewhere] [--filter-beta B] [--dump FILE]
+//                   [--engine-only R] [--engine-index E] [--packs-elsewhere]
+//                   [--filter-beta B] [--dump FILE]
 //                   [--data-type float|half|bf16] [--channels-last] [--benchmark]
 // Exit status: 0 success; 1 a CUDA or cuDNN call failed; 2 bad arguments.
 #include <cuda_runtime_api.h>
@@ -167,6 +171,18 @@ Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batc
   CHECK_CUDNN(cudnnBackendFinalize(graph));
   plan.owned.push_back(graph);
 
+  if (o.engine_index >= 0) {
+    const auto chosen = ucudnn::examples::plan_of_engine(handle, graph, o.engine_index,
+                                                         o.handle_attributes, plan.owned);
+    if (chosen.plan) {
+      plan.plan = chosen.plan, plan.configuration = chosen.configuration;
+      plan.engine = o.engine_index;
+      plan.workspace = workspace_of({plan.plan, plan.configuration, plan.engine});
+      if (plan.workspace > 0)
+        CHECK_CUDA(cudaMalloc(&plan.buffer, static_cast<std::size_t>(plan.workspace)));
+      return plan;
+    }
+  }
   Descriptor heuristics = create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
   set_descriptor(heuristics, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, graph);
   set(heuristics, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE,

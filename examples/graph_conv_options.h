@@ -26,6 +26,7 @@ struct Options {
   bool packs_elsewhere = false;  // variant packs built and destroyed on another thread
   int engine_rank = 0;  // take the n-th configuration that finalizes (0: the heuristics' first)
   bool engine_only = false;  // finalize no configuration before it
+  int engine_index = -1;     // build this engine by its global index (-1: the heuristics')
   float filter_beta = 0;
   cudnnDataType_t data_type = CUDNN_DATA_FLOAT;  // of every tensor; computed in float
   bool channels_last = false;  // every layer NHWC, as PyTorch's channels_last models
@@ -39,7 +40,8 @@ struct Options {
                "usage: graph_conv [--batch N] [--seed S] [--iterations I] [--layers L] "
                "[--graph conv|fused]\n"
                "                  [--deterministic] [--no-handle] [--capture] [--engine-rank R]\n"
-               "                  [--engine-only R] [--packs-elsewhere] [--filter-beta B] "
+               "                  [--engine-only R] [--engine-index E] [--packs-elsewhere] "
+               "[--filter-beta B] "
                "[--dump FILE]\n"
                "                  [--data-type float|half|bf16] [--channels-last]\n"
                "                  [--benchmark]\n",
@@ -91,7 +93,9 @@ inline Options parse_options(int argc, char** argv) {
     else if (option == "--engine-rank" || option == "--engine-only") {
       o.engine_rank = static_cast<int>(parse_integer(option, value, 0, usage));
       o.engine_only = option == "--engine-only";
-    } else if (option == "--filter-beta")
+    } else if (option == "--engine-index")
+      o.engine_index = static_cast<int>(parse_integer(option, value, 0, usage));
+    else if (option == "--filter-beta")
       o.filter_beta = std::strtof(value.c_str(), nullptr);
     else if (option == "--data-type")
       o.data_type = parse_data_type(value, usage);

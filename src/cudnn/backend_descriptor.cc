@@ -32,12 +32,19 @@ cudnnStatus_t BackendDescriptor::set(cudnnBackendAttributeName_t name,
   return backend_api().cudnnBackendSetAttribute(descriptor_, name, type, count, values);
 }
 
+cudnnStatus_t get_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
+                            cudnnBackendAttributeType_t type, std::int64_t requested,
+                            std::int64_t* count, void* values) {
+  const auto get = backend_api().cudnnBackendGetAttribute;
+  if (!descriptor || !get) return CUDNN_STATUS_NOT_INITIALIZED;
+  const RealCallScope real;
+  return get(descriptor, name, type, requested, count, values);
+}
+
 cudnnStatus_t BackendDescriptor::get(cudnnBackendAttributeName_t name,
                                      cudnnBackendAttributeType_t type, std::int64_t requested,
                                      std::int64_t* count, void* values) const {
-  if (!descriptor_) return CUDNN_STATUS_NOT_INITIALIZED;
-  const RealCallScope real;
-  return backend_api().cudnnBackendGetAttribute(descriptor_, name, type, requested, count, values);
+  return get_attribute(descriptor_, name, type, requested, count, values);
 }
 
 cudnnStatus_t BackendDescriptor::finalize() const {

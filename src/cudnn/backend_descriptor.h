@@ -53,6 +53,11 @@ class BackendDescriptor {
   cudnnBackendDescriptor_t descriptor_ = nullptr;
 };
 
+// Reads an attribute of any descriptor, the application's too, as BackendDescriptor::get does.
+cudnnStatus_t get_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
+                            cudnnBackendAttributeType_t type, std::int64_t requested,
+                            std::int64_t* count, void* values);
+
 // Whether the library has what ucudnn needs to build and run graphs of its own.
 bool has_graph_api(const BackendApi& backend);
 

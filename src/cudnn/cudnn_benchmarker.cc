@@ -35,13 +35,7 @@ std::vector<std::string> CudnnBenchmarker::algorithms(const KernelKey& kernel) {
       // The heuristics at the full batch; a configuration that does not finalize at some
       // micro-batch is simply not measured there.
       const ConvolutionGraph graph(handle_, kernel.operation, kernel.problem, 1, 0);
-      for (const auto& c : engine_configurations(graph)) {
-        if (!allowed(c.notes, kernel.problem.math_type, options_.deterministic_only)) continue;
-        engines.names.push_back(c.name.to_string());
-        if (c.workspace_bytes <= options_.workspace_limit)
-          engines.largest_workspace =
-              std::max<std::size_t>(engines.largest_workspace, c.workspace_bytes);
-      }
+      for (const auto& c : engine_configurations(graph)) engines.add(c, kernel, options_);
     } catch (const std::exception&) {
       // A graph cuDNN refuses: the legacy algorithms below.
     }
@@ -49,9 +43,20 @@ std::vector<std::string> CudnnBenchmarker::algorithms(const KernelKey& kernel) {
       engines.names = algorithm_names(kernel.operation);
       engines.largest_workspace = largest_legacy_workspace(kernel);
     }
+    for (const auto& c : options_.application_engines) engines.add(c, kernel, options_);
     found = engines_.emplace(key, std::move(engines)).first;
   }
   return found->second.names;
+}
+
+void CudnnBenchmarker::Engines::add(const EngineConfiguration& c, const KernelKey& kernel,
+                                    const GpuBenchmarkOptions& options) {
+  if (!allowed(c.notes, kernel.problem.math_type, options.deterministic_only)) return;
+  const std::string name = c.name.to_string();
+  if (std::find(names.begin(), names.end(), name) != names.end()) return;
+  names.push_back(name);
+  if (c.workspace_bytes <= options.workspace_limit)
+    largest_workspace = std::max<std::size_t>(largest_workspace, c.workspace_bytes);
 }
 
 namespace {

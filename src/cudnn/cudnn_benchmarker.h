@@ -1,15 +1,15 @@
 #pragma once
 // The GPU as a planner device. Its candidates are the engine configurations cuDNN's heuristics
-// offer for the kernel (engine_configurations.h), those the kernel's math type and determinism
-// allow, each run through an execution plan finalized at the micro-batch's shape; the legacy
-// algorithms only where the library has no graph API, offers no configuration, or `engines`
-// is off (UCUDNN_CANDIDATES=algorithms). It measures a candidate at a micro-batch with CUDA events
-// on the handle's stream (warm-up, then the median of repeats), on scratch buffers of its
-// own so that the caller's tensors are never touched, or in the caller's buffers when it
-// gives them (Find*Ex, which cuDNN documents may overwrite its output). It never holds more
-// workspace than its limit: an algorithm that needs more is not run (WorkspaceOverLimit), and
-// one workspace serves every measurement of a kernel. An algorithm cuDNN refuses
-// (NOT_SUPPORTED, BAD_PARAM) is "not supported"; anything else (memory that cannot be
+// offer for the kernel (engine_configurations.h) and those the application runs for it, those
+// the kernel's math type and determinism allow, each run through an execution plan finalized at the
+// micro-batch's shape; the legacy algorithms only where the library has no graph API, offers no
+// configuration, or `engines` is off (UCUDNN_CANDIDATES=algorithms). It measures a candidate at a
+// micro-batch with CUDA events on the handle's stream (warm-up, then the median of repeats), on
+// scratch buffers of its own so that the caller's tensors are never touched, or in the caller's
+// buffers when it gives them (Find*Ex, which cuDNN documents may overwrite its output). It never
+// holds more workspace than its limit: an algorithm that needs more is not run
+// (WorkspaceOverLimit), and one workspace serves every measurement of a kernel. An algorithm cuDNN
+// refuses (NOT_SUPPORTED, BAD_PARAM) is "not supported"; anything else (memory that cannot be
 // allocated now, execution failures, events that fail) throws MeasurementUnavailable:
 // nothing to remember.
 #include <limits>
@@ -22,6 +22,7 @@
 #include "cudnn/cuda_runtime.h"
 #include "cudnn/cudnn_api.h"
 #include "cudnn/device_memory.h"
+#include "cudnn/engine_configurations.h"
 
 namespace ucudnn::cudnn {
 
@@ -41,6 +42,9 @@ struct GpuBenchmarkOptions {
   std::optional<CallerBuffers> caller;
   bool engines = true;              // engine configurations where the graph API offers them
   bool deterministic_only = false;  // no configuration whose notes say nondeterministic
+  // Configurations the application runs for the kernel: candidates where the heuristics do not
+  // offer them, under the same rule for numerics (engines only).
+  std::vector<EngineConfiguration> application_engines;
 
   static GpuBenchmarkOptions with_repeats(int repeats) {
     GpuBenchmarkOptions options;
@@ -95,6 +99,9 @@ class CudnnBenchmarker final : public Benchmarker {
   struct Engines {
     std::vector<std::string> names;
     std::size_t largest_workspace = 0;
+    // `c`, unless the kernel's numerics forbid it or it is there already.
+    void add(const EngineConfiguration& c, const KernelKey& kernel,
+             const GpuBenchmarkOptions& options);
   };
   std::map<std::string, Engines> engines_;
   std::string scratch_key_;

@@ -9,7 +9,7 @@ namespace ucudnn::cudnn {
 namespace {
 
 // The descriptors of `name` held by `from`, read into fresh ones of `type`: at most `most`.
-std::vector<BackendDescriptor> read_descriptors(const BackendDescriptor& from,
+std::vector<BackendDescriptor> read_descriptors(cudnnBackendDescriptor_t from,
                                                 cudnnBackendAttributeName_t name,
                                                 cudnnBackendDescriptorType_t type,
                                                 std::int64_t most) {
@@ -21,7 +21,7 @@ std::vector<BackendDescriptor> read_descriptors(const BackendDescriptor& from,
     raw.push_back(owned.back().get());
   }
   std::int64_t count = 0;
-  if (from.get(name, CUDNN_TYPE_BACKEND_DESCRIPTOR, most, &count, raw.data()) !=
+  if (get_attribute(from, name, CUDNN_TYPE_BACKEND_DESCRIPTOR, most, &count, raw.data()) !=
       CUDNN_STATUS_SUCCESS)
     return {};
   owned.resize(static_cast<std::size_t>(std::clamp<std::int64_t>(count, 0, most)));
@@ -37,7 +37,7 @@ EngineNotes engine_notes(const BackendDescriptor& engine) {
   if (engine.get(CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
                  CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &count, values) != CUDNN_STATUS_SUCCESS) {
     // Unknown numerics are taken as the ones an application is least likely to allow.
-    return {true, true, true, true};
+    return {false, true, true, true, true};
   }
   for (std::int64_t i = 0; i < std::min<std::int64_t>(count, CUDNN_NUMERICAL_NOTE_TYPE_COUNT);
        ++i) {
@@ -54,7 +54,7 @@ namespace {
 // A heuristics result as a name and notes; nullopt when any part cannot be read (a name
 // without its knobs would run another configuration).
 std::optional<EngineConfiguration> read_configuration(const BackendDescriptor& configuration) {
-  auto engines = read_descriptors(configuration, CUDNN_ATTR_ENGINECFG_ENGINE,
+  auto engines = read_descriptors(configuration.get(), CUDNN_ATTR_ENGINECFG_ENGINE,
                                   CUDNN_BACKEND_ENGINE_DESCRIPTOR, 1);
   if (engines.size() != 1) return std::nullopt;
   std::int64_t index = -1, count = 0;
@@ -64,7 +64,7 @@ std::optional<EngineConfiguration> read_configuration(const BackendDescriptor& c
     return std::nullopt;
   std::vector<std::pair<std::int64_t, std::int64_t>> knobs;
   for (const BackendDescriptor& choice :
-       read_descriptors(configuration, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
+       read_descriptors(configuration.get(), CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
                         CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, CUDNN_KNOB_TYPE_COUNTS)) {
     cudnnBackendKnobType_t type{};
     std::int64_t value = 0;
@@ -105,14 +105,22 @@ std::vector<EngineConfiguration> engine_configurations(const ConvolutionGraph& g
                        nullptr) != CUDNN_STATUS_SUCCESS ||
         count <= 0)
       continue;
-    for (const BackendDescriptor& c : read_descriptors(heuristics, CUDNN_ATTR_ENGINEHEUR_RESULTS,
-                                                       CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, count)) {
+    for (const BackendDescriptor& c :
+         read_descriptors(heuristics.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                          CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, count)) {
       auto configuration = read_configuration(c);
       if (configuration && seen.insert(configuration->name.to_string()).second)
         found.push_back(std::move(*configuration));
     }
   }
   return found;
+}
+
+std::optional<EngineConfiguration> plan_configuration(cudnnBackendDescriptor_t plan) {
+  auto configurations = read_descriptors(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
+                                         CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, 1);
+  if (configurations.size() != 1) return std::nullopt;
+  return read_configuration(configurations[0]);
 }
 
 bool allowed(const EngineNotes& notes, MathType math, bool deterministic_only) {

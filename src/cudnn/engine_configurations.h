@@ -3,7 +3,10 @@
 // the fallback list, each asked once, in that order, deduplicated by name (engine id and knob
 // choices, core/engine_name.h), each with its numerical notes, so that the planner measures
 // exactly what a framework would choose among and never one the application's numerics forbid.
+#include <cudnn.h>
+
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/convolution_problem.h"
@@ -13,6 +16,7 @@
 namespace ucudnn::cudnn {
 
 struct EngineNotes {
+  bool known = true;  // false: cuDNN could not say (the other fields are then all true)
   bool tensor_core = false;
   bool down_convert = false;       // inputs converted to a narrower type
   bool reduced_precision = false;  // reductions in a narrower type than the compute type
@@ -31,6 +35,11 @@ EngineNotes engine_notes(const BackendDescriptor& engine);
 
 // Empty when the library offers none (or has no graph API).
 std::vector<EngineConfiguration> engine_configurations(const ConvolutionGraph& graph);
+
+// The configuration a finalized execution plan (the application's) runs; nullopt when cuDNN
+// cannot say which (a name without its knobs would be another configuration). Its notes may be
+// unknown while its name is known; its workspace is the configuration's, not the plan's.
+std::optional<EngineConfiguration> plan_configuration(cudnnBackendDescriptor_t plan);
 
 // Whether numerics of this kind are what the application allowed: tensor cores unless its math
 // type is FMA; converted inputs and reduced-precision reductions only where it allows

@@ -15,6 +15,7 @@
 #include "cudnn/current_device.h"
 #include "cudnn/micro_batch_descriptors.h"
 #include "cudnn/runtime_call_counts.h"
+#include "shim/application_engines.h"
 #include "shim/hybrid_executor.h"
 #include "shim/log.h"
 #include "shim/registry.h"
@@ -57,9 +58,15 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
   const cudnn::MeasuringScope measuring;  // first: the benchmarker's buffers go before it ends
   std::lock_guard lock(context.device_mutex);
   const cudnn::CurrentDevice on(context.runtime, context.device);
-  cudnn::GpuBenchmarkOptions options{1, context.benchmark_repeats, limit, context.caller};
+  cudnn::GpuBenchmarkOptions options;
+  options.warmup = 1;
+  options.repeats = context.benchmark_repeats;
+  options.workspace_limit = limit;
+  options.caller = context.caller;
   options.engines = context.engine_candidates;
   options.deterministic_only = context.deterministic_only;
+  if (context.application_engines)
+    options.application_engines = context.application_engines->of(kernel.to_string());
   cudnn::CudnnBenchmarker device(context.api, context.runtime, context.handle, context.fingerprint,
                                  options);
   ExcludingBenchmarker allowed(device, *context.excluded);
@@ -113,6 +120,21 @@ bool planned_among_algorithms(const Configuration& plan) {
   });
 }
 
+// A configuration the application runs for the kernel, allowed to it, that the store has not
+// measured at the full batch: a stored plan was made without it.
+std::optional<std::string> unmeasured_application_engine(const PlannerContext& context,
+                                                         const KernelKey& kernel) {
+  if (!context.application_engines || !context.engine_candidates) return std::nullopt;
+  for (const auto& c : context.application_engines->of(kernel.to_string())) {
+    const std::string name = c.name.to_string();
+    if (cudnn::allowed(c.notes, kernel.problem.math_type, context.deterministic_only) &&
+        !context.excluded->excludes("cudnn", name) &&
+        !context.store.find_measurement(context.fingerprint.to_string(), kernel, "cudnn", name))
+      return name;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<MicroConfiguration> undivided_within(const PlannerContext& context,
@@ -139,6 +161,10 @@ Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKe
       log(LogLevel::kInfo, "a stored plan for " + kernel.to_string() +
                                " was made among the legacy algorithms: planning it again among "
                                "cuDNN's engine configurations");
+    else if (const auto missing = unmeasured_application_engine(context, kernel))
+      log(LogLevel::kInfo, "a stored plan for " + kernel.to_string() +
+                               " was made without the application's engine configuration " +
+                               *missing + ": planning it again with it");
     else
       return stored->front();
   }

@@ -22,6 +22,8 @@
 
 namespace ucudnn::shim {
 
+class ApplicationEngines;  // application_engines.h
+
 // CPU/GPU hybrid: the host that takes a share of the batch, and how.
 struct HostSide {
   HostBackend* backend;  // never null
@@ -54,6 +56,9 @@ struct PlannerContext {
   bool deterministic_only = false;
   // UCUDNN_CANDIDATES: cuDNN's engine configurations (else its legacy algorithms).
   bool engine_candidates = true;
+  // The configurations the application's own graph-API plans run, candidates beside the
+  // heuristics' for their kernels (the device's; null: none).
+  const ApplicationEngines* application_engines = nullptr;
 
   static const AlgorithmExclusion kNothingExcluded;
 };

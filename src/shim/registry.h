@@ -19,6 +19,7 @@
 #include "core/device_fingerprint.h"
 #include "core/host_backend.h"
 #include "core/hybrid_split.h"
+#include "shim/application_engines.h"
 #include "shim/backend/descriptor_table.h"
 #include "shim/handle_state.h"
 #include "shim/planned_kernels.h"
@@ -54,6 +55,8 @@ class Registry {
     // (its kernel key, whatever the math type), under benchmark_mutex: frameworks that
     // autotune build several.
     LruMap<std::string, double> fastest_application_plan_ms{kKernelsPerHandle};
+    // What the application's execution plans run: candidates for the kernels it plans.
+    ApplicationEngines application_engines;
     PlannedKernels planned;  // for the line logged at exit
   };
   Device& device(int ordinal);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <map>
@@ -190,9 +191,27 @@ Snapshot knob_choice(std::int64_t type, std::int64_t value) {
   return choice;
 }
 
+// FAKECUDA_HIDDEN_ENGINES=i,j,...: engines no heuristics mode returns, as cuDNN's heuristics
+// leave out some engines an application may still build by index (read once).
+bool hidden_from_heuristics(std::int64_t index) {
+  static const std::vector<std::int64_t> hidden = [] {
+    std::vector<std::int64_t> indexes;
+    const char* text = std::getenv("FAKECUDA_HIDDEN_ENGINES");
+    for (const char* p = text; p && *p;) {
+      char* end = nullptr;
+      const long long value = std::strtoll(p, &end, 10);
+      if (end == p) break;
+      indexes.push_back(value);
+      p = *end == ',' ? end + 1 : end;
+    }
+    return indexes;
+  }();
+  return std::find(hidden.begin(), hidden.end(), index) != hidden.end();
+}
+
 // The heuristics' configurations, fastest first, each a finalized engine configuration with
 // its engine and its knob choices: mode A, every runnable engine with its knobs' defaults;
-// mode B, also every split-K value; the fallback list, engine 0 alone.
+// mode B, also every split-K value; the fallback list, engine 0 alone; never a hidden engine.
 std::vector<Snapshot> heuristic_results(const BackendDescriptor& heuristics) {
   std::vector<Snapshot> results;
   if (!heuristics.graph) return results;
@@ -201,6 +220,7 @@ std::vector<Snapshot> heuristic_results(const BackendDescriptor& heuristics) {
   auto engines = runnable_engines(*heuristics.graph, mode == CUDNN_HEUR_MODE_B);
   if (mode == CUDNN_HEUR_MODE_FALLBACK)
     std::erase_if(engines, [](const BackendEngine& e) { return e.index != 0; });
+  std::erase_if(engines, [](const BackendEngine& e) { return hidden_from_heuristics(e.index); });
   for (const BackendEngine& e : engines) {
     auto engine = std::make_shared<BackendDescriptor>();
     engine->type = CUDNN_BACKEND_ENGINE_DESCRIPTOR;

@@ -112,6 +112,50 @@ TEST(EngineCandidates, AMeasurementIsTheModelsAtThatMicroBatchWithItsWorkspace) 
   }
 }
 
+TEST(EngineCandidates, TheApplicationsConfigurationsJoinUnderTheSameNumericsRule) {
+  Handle handle;
+  const KernelKey kernel = kernel_of(Operation::kForward, MathType::kFma);
+  const auto offered = benchmarker(handle).algorithms(kernel);
+  // The heuristics name the knob engine with its knobs; an application that built it without
+  // choosing any runs a configuration of another name, which cuDNN still finalizes.
+  const std::string gemm = engine_of(Operation::kForward, "IMPLICIT_PRECOMP_GEMM");
+  ASSERT_EQ(std::find(offered.begin(), offered.end(), gemm), offered.end());
+  const std::string winograd = engine_of(Operation::kForward, "WINOGRAD_NONFUSED");
+  const cudnn::EngineConfiguration plain{*EngineName::parse(gemm), {}, 0};
+  const cudnn::EngineConfiguration offered_again{*EngineName::parse(offered.front()), {}, 0};
+  cudnn::EngineConfiguration tensor_core{*EngineName::parse(winograd), {}, 0};
+  tensor_core.notes.tensor_core = true;
+  // The knob engine with its tile knob alone: another name again.
+  const std::string tiled = gemm + "{k" + std::to_string(kTileKnob) + "=0}";
+  cudnn::EngineConfiguration nondeterministic{*EngineName::parse(tiled), {}, 0};
+  nondeterministic.notes.nondeterministic = true;
+
+  cudnn::GpuBenchmarkOptions options;
+  options.application_engines = {plain, offered_again, tensor_core, nondeterministic};
+  cudnn::CudnnBenchmarker device(cudnn::cudnn_api(), cudnn::cuda_runtime(), handle,
+                                 DeviceFingerprint{}, options);
+  auto names = device.algorithms(kernel);
+  // After the heuristics' own, each once; FMA math keeps the tensor-core one out.
+  EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + offered.size()), offered);
+  EXPECT_EQ(std::count(names.begin(), names.end(), gemm), 1);
+  EXPECT_EQ(std::count(names.begin(), names.end(), offered.front()), 1);
+  EXPECT_EQ(std::count(names.begin(), names.end(), winograd), 0);
+  EXPECT_EQ(std::count(names.begin(), names.end(), tiled), 1);
+  EXPECT_EQ(names.size(), offered.size() + 2);
+  // Measured like any configuration: the engine with its knobs' defaults.
+  const auto measured = device.benchmark(kernel, gemm, 4);
+  const Modeled m = model_engine(kernel.with_batch(4), 1, 1);
+  ASSERT_TRUE(measured);
+  EXPECT_EQ(measured->workspace_bytes, m.workspace_bytes);
+
+  options.deterministic_only = true;
+  cudnn::CudnnBenchmarker strict(cudnn::cudnn_api(), cudnn::cuda_runtime(), handle,
+                                 DeviceFingerprint{}, options);
+  names = strict.algorithms(kernel);
+  EXPECT_EQ(std::count(names.begin(), names.end(), tiled), 0) << "nondeterministic";
+  EXPECT_EQ(std::count(names.begin(), names.end(), gemm), 1);
+}
+
 std::vector<float> random_floats(std::size_t count, std::mt19937_64& engine) {
   std::uniform_real_distribution<float> value(-1, 1);
   std::vector<float> v(count);

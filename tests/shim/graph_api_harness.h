@@ -171,21 +171,26 @@ inline bool tensor_cores_allowed(const KernelKey& kernel, int rank) {
          fakecuda::Family::kWinogradNonfused;
 }
 
-// The WR plan of every kernel within `limit`, deterministic algorithms only, and tensor cores
-// only where the application's engine (at `rank`) uses them.
+// The WR plan of `kernel` within `limit` among `device`'s candidates, deterministic ones only,
+// and tensor cores only where the application's engine uses them.
+inline Configuration predicted_plan(Benchmarker& device, const KernelKey& kernel, bool tensor_cores,
+                                    std::uint64_t limit) {
+  const auto exclusion = excluded_for(kernel.operation, tensor_cores);
+  ExcludingBenchmarker allowed(device, exclusion);
+  auto plan = plan_workspace_reuse(
+      measure_micro_table(allowed, kernel, BatchSizePolicy::kPowerOfTwo, limit));
+  EXPECT_TRUE(plan) << kernel.to_string();
+  return plan ? *plan : Configuration{};
+}
+
+// The WR plan of every kernel within `limit`, the application's engine taken at `rank`.
 inline std::vector<Configuration> predicted_plans(
     std::uint64_t limit, int rank = 0,
     const std::vector<KernelKey>& kernels = example_kernels(kBatch)) {
   fakecuda::ModelBenchmarker model;
   std::vector<Configuration> plans;
-  for (const auto& kernel : kernels) {
-    const auto exclusion = excluded_for(kernel.operation, tensor_cores_allowed(kernel, rank));
-    ExcludingBenchmarker allowed(model, exclusion);
-    auto plan = plan_workspace_reuse(
-        measure_micro_table(allowed, kernel, BatchSizePolicy::kPowerOfTwo, limit));
-    EXPECT_TRUE(plan) << kernel.to_string();
-    plans.push_back(plan ? *plan : Configuration{});
-  }
+  for (const auto& kernel : kernels)
+    plans.push_back(predicted_plan(model, kernel, tensor_cores_allowed(kernel, rank), limit));
   return plans;
 }
 

@@ -12,6 +12,7 @@
 #include "cudnn/backend_api.h"
 #include "cudnn/cudnn_api.h"
 #include "cudnn/cudnn_types.h"
+#include "cudnn/engine_configurations.h"
 #include "cudnn/real_call_clock.h"
 #include "shim/backend/application_plan.h"
 #include "shim/backend/graph_convolution.h"
@@ -58,67 +59,6 @@ bool called_by_cudnn(const void* caller) {
   return std::strncmp(name, "libcudnn", 8) == 0;
 }
 
-// A backend descriptor that is destroyed with its scope.
-class Scoped {
- public:
-  explicit Scoped(cudnnBackendDescriptorType_t type) {
-    if (call(api().cudnnBackendCreateDescriptor, type, &descriptor_) != CUDNN_STATUS_SUCCESS)
-      descriptor_ = nullptr;
-  }
-  ~Scoped() {
-    if (descriptor_) call(api().cudnnBackendDestroyDescriptor, descriptor_);
-  }
-  Scoped(const Scoped&) = delete;
-  Scoped& operator=(const Scoped&) = delete;
-  cudnnBackendDescriptor_t get() const { return descriptor_; }
-
- private:
-  cudnnBackendDescriptor_t descriptor_ = nullptr;
-};
-
-// The numerical notes of the engine a finalized plan runs, read through cuDNN (the engine
-// configuration may be one the heuristics made: the application set nothing on it).
-struct EngineNotes {
-  bool known = false;
-  bool tensor_core = false;
-  bool down_convert = false;
-  bool reduced_precision = false;
-  bool nondeterministic = false;
-};
-
-EngineNotes notes_of(cudnnBackendDescriptor_t plan) {
-  EngineNotes notes;
-  Scoped configuration(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR), engine(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
-  if (!configuration.get() || !engine.get()) return notes;
-  std::int64_t count = 0;
-  cudnnBackendDescriptor_t out = configuration.get();
-  if (call(api().cudnnBackendGetAttribute, plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
-           CUDNN_TYPE_BACKEND_DESCRIPTOR, std::int64_t{1}, &count,
-           static_cast<void*>(&out)) != CUDNN_STATUS_SUCCESS ||
-      count != 1)
-    return notes;
-  out = engine.get();
-  if (call(api().cudnnBackendGetAttribute, configuration.get(), CUDNN_ATTR_ENGINECFG_ENGINE,
-           CUDNN_TYPE_BACKEND_DESCRIPTOR, std::int64_t{1}, &count,
-           static_cast<void*>(&out)) != CUDNN_STATUS_SUCCESS ||
-      count != 1)
-    return notes;
-  cudnnBackendNumericalNote_t values[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
-  if (call(api().cudnnBackendGetAttribute, engine.get(), CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
-           CUDNN_TYPE_NUMERICAL_NOTE, std::int64_t{CUDNN_NUMERICAL_NOTE_TYPE_COUNT}, &count,
-           static_cast<void*>(values)) != CUDNN_STATUS_SUCCESS)
-    return notes;
-  notes.known = true;
-  for (std::int64_t i = 0; i < std::min<std::int64_t>(count, CUDNN_NUMERICAL_NOTE_TYPE_COUNT);
-       ++i) {
-    notes.tensor_core |= values[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE;
-    notes.down_convert |= values[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS;
-    notes.reduced_precision |= values[i] == CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION;
-    notes.nondeterministic |= values[i] == CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC;
-  }
-  return notes;
-}
-
 bool has_nondeterministic_algorithms(Operation operation) {
   for (const auto& name : cudnn::algorithm_names(operation))
     if (auto value = cudnn::algorithm_value(operation, name);
@@ -127,12 +67,20 @@ bool has_nondeterministic_algorithms(Operation operation) {
   return false;
 }
 
+std::int64_t engine_workspace(cudnnBackendDescriptor_t plan) {
+  std::int64_t bytes = 0, count = 0;
+  if (cudnn::get_attribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1,
+                           &count, &bytes) != CUDNN_STATUS_SUCCESS)
+    return -1;
+  return bytes;
+}
+
 // The engine's numerics as a legacy math type and a determinism requirement (none for an
 // operation whose algorithms are all deterministic: its kernel stays the legacy path's).
 // Conversions (down-converted inputs, reductions in reduced precision) are allowed where the
 // application's engine makes them. Unknown notes are taken as the strictest: no tensor cores,
 // no conversions, deterministic.
-void honour(const EngineNotes& notes, Operation operation, ConvolutionProblem& problem,
+void honour(const cudnn::EngineNotes& notes, Operation operation, ConvolutionProblem& problem,
             bool& deterministic_only) {
   deterministic_only =
       (!notes.known || !notes.nondeterministic) && has_nondeterministic_algorithms(operation);
@@ -143,15 +91,6 @@ void honour(const EngineNotes& notes, Operation operation, ConvolutionProblem& p
     problem.math_type = MathType::kTensorOp;
   else
     problem.math_type = MathType::kFma;
-}
-
-std::int64_t engine_workspace(cudnnBackendDescriptor_t plan) {
-  std::int64_t bytes = 0, count = 0;
-  if (call(api().cudnnBackendGetAttribute, plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
-           CUDNN_TYPE_INT64, std::int64_t{1}, &count,
-           static_cast<void*>(&bytes)) != CUDNN_STATUS_SUCCESS)
-    return -1;
-  return bytes;
 }
 
 // Plans a finalized execution plan's convolution, if ucudnn can run it; else leaves it to cuDNN.
@@ -178,7 +117,16 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
   const std::int64_t engine_bytes = engine_workspace(plan_descriptor);
   if (engine_bytes < 0) return;
   bool deterministic_only = true;
-  honour(notes_of(plan_descriptor), c.operation, c.problem, deterministic_only);
+  auto application = cudnn::plan_configuration(plan_descriptor);
+  honour(application ? application->notes : cudnn::EngineNotes{false, true, true, true, true},
+         c.operation, c.problem, deterministic_only);
+  if (application) {
+    // What the application would have run is a candidate, whatever the heuristics offer.
+    application->workspace_bytes = static_cast<std::uint64_t>(engine_bytes);
+    auto& registry = Registry::instance();
+    registry.device(registry.state(c.handle)->device)
+        .application_engines.add(KernelKey{c.operation, c.problem}.to_string(), *application);
+  }
   std::shared_ptr<PlanPromise> promise;
   try {
     promise = std::make_shared<PlanPromise>(cudnn::cudnn_api(), c.problem);

@@ -117,6 +117,7 @@ PlannerContext context_for(HandleState& state, const Settings& settings) {
                          std::nullopt};
   context.excluded = &settings.excluded;
   context.engine_candidates = settings.engine_candidates;
+  context.application_engines = &device.application_engines;
   return context;
 }
 

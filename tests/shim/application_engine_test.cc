@@ -1,0 +1,168 @@
+// The application's own engine configuration as a candidate (issue 33, item 2): an application
+// that builds an engine by its global index (examples/graph_conv.cc --engine-index), which the
+// double's heuristics do not offer (FAKECUDA_HIDDEN_ENGINES), still has that engine measured
+// beside the heuristics' configurations, so that ucudnn's plans, and the undivided baseline
+// they are held against, include exactly what the application would have run. Predicted with
+// ucudnn's planner over the doubles' cost model, with and without that engine.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "graph_api_harness.h"
+
+namespace ucudnn {
+namespace {
+
+using testing::count_of;
+
+// FFT for a forward convolution, WINOGRAD for BackwardData (none for BackwardFilter): fast, and
+// without the TENSOR_CORE note, so that the application's choice of it keeps the kernels' math
+// type (FMA) and with it their stored plans.
+constexpr int kHidden = 4;
+
+// The double's candidates when its heuristics hide engine `hidden`, and the application's own
+// configuration (if any) after them, as the shim lists them.
+class HiddenEngineModel final : public Benchmarker {
+ public:
+  HiddenEngineModel(std::int64_t hidden, std::string application)
+      : hidden_(hidden), application_(std::move(application)) {}
+  std::string backend_name() const override { return model_.backend_name(); }
+  DeviceFingerprint fingerprint() const override { return model_.fingerprint(); }
+  std::vector<std::string> algorithms(const KernelKey& kernel) override {
+    std::vector<std::string> names;
+    for (auto& name : model_.algorithms(kernel))
+      if (EngineName::parse(name)->engine != hidden_) names.push_back(std::move(name));
+    if (!application_.empty() && std::find(names.begin(), names.end(), application_) == names.end())
+      names.push_back(application_);
+    return names;
+  }
+  std::optional<Measurement> benchmark(const KernelKey& kernel, const std::string& algorithm,
+                                       std::int64_t micro_batch) override {
+    return model_.benchmark(kernel, algorithm, micro_batch);
+  }
+
+ private:
+  fakecuda::ModelBenchmarker model_;
+  std::int64_t hidden_;
+  std::string application_;
+};
+
+// The engine the application runs for `kernel`: with --engine-index, the hidden one where it
+// applies; else what the heuristics put first.
+int application_engine(const KernelKey& kernel, bool by_index) {
+  if (by_index && fakecuda::model_engine(kernel, kHidden, 1).supported) return kHidden;
+  double best = 0;
+  int first = -1;
+  for (int a = 0; a < fakecuda::algorithm_count(kernel.operation); ++a)
+    if (const auto m = fakecuda::model(kernel, a);
+        a != kHidden && m.supported && (first < 0 || m.time_ms < best))
+      best = m.time_ms, first = a;
+  return first;
+}
+
+// Whether the engine carries the TENSOR_CORE note (the kernel is then planned with TENSOR_OP math).
+bool tensor_cores(Operation operation, int engine) {
+  return fakecuda::algorithm_model(operation, engine)->family ==
+         fakecuda::Family::kWinogradNonfused;
+}
+
+// The WR plan of every kernel within `limit` when the application builds the hidden engine by
+// its index (or takes the heuristics' first), with the application's engine among the
+// candidates (or not), kept to what the application's engine allows: determinism, and tensor
+// cores only where it uses them.
+std::vector<Configuration> plans_with(bool by_index, bool application_candidate,
+                                      std::uint64_t limit) {
+  std::vector<Configuration> plans;
+  for (const auto& kernel : example_kernels(kBatch)) {
+    const int engine = application_engine(kernel, by_index);
+    HiddenEngineModel model(kHidden, application_candidate && engine == kHidden
+                                         ? "eng" + std::to_string(kHidden)
+                                         : std::string());
+    plans.push_back(predicted_plan(model, kernel, tensor_cores(kernel.operation, engine), limit));
+  }
+  return plans;
+}
+
+class ApplicationEngine : public GraphApi {
+ protected:
+  static constexpr std::uint64_t kLimit = 64u << 20;  // the default: no split needed
+
+  // The second iteration's convolutions (the first plans and measures).
+  std::multiset<Call> steady_calls(const std::vector<std::string>& args, Environment environment) {
+    const ProgramRun once = run(concat(args, {"--iterations", "1"}), environment, true);
+    const ProgramRun twice = run(concat(args, {"--iterations", "2"}), environment, true);
+    return minus(convolutions(twice.trace), convolutions(once.trace));
+  }
+};
+
+TEST_F(ApplicationEngine, HiddenFromTheHeuristicsItIsStillACandidate) {
+  const auto with = plans_with(true, true, kLimit);
+  const auto without = plans_with(true, false, kLimit);
+  int differ = 0;
+  for (std::size_t k = 0; k < with.size(); ++k) differ += with[k] != without[k];
+  ASSERT_GE(differ, 3) << "the hidden engine should be the fastest for several kernels";
+
+  const std::vector<std::string> args = {"--engine-index", std::to_string(kHidden)};
+  const Environment hidden = {{"FAKECUDA_HIDDEN_ENGINES", std::to_string(kHidden)}};
+  const ProgramRun alone = run(concat(args, {"--iterations", "1"}), hidden, false);
+  Environment logged = hidden;
+  logged["UCUDNN_LOG_LEVEL"] = "info";
+  const ProgramRun under = run(concat(args, {"--iterations", "1"}), logged, true);
+  expect_same_results(alone, under);
+  EXPECT_EQ(application_executes(under.trace), 0) << "ucudnn runs every plan here";
+  EXPECT_EQ(steady_calls(args, hidden), calls_of(with));
+  // The exit line's undivided baseline is the application's engine where it is the fastest:
+  // nothing under no limit beats it, so the plans equal it.
+  double planned_ms = 0, undivided_ms = 0;
+  const auto at = under.process.err.find("GPU 0: ");
+  ASSERT_NE(at, std::string::npos) << under.process.err;
+  ASSERT_EQ(
+      std::sscanf(under.process.err.c_str() + at,
+                  "GPU 0: %*d kernels planned; planned convolution time %lf ms against %lf ms",
+                  &planned_ms, &undivided_ms),
+      2);
+  EXPECT_NEAR(planned_ms, undivided_ms, 1e-6 * undivided_ms);
+}
+
+TEST_F(ApplicationEngine, AStoredPlanMadeWithoutItIsPlannedAgain) {
+  const std::string database = ::testing::TempDir() + "ucudnn-application-engine-" +
+                               std::to_string(getpid()) + "-" + seed_ + ".db";
+  std::remove(database.c_str());
+  Environment environment = {{"FAKECUDA_HIDDEN_ENGINES", std::to_string(kHidden)},
+                             {"UCUDNN_DATABASE", database}};
+  // First the heuristics' engines only: the plans are stored without the hidden one. (Each
+  // steady state is read from runs that find everything stored.)
+  run({"--iterations", "1"}, environment, true);
+  EXPECT_EQ(steady_calls({}, environment), calls_of(plans_with(false, false, kLimit)));
+  // Then the application builds the hidden engine: where it keeps the kernel's numerics (the
+  // same kernel key), the stored plan lacks a candidate and is planned again.
+  std::set<std::string> kept;
+  for (const auto& kernel : example_kernels(kBatch)) {
+    const int by_index = application_engine(kernel, true),
+              first = application_engine(kernel, false);
+    const auto model = [&](int engine) {
+      return fakecuda::algorithm_model(kernel.operation, engine);
+    };
+    if (by_index == kHidden &&
+        tensor_cores(kernel.operation, by_index) == tensor_cores(kernel.operation, first) &&
+        model(by_index)->deterministic == model(first)->deterministic)
+      kept.insert(kernel.to_string());
+  }
+  ASSERT_GE(kept.size(), 1u);
+  environment["UCUDNN_LOG_LEVEL"] = "info";
+  const std::vector<std::string> args = {"--engine-index", std::to_string(kHidden)};
+  const ProgramRun replanned = run(concat(args, {"--iterations", "1"}), environment, true);
+  EXPECT_EQ(count_of(replanned.process.err, "without the application's engine configuration eng" +
+                                                std::to_string(kHidden)),
+            static_cast<int>(kept.size()))
+      << replanned.process.err;
+  environment.erase("UCUDNN_LOG_LEVEL");
+  const auto replans = plans_with(true, true, kLimit);
+  EXPECT_NE(calls_of(replans), calls_of(plans_with(true, false, kLimit)));
+  EXPECT_EQ(steady_calls(args, environment), calls_of(replans));
+  std::remove(database.c_str());
+}
+
+}  // namespace
+}  // namespace ucudnn
