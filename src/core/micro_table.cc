@@ -7,16 +7,40 @@
 
 namespace ucudnn {
 
+namespace {
+
+// Whether a configuration already measured at this size (within the limit) is strictly faster
+// than `bound`, a candidate's time and workspace at a smaller size, below what it takes at this
+// one; under kDominated also with no more workspace.
+bool cannot_win(const std::vector<MicroConfiguration>& measured, const Measurement& bound,
+                Pruning pruning) {
+  return std::any_of(measured.begin(), measured.end(), [&](const MicroConfiguration& m) {
+    return m.time_ms < bound.time_ms &&
+           (pruning == Pruning::kFastest || m.workspace_bytes <= bound.workspace_bytes);
+  });
+}
+
+}  // namespace
+
 MicroTable measure_micro_table(Benchmarker& benchmarker, const KernelKey& kernel,
-                               BatchSizePolicy policy, std::uint64_t workspace_limit) {
+                               BatchSizePolicy policy, std::uint64_t workspace_limit,
+                               Pruning pruning) {
   MicroTable table;
   table.batch = kernel.problem.batch();
   table.sizes = micro_batch_sizes(policy_for(kernel, policy), table.batch);
   const auto algorithms = benchmarker.algorithms(kernel);
   const auto backend = benchmarker.backend_name();
+  // Each candidate's measurement at the last size it was measured at.
+  std::vector<std::optional<Measurement>> bounds(algorithms.size());
   for (auto size : table.sizes) {
     std::vector<MicroConfiguration> fitting;
-    for (const auto& algorithm : algorithms) {
+    for (std::size_t a = 0; a < algorithms.size(); ++a) {
+      const std::string& algorithm = algorithms[a];
+      if (pruning != Pruning::kExhaustive && bounds[a] &&
+          cannot_win(fitting, *bounds[a], pruning)) {
+        ++table.pruned;
+        continue;
+      }
       std::optional<Measurement> measured;
       try {
         measured = benchmarker.benchmark(kernel, algorithm, size);
@@ -28,6 +52,7 @@ MicroTable measure_micro_table(Benchmarker& benchmarker, const KernelKey& kernel
         continue;
       }
       if (!measured) continue;
+      bounds[a] = measured;
       if (measured->workspace_bytes > workspace_limit) {
         table.smallest_over_limit = std::min(table.smallest_over_limit, measured->workspace_bytes);
         continue;

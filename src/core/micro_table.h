@@ -1,6 +1,7 @@
 #pragma once
 // Step 1 of µ-cuDNN's WR and WD: the measured micro-configurations of one kernel, for
 // every micro-batch size the policy allows, restricted to a workspace limit.
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -24,10 +25,27 @@ struct MicroTable {
   // False when some measurement could not be taken now (MeasurementUnavailable): a plan
   // made from this table may be worse than the optimum and must not outlive the process.
   bool complete = true;
+  // (candidate, micro-batch) pairs not measured because they could not win (Pruning).
+  std::size_t pruned = 0;
 };
 
+// How much of the table is measured. The sizes are measured in increasing order, and GPU time
+// and workspace do not shrink as the batch grows: a candidate's measurement at one size bounds
+// it from below at the next. Where another candidate, measured at that size before it (the
+// heuristics' order puts the best first), is faster than the bound, the candidate need not be
+// measured there:
+//  kExhaustive: every candidate at every size (offline benchmarking, whose tables serve every
+//    limit and the reports);
+//  kFastest: when that one fits the limit (a WR plan takes the fastest candidate that fits at
+//    each size, so it could win under no limit this table or its stored plan answers);
+//  kDominated: when that one also needs no more workspace than the bound (the candidate could
+//    be on no Pareto front: WD and the hybrid split).
+// What the first run of a job spends measuring.
+enum class Pruning { kExhaustive, kFastest, kDominated };
+
 MicroTable measure_micro_table(Benchmarker& benchmarker, const KernelKey& kernel,
-                               BatchSizePolicy policy, std::uint64_t workspace_limit);
+                               BatchSizePolicy policy, std::uint64_t workspace_limit,
+                               Pruning pruning = Pruning::kExhaustive);
 
 // The same table without the micro-configurations whose workspace exceeds `limit`: one
 // measurement serves every limit.

@@ -8,24 +8,33 @@ namespace ucudnn::cudnn {
 
 namespace {
 
-// The descriptors of `name` held by `from`, read into fresh ones of `type`: at most `most`.
-std::vector<BackendDescriptor> read_descriptors(cudnnBackendDescriptor_t from,
-                                                cudnnBackendAttributeName_t name,
-                                                cudnnBackendDescriptorType_t type,
-                                                std::int64_t most) {
+// The descriptors of `name` held by `from`, read into fresh ones of `type`: at most `most`;
+// nullopt when cuDNN cannot say (not the same as none).
+std::optional<std::vector<BackendDescriptor>> read_descriptors(cudnnBackendDescriptor_t from,
+                                                               cudnnBackendAttributeName_t name,
+                                                               cudnnBackendDescriptorType_t type,
+                                                               std::int64_t most) {
   std::vector<BackendDescriptor> owned;
   std::vector<cudnnBackendDescriptor_t> raw;
   for (std::int64_t i = 0; i < most; ++i) {
     owned.emplace_back(type);
-    if (!owned.back()) return {};
+    if (!owned.back()) return std::nullopt;
     raw.push_back(owned.back().get());
   }
   std::int64_t count = 0;
   if (get_attribute(from, name, CUDNN_TYPE_BACKEND_DESCRIPTOR, most, &count, raw.data()) !=
       CUDNN_STATUS_SUCCESS)
-    return {};
+    return std::nullopt;
   owned.resize(static_cast<std::size_t>(std::clamp<std::int64_t>(count, 0, most)));
   return owned;
+}
+
+// The one engine a configuration names.
+std::optional<BackendDescriptor> read_engine(cudnnBackendDescriptor_t configuration) {
+  auto engines = read_descriptors(configuration, CUDNN_ATTR_ENGINECFG_ENGINE,
+                                  CUDNN_BACKEND_ENGINE_DESCRIPTOR, 1);
+  if (!engines || engines->size() != 1) return std::nullopt;
+  return std::move(engines->front());
 }
 
 }  // namespace
@@ -51,21 +60,21 @@ EngineNotes engine_notes(const BackendDescriptor& engine) {
 
 namespace {
 
-// A heuristics result as a name and notes; nullopt when any part cannot be read (a name
-// without its knobs would run another configuration).
-std::optional<EngineConfiguration> read_configuration(const BackendDescriptor& configuration) {
-  auto engines = read_descriptors(configuration.get(), CUDNN_ATTR_ENGINECFG_ENGINE,
-                                  CUDNN_BACKEND_ENGINE_DESCRIPTOR, 1);
-  if (engines.size() != 1) return std::nullopt;
+// A configuration's name: its engine's global index and its knob choices; nullopt when any
+// part cannot be read (a name without its knobs would run another configuration).
+std::optional<EngineName> read_name(cudnnBackendDescriptor_t configuration,
+                                    const BackendDescriptor& engine) {
   std::int64_t index = -1, count = 0;
-  if (engines[0].get(CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &count, &index) !=
+  if (engine.get(CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &count, &index) !=
           CUDNN_STATUS_SUCCESS ||
       count != 1 || index < 0)
     return std::nullopt;
+  const auto choices =
+      read_descriptors(configuration, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
+                       CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, CUDNN_KNOB_TYPE_COUNTS);
+  if (!choices) return std::nullopt;
   std::vector<std::pair<std::int64_t, std::int64_t>> knobs;
-  for (const BackendDescriptor& choice :
-       read_descriptors(configuration.get(), CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
-                        CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, CUDNN_KNOB_TYPE_COUNTS)) {
+  for (const BackendDescriptor& choice : *choices) {
     cudnnBackendKnobType_t type{};
     std::int64_t value = 0;
     if (choice.get(CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &count, &type) !=
@@ -75,12 +84,21 @@ std::optional<EngineConfiguration> read_configuration(const BackendDescriptor& c
       return std::nullopt;
     knobs.emplace_back(static_cast<std::int64_t>(type), value);
   }
-  std::int64_t workspace = 0;
+  return EngineName::of(index, std::move(knobs));
+}
+
+// A heuristics result as a name and notes; nullopt when its name cannot be read.
+std::optional<EngineConfiguration> read_configuration(const BackendDescriptor& configuration) {
+  const auto engine = read_engine(configuration.get());
+  if (!engine) return std::nullopt;
+  auto name = read_name(configuration.get(), *engine);
+  if (!name) return std::nullopt;
+  std::int64_t workspace = 0, count = 0;
   if (configuration.get(CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &count,
                         &workspace) != CUDNN_STATUS_SUCCESS ||
       workspace < 0)
     workspace = 0;  // known exactly when a plan is made
-  return EngineConfiguration{EngineName::of(index, std::move(knobs)), engine_notes(engines[0]),
+  return EngineConfiguration{std::move(*name), engine_notes(*engine),
                              static_cast<std::uint64_t>(workspace)};
 }
 
@@ -105,9 +123,10 @@ std::vector<EngineConfiguration> engine_configurations(const ConvolutionGraph& g
                        nullptr) != CUDNN_STATUS_SUCCESS ||
         count <= 0)
       continue;
-    for (const BackendDescriptor& c :
-         read_descriptors(heuristics.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
-                          CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, count)) {
+    const auto results = read_descriptors(heuristics.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                          CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, count);
+    if (!results) continue;
+    for (const BackendDescriptor& c : *results) {
       auto configuration = read_configuration(c);
       if (configuration && seen.insert(configuration->name.to_string()).second)
         found.push_back(std::move(*configuration));
@@ -116,11 +135,17 @@ std::vector<EngineConfiguration> engine_configurations(const ConvolutionGraph& g
   return found;
 }
 
-std::optional<EngineConfiguration> plan_configuration(cudnnBackendDescriptor_t plan) {
+PlanEngine plan_engine(cudnnBackendDescriptor_t plan) {
+  PlanEngine read;
   auto configurations = read_descriptors(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
                                          CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, 1);
-  if (configurations.size() != 1) return std::nullopt;
-  return read_configuration(configurations[0]);
+  if (!configurations || configurations->size() != 1) return read;
+  const cudnnBackendDescriptor_t configuration = configurations->front().get();
+  const auto engine = read_engine(configuration);
+  if (!engine) return read;
+  read.notes = engine_notes(*engine);
+  read.name = read_name(configuration, *engine);
+  return read;
 }
 
 bool allowed(const EngineNotes& notes, MathType math, bool deterministic_only) {

@@ -36,10 +36,14 @@ EngineNotes engine_notes(const BackendDescriptor& engine);
 // Empty when the library offers none (or has no graph API).
 std::vector<EngineConfiguration> engine_configurations(const ConvolutionGraph& graph);
 
-// The configuration a finalized execution plan (the application's) runs; nullopt when cuDNN
-// cannot say which (a name without its knobs would be another configuration). Its notes may be
-// unknown while its name is known; its workspace is the configuration's, not the plan's.
-std::optional<EngineConfiguration> plan_configuration(cudnnBackendDescriptor_t plan);
+// What a finalized execution plan (the application's) runs: the engine's notes (unknown when
+// cuDNN cannot say), and the configuration's name (nullopt when cuDNN cannot say all of it: a
+// name without its knobs would be another configuration).
+struct PlanEngine {
+  EngineNotes notes{false, true, true, true, true};
+  std::optional<EngineName> name;
+};
+PlanEngine plan_engine(cudnnBackendDescriptor_t plan);
 
 // Whether numerics of this kind are what the application allowed: tensor cores unless its math
 // type is FMA; converted inputs and reduced-precision reductions only where it allows

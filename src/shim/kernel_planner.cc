@@ -54,7 +54,9 @@ class NothingMeasured final : public Benchmarker {
   Benchmarker& device_;
 };
 
-MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::uint64_t limit) {
+// Online, the first run of a job waits for what is measured: only what could win (`pruning`).
+MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::uint64_t limit,
+                   Pruning pruning) {
   const cudnn::MeasuringScope measuring;  // first: the benchmarker's buffers go before it ends
   std::lock_guard lock(context.device_mutex);
   const cudnn::CurrentDevice on(context.runtime, context.device);
@@ -73,10 +75,11 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
   NothingMeasured nothing(allowed);
   StoredBenchmarker stored(context.may_measure ? static_cast<Benchmarker&>(allowed) : nothing,
                            context.store);
-  MicroTable table = measure_micro_table(stored, kernel, context.policy, limit);
+  MicroTable table = measure_micro_table(stored, kernel, context.policy, limit, pruning);
   if (context.may_measure && stored.measurements_taken() > 0)
     log(LogLevel::kInfo, "benchmarked " + std::to_string(stored.measurements_taken()) +
-                             " (algorithm, micro-batch) pairs of " + kernel.to_string());
+                             " (algorithm, micro-batch) pairs of " + kernel.to_string() + "; " +
+                             std::to_string(table.pruned) + " could not win and were skipped");
   return table;
 }
 
@@ -141,7 +144,7 @@ std::optional<MicroConfiguration> undivided_within(const PlannerContext& context
                                                    const KernelKey& kernel, std::uint64_t limit) {
   PlannerContext stored_only = context;
   stored_only.may_measure = false;
-  const MicroTable table = measure(stored_only, kernel, limit);
+  const MicroTable table = measure(stored_only, kernel, limit, context.pruning);
   if (table.candidates.empty()) return std::nullopt;
   if (const MicroConfiguration* best = fastest(table.candidates.back())) return *best;
   return std::nullopt;
@@ -168,7 +171,7 @@ Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKe
     else
       return stored->front();
   }
-  const MicroTable table = measure(context, kernel, limit);
+  const MicroTable table = measure(context, kernel, limit, context.pruning);
   if (!table.complete && !context.may_measure)
     return Error{"not every measurement of " + kernel.to_string() + " is stored yet"};
   auto plan = plan_workspace_reuse(table);
@@ -222,8 +225,8 @@ MicroTable measure_host(const PlannerContext& context, const KernelKey& kernel, 
   NothingMeasured nothing(allowed);
   StoredBenchmarker stored(context.may_measure ? static_cast<Benchmarker&>(allowed) : nothing,
                            context.store);
-  MicroTable table =
-      measure_micro_table(stored, kernel, host_policy(context.policy), kNoWorkspaceLimit);
+  MicroTable table = measure_micro_table(stored, kernel, host_policy(context.policy),
+                                         kNoWorkspaceLimit, Pruning::kDominated);
   if (context.may_measure && stored.measurements_taken() > 0)
     log(LogLevel::kInfo, "benchmarked " + std::to_string(stored.measurements_taken()) +
                              " (CPU solver, micro-batch) pairs of " + kernel.to_string());
@@ -254,7 +257,7 @@ Expected<Configuration> plan_hybrid(const PlannerContext& context, const KernelK
     else
       return stored->front();
   }
-  const MicroTable device = measure(context, kernel, limit);
+  const MicroTable device = measure(context, kernel, limit, Pruning::kDominated);
   const MicroTable on_host = measure_host(context, kernel, cpu);
   const bool complete = device.complete && on_host.complete;
   if (!complete && !context.may_measure)
@@ -291,7 +294,10 @@ std::shared_ptr<cudnn::PlanExecutor> make_executor(const PlannerContext& context
 
 Expected<ParetoFront> desirable_set(const PlannerContext& context, const KernelKey& kernel,
                                     std::uint64_t limit) {
-  const MicroTable device = measure(context, kernel, limit);
+  // A front needs every candidate that is not dominated, whatever WR could skip.
+  const Pruning pruning =
+      context.pruning == Pruning::kExhaustive ? Pruning::kExhaustive : Pruning::kDominated;
+  const MicroTable device = measure(context, kernel, limit, pruning);
   ParetoFront front;
   if (context.host) {
     const MicroTable host = measure_host(context, kernel, context.host->backend->benchmarker());

@@ -12,6 +12,7 @@
 #include "core/expected.h"
 #include "core/host_backend.h"
 #include "core/hybrid_split.h"
+#include "core/micro_table.h"
 #include "core/pareto_front.h"
 #include "cudnn/cuda_runtime.h"
 #include "cudnn/cudnn_api.h"
@@ -56,6 +57,10 @@ struct PlannerContext {
   bool deterministic_only = false;
   // UCUDNN_CANDIDATES: cuDNN's engine configurations (else its legacy algorithms).
   bool engine_candidates = true;
+  // What planning leaves unmeasured (core/micro_table.h): a WR plan, made for one limit, skips
+  // what cannot be its fastest; WD measures its kernels whole, up front, since their tables
+  // serve every segment and whatever workspace is left while it learns.
+  Pruning pruning = Pruning::kFastest;
   // The configurations the application's own graph-API plans run, candidates beside the
   // heuristics' for their kernels (the device's; null: none).
   const ApplicationEngines* application_engines = nullptr;

@@ -117,15 +117,15 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
   const std::int64_t engine_bytes = engine_workspace(plan_descriptor);
   if (engine_bytes < 0) return;
   bool deterministic_only = true;
-  auto application = cudnn::plan_configuration(plan_descriptor);
-  honour(application ? application->notes : cudnn::EngineNotes{false, true, true, true, true},
-         c.operation, c.problem, deterministic_only);
-  if (application) {
+  const cudnn::PlanEngine application = cudnn::plan_engine(plan_descriptor);
+  honour(application.notes, c.operation, c.problem, deterministic_only);
+  if (application.name) {
     // What the application would have run is a candidate, whatever the heuristics offer.
-    application->workspace_bytes = static_cast<std::uint64_t>(engine_bytes);
     auto& registry = Registry::instance();
     registry.device(registry.state(c.handle)->device)
-        .application_engines.add(KernelKey{c.operation, c.problem}.to_string(), *application);
+        .application_engines.add(
+            KernelKey{c.operation, c.problem}.to_string(),
+            {*application.name, application.notes, static_cast<std::uint64_t>(engine_bytes)});
   }
   std::shared_ptr<PlanPromise> promise;
   try {
