@@ -2,7 +2,10 @@
 // BackwardFilter of every convolution) from a synthetic cost model through the WR dynamic
 // program, the Pareto fronts and the WD integer program, and times each phase: the paper's
 // division (a segment per kernel: UcudnnHandle_t's layer ids), and the shim's sharing division
-// (core/workspace_sharing.h) with every kernel on one stream and split over two streams.
+// (core/workspace_sharing.h) with every kernel on one stream and split over two streams. It also
+// counts what a job's first run measures for its WR plans, exhaustively and with the shim's
+// pruning (core/micro_table.h), and whether the plans are the same: the synthetic model's few
+// percent of noise is what a real GPU's measurements have.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -66,6 +69,53 @@ struct Kernel {
   std::string name;
   std::size_t unique;  // index into the unique kernels (identical layers share a table)
 };
+
+// Counts the measurements a planner takes and the GPU time they would occupy: those within the
+// limit, as the cuDNN benchmarker times nothing that needs more.
+class CountingBenchmarker final : public Benchmarker {
+ public:
+  CountingBenchmarker(Benchmarker& device, std::uint64_t limit) : device_(device), limit_(limit) {}
+  std::string backend_name() const override { return device_.backend_name(); }
+  DeviceFingerprint fingerprint() const override { return device_.fingerprint(); }
+  std::vector<std::string> algorithms(const KernelKey& kernel) override {
+    return device_.algorithms(kernel);
+  }
+  std::optional<Measurement> benchmark(const KernelKey& kernel, const std::string& algorithm,
+                                       std::int64_t micro_batch) override {
+    auto measured = device_.benchmark(kernel, algorithm, micro_batch);
+    if (measured && measured->workspace_bytes <= limit_) {
+      ++measurements;
+      gpu_ms += measured->time_ms;
+    }
+    return measured;
+  }
+  std::size_t measurements = 0;
+  double gpu_ms = 0;
+
+ private:
+  Benchmarker& device_;
+  std::uint64_t limit_;
+};
+
+// A first run's WR plans within `limit`, measured under `pruning`.
+struct FirstRun {
+  std::size_t measurements = 0;
+  double gpu_ms = 0;
+  std::vector<Configuration> plans;
+};
+
+FirstRun first_run(Benchmarker& model, const std::vector<KernelKey>& unique, BatchSizePolicy policy,
+                   std::uint64_t limit, Pruning pruning) {
+  CountingBenchmarker counting(model, limit);
+  FirstRun run;
+  for (const auto& key : unique) {
+    auto plan = plan_workspace_reuse(measure_micro_table(counting, key, policy, limit, pruning));
+    run.plans.push_back(plan ? *plan : Configuration{});
+  }
+  run.measurements = counting.measurements;
+  run.gpu_ms = counting.gpu_ms;
+  return run;
+}
 
 }  // namespace
 
@@ -213,6 +263,23 @@ int main(int argc, char** argv) {
   for (auto choice : wd->choice) answers.add(choice);
   for (auto offset : wd->offsets) answers.add(offset);
   std::printf("answers=%016llx\n", static_cast<unsigned long long>(answers.value()));
+  const auto wr_limit = static_cast<std::uint64_t>(limit_mib * kMiB);
+  const FirstRun all = first_run(model, unique, *policy, wr_limit, Pruning::kExhaustive);
+  const FirstRun pruned = first_run(model, unique, *policy, wr_limit, Pruning::kFastest);
+  std::size_t differ = 0;
+  double all_ms = 0, pruned_ms = 0;
+  for (std::size_t k = 0; k < unique.size(); ++k) {
+    differ += !(all.plans[k] == pruned.plans[k]);
+    all_ms += all.plans[k].time_ms();
+    pruned_ms += pruned.plans[k].time_ms();
+  }
+  std::printf(
+      "first run, WR at %.0f MiB: exhaustive %zu timed measurements (%.1f ms of GPU time, each "
+      "run once), pruned %zu (%.1f ms): %.2fx fewer, %.2fx less GPU time; %zu of %zu plans differ, "
+      "the pruned ones %.3f%% slower in all\n",
+      limit_mib, all.measurements, all.gpu_ms, pruned.measurements, pruned.gpu_ms,
+      static_cast<double>(all.measurements) / static_cast<double>(pruned.measurements),
+      all.gpu_ms / pruned.gpu_ms, differ, unique.size(), 100.0 * (pruned_ms / all_ms - 1));
   const double dp = median(dp_times), pareto = median(pareto_times), ilp = median(ilp_times);
   std::printf(
       "planner kernels=%zu batch=%lld variables=%zu front_max=%zu dp_ms=%.2f pareto_ms=%.2f "
