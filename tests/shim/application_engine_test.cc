@@ -52,19 +52,8 @@ class HiddenEngineModel final : public Benchmarker {
 // applies; else what the heuristics put first.
 int application_engine(const KernelKey& kernel, bool by_index) {
   if (by_index && fakecuda::model_engine(kernel, kHidden, 1).supported) return kHidden;
-  double best = 0;
-  int first = -1;
-  for (int a = 0; a < fakecuda::algorithm_count(kernel.operation); ++a)
-    if (const auto m = fakecuda::model(kernel, a);
-        a != kHidden && m.supported && (first < 0 || m.time_ms < best))
-      best = m.time_ms, first = a;
-  return first;
-}
-
-// Whether the engine carries the TENSOR_CORE note (the kernel is then planned with TENSOR_OP math).
-bool tensor_cores(Operation operation, int engine) {
-  return fakecuda::algorithm_model(operation, engine)->family ==
-         fakecuda::Family::kWinogradNonfused;
+  const auto ranking = heuristics_ranking(kernel, kHidden);
+  return ranking.empty() ? -1 : ranking.front();
 }
 
 // The WR plan of every kernel within `limit` when the application builds the hidden engine by
@@ -79,7 +68,8 @@ std::vector<Configuration> plans_with(bool by_index, bool application_candidate,
     HiddenEngineModel model(kHidden, application_candidate && engine == kHidden
                                          ? "eng" + std::to_string(kHidden)
                                          : std::string());
-    plans.push_back(predicted_plan(model, kernel, tensor_cores(kernel.operation, engine), limit));
+    plans.push_back(
+        predicted_plan(model, kernel, carries_tensor_core_note(kernel.operation, engine), limit));
   }
   return plans;
 }
@@ -145,7 +135,8 @@ TEST_F(ApplicationEngine, AStoredPlanMadeWithoutItIsPlannedAgain) {
       return fakecuda::algorithm_model(kernel.operation, engine);
     };
     if (by_index == kHidden &&
-        tensor_cores(kernel.operation, by_index) == tensor_cores(kernel.operation, first) &&
+        carries_tensor_core_note(kernel.operation, by_index) ==
+            carries_tensor_core_note(kernel.operation, first) &&
         model(by_index)->deterministic == model(first)->deterministic)
       kept.insert(kernel.to_string());
   }

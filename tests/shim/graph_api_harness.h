@@ -156,19 +156,34 @@ inline AlgorithmExclusion excluded_for(Operation operation, bool tensor_cores) {
   return *AlgorithmExclusion::parse(text);
 }
 
-// Whether the engine the application takes for `kernel` (the double's heuristics rank engines
-// by modeled time; the example takes the `rank`-th, or the last) carries the TENSOR_CORE note:
-// only then may ucudnn's plan use engines with it (the non-fused Winograd ones).
-inline bool tensor_cores_allowed(const KernelKey& kernel, int rank) {
+// The engines the double's heuristics return for `kernel` (mode A), fastest modeled time first,
+// without `hidden` (FAKECUDA_HIDDEN_ENGINES; -1: none).
+inline std::vector<int> heuristics_ranking(const KernelKey& kernel, int hidden = -1) {
   std::vector<std::pair<double, int>> engines;
   for (int a = 0; a < fakecuda::algorithm_count(kernel.operation); ++a)
-    if (const auto m = fakecuda::model(kernel, a); m.supported) engines.emplace_back(m.time_ms, a);
+    if (const auto m = fakecuda::model(kernel, a); m.supported && a != hidden)
+      engines.emplace_back(m.time_ms, a);
   std::stable_sort(engines.begin(), engines.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  if (engines.empty()) return false;
-  const int taken = engines[std::min<std::size_t>(rank, engines.size() - 1)].second;
-  return fakecuda::algorithm_model(kernel.operation, taken)->family ==
+  std::vector<int> ranking;
+  for (const auto& [time, engine] : engines) ranking.push_back(engine);
+  return ranking;
+}
+
+// Whether the double's engine carries the TENSOR_CORE note (the non-fused Winograd ones): only
+// where the application's does may ucudnn's plan use such engines (TENSOR_OP math).
+inline bool carries_tensor_core_note(Operation operation, int engine) {
+  return fakecuda::algorithm_model(operation, engine)->family ==
          fakecuda::Family::kWinogradNonfused;
+}
+
+// Whether the engine the application takes for `kernel` (the example takes the heuristics'
+// `rank`-th, or the last) carries the TENSOR_CORE note.
+inline bool tensor_cores_allowed(const KernelKey& kernel, int rank) {
+  const auto ranking = heuristics_ranking(kernel);
+  if (ranking.empty()) return false;
+  return carries_tensor_core_note(kernel.operation,
+                                  ranking[std::min<std::size_t>(rank, ranking.size() - 1)]);
 }
 
 // The WR plan of `kernel` within `limit` among `device`'s candidates, deterministic ones only,
