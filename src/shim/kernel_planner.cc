@@ -24,12 +24,33 @@ namespace ucudnn::shim {
 
 const AlgorithmExclusion PlannerContext::kNothingExcluded;
 
+namespace {
+
+// A configuration the application runs for the kernel, allowed to it, that the store has not
+// measured at the full batch: a stored plan was made without it.
+std::optional<std::string> unmeasured_application_engine(const PlannerContext& context,
+                                                         const KernelKey& kernel) {
+  if (!context.application_engines || !context.engine_candidates) return std::nullopt;
+  for (const auto& c : context.application_engines->of(kernel.to_string())) {
+    const std::string name = c.name.to_string();
+    if (cudnn::allowed(c.notes, kernel.problem.math_type, context.deterministic_only) &&
+        !context.excluded->excludes("cudnn", name) &&
+        !context.store.find_measurement(context.fingerprint.to_string(), kernel, "cudnn", name))
+      return name;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 PlannerContext for_kernel(const PlannerContext& context, const KernelIdentity& kernel) {
   PlannerContext restricted = context;
   restricted.deterministic_only = kernel.deterministic_only;
   if (kernel.deterministic_only)
     restricted.excluded =
         &Registry::instance().deterministic_exclusion(*context.excluded, kernel.key.operation);
+  restricted.unplanned_application_engine =
+      unmeasured_application_engine(restricted, kernel.key);
   return restricted;
 }
 
@@ -123,18 +144,20 @@ bool planned_among_algorithms(const Configuration& plan) {
   });
 }
 
-// A configuration the application runs for the kernel, allowed to it, that the store has not
-// measured at the full batch: a stored plan was made without it.
-std::optional<std::string> unmeasured_application_engine(const PlannerContext& context,
-                                                         const KernelKey& kernel) {
-  if (!context.application_engines || !context.engine_candidates) return std::nullopt;
-  for (const auto& c : context.application_engines->of(kernel.to_string())) {
-    const std::string name = c.name.to_string();
-    if (cudnn::allowed(c.notes, kernel.problem.math_type, context.deterministic_only) &&
-        !context.excluded->excludes("cudnn", name) &&
-        !context.store.find_measurement(context.fingerprint.to_string(), kernel, "cudnn", name))
-      return name;
-  }
+
+// Why a valid stored plan is no longer what planning would give (a suffix for a log line
+// naming the plan): it was made among the legacy algorithms where cuDNN's engine
+// configurations are now the candidates (an older database), or without a configuration the
+// application runs. Planned again, from the stored measurements and the new ones, and replaced.
+std::optional<std::string> outdated(const PlannerContext& context, const Configuration& plan) {
+  if (context.engine_candidates && planned_among_algorithms(plan) &&
+      cudnn::has_graph_api(cudnn::backend_api()))
+    return std::string(
+        " was made among the legacy algorithms: planning it again among cuDNN's engine "
+        "configurations");
+  if (context.unplanned_application_engine)
+    return " was made without the application's engine configuration " +
+           *context.unplanned_application_engine + ": planning it again with it";
   return std::nullopt;
 }
 
@@ -157,17 +180,8 @@ Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKe
     if (auto problem = plan_problem(context, kernel, stored->front(), limit))
       warn_once("invalid-plan:" + key.subject,
                 "discarding an invalid stored plan for " + kernel.to_string() + ": " + *problem);
-    else if (context.engine_candidates && planned_among_algorithms(stored->front()) &&
-             cudnn::has_graph_api(cudnn::backend_api()))
-      // An older database's plan: planned again among the engine configurations (measured
-      // once, stored), and replaced.
-      log(LogLevel::kInfo, "a stored plan for " + kernel.to_string() +
-                               " was made among the legacy algorithms: planning it again among "
-                               "cuDNN's engine configurations");
-    else if (const auto missing = unmeasured_application_engine(context, kernel))
-      log(LogLevel::kInfo, "a stored plan for " + kernel.to_string() +
-                               " was made without the application's engine configuration " +
-                               *missing + ": planning it again with it");
+    else if (const auto reason = outdated(context, stored->front()))
+      log(LogLevel::kInfo, "a stored plan for " + kernel.to_string() + *reason);
     else
       return stored->front();
   }
@@ -254,6 +268,8 @@ Expected<Configuration> plan_hybrid(const PlannerContext& context, const KernelK
       warn_once(
           "invalid-plan:" + key.subject + key.mode,
           "discarding an invalid stored hybrid plan for " + kernel.to_string() + ": " + *problem);
+    else if (const auto reason = outdated(context, stored->front()))
+      log(LogLevel::kInfo, "a stored hybrid plan for " + kernel.to_string() + *reason);
     else
       return stored->front();
   }

@@ -64,12 +64,17 @@ struct PlannerContext {
   // The configurations the application's own graph-API plans run, candidates beside the
   // heuristics' for their kernels (the device's; null: none).
   const ApplicationEngines* application_engines = nullptr;
+  // A configuration the application runs for the kernel that its stored plans were made
+  // without: they are planned again. Read by for_kernel, before planning measures it (the
+  // GPU's own plan is made, and measures it, before the kernel's hybrid plan is looked up).
+  std::optional<std::string> unplanned_application_engine = std::nullopt;
 
   static const AlgorithmExclusion kNothingExcluded;
 };
 
 // The context for planning `kernel`: a kernel that must run deterministically also excludes
-// the operation's nondeterministic algorithms.
+// the operation's nondeterministic algorithms; and whether its stored plans lack a
+// configuration of the application's.
 PlannerContext for_kernel(const PlannerContext& context, const KernelIdentity& kernel);
 
 // The fastest undivided candidate within `limit`, from what the store has (nothing is

@@ -115,43 +115,85 @@ TEST_F(ApplicationEngine, HiddenFromTheHeuristicsItIsStillACandidate) {
   EXPECT_NEAR(planned_ms, undivided_ms, 1e-6 * undivided_ms);
 }
 
-TEST_F(ApplicationEngine, AStoredPlanMadeWithoutItIsPlannedAgain) {
-  const std::string database = ::testing::TempDir() + "ucudnn-application-engine-" +
-                               std::to_string(getpid()) + "-" + seed_ + ".db";
-  std::remove(database.c_str());
-  Environment environment = {{"FAKECUDA_HIDDEN_ENGINES", std::to_string(kHidden)},
-                             {"UCUDNN_DATABASE", database}};
-  // First the heuristics' engines only: the plans are stored without the hidden one. (Each
-  // steady state is read from runs that find everything stored.)
-  run({"--iterations", "1"}, environment, true);
-  EXPECT_EQ(steady_calls({}, environment), calls_of(plans_with(false, false, kLimit)));
-  // Then the application builds the hidden engine: where it keeps the kernel's numerics (the
-  // same kernel key), the stored plan lacks a candidate and is planned again.
-  std::set<std::string> kept;
+// The kernels whose stored plans lack the hidden engine once the application builds it: where
+// the application's engine keeps the kernel's numerics (the same kernel key as with the
+// heuristics' first).
+std::size_t kernels_keeping_their_key() {
+  std::size_t kept = 0;
   for (const auto& kernel : example_kernels(kBatch)) {
     const int by_index = application_engine(kernel, true),
               first = application_engine(kernel, false);
     const auto model = [&](int engine) {
       return fakecuda::algorithm_model(kernel.operation, engine);
     };
-    if (by_index == kHidden &&
-        carries_tensor_core_note(kernel.operation, by_index) ==
-            carries_tensor_core_note(kernel.operation, first) &&
-        model(by_index)->deterministic == model(first)->deterministic)
-      kept.insert(kernel.to_string());
+    kept += by_index == kHidden &&
+            carries_tensor_core_note(kernel.operation, by_index) ==
+                carries_tensor_core_note(kernel.operation, first) &&
+            model(by_index)->deterministic == model(first)->deterministic;
   }
-  ASSERT_GE(kept.size(), 1u);
+  return kept;
+}
+
+std::string temporary_database(const std::string& seed) {
+  const std::string database = ::testing::TempDir() + "ucudnn-application-engine-" +
+                               std::to_string(getpid()) + "-" + seed + ".db";
+  std::remove(database.c_str());
+  return database;
+}
+
+const std::string kReplanned =
+    " was made without the application's engine configuration eng" + std::to_string(kHidden);
+
+TEST_F(ApplicationEngine, AStoredPlanMadeWithoutItIsPlannedAgain) {
+  const std::string database = temporary_database(seed_);
+  Environment environment = {{"FAKECUDA_HIDDEN_ENGINES", std::to_string(kHidden)},
+                             {"UCUDNN_DATABASE", database}};
+  // First the heuristics' engines only: the plans are stored without the hidden one. (Each
+  // steady state is read from runs that find everything stored.)
+  run({"--iterations", "1"}, environment, true);
+  EXPECT_EQ(steady_calls({}, environment), calls_of(plans_with(false, false, kLimit)));
+  // Then the application builds the hidden engine: the stored plans lack a candidate and are
+  // planned again.
+  const std::size_t kept = kernels_keeping_their_key();
+  ASSERT_GE(kept, 1u);
   environment["UCUDNN_LOG_LEVEL"] = "info";
   const std::vector<std::string> args = {"--engine-index", std::to_string(kHidden)};
   const ProgramRun replanned = run(concat(args, {"--iterations", "1"}), environment, true);
-  EXPECT_EQ(count_of(replanned.process.err, "without the application's engine configuration eng" +
-                                                std::to_string(kHidden)),
-            static_cast<int>(kept.size()))
+  EXPECT_EQ(count_of(replanned.process.err, kReplanned), static_cast<int>(kept))
       << replanned.process.err;
   environment.erase("UCUDNN_LOG_LEVEL");
   const auto replans = plans_with(true, true, kLimit);
   EXPECT_NE(calls_of(replans), calls_of(plans_with(true, false, kLimit)));
   EXPECT_EQ(steady_calls(args, environment), calls_of(replans));
+  std::remove(database.c_str());
+}
+
+// The same for a stored CPU/GPU hybrid plan (UCUDNN_HYBRID=on): its GPU share is planned among
+// the same candidates, so it too is planned again, once, and then reused.
+TEST_F(ApplicationEngine, AStoredHybridPlanMadeWithoutItIsPlannedAgain) {
+  const std::string database = temporary_database(seed_);
+  Environment environment = {{"FAKECUDA_HIDDEN_ENGINES", std::to_string(kHidden)},
+                             {"UCUDNN_DATABASE", database},
+                             {"UCUDNN_HYBRID", "on"}};
+  if (const std::string lsan = UCUDNN_DLOPEN_LSAN_OPTIONS; !lsan.empty())
+    environment["LSAN_OPTIONS"] = lsan;  // the CPU backend is a plugin the shim opens
+  run({"--iterations", "1"}, environment, true);
+  environment["UCUDNN_LOG_LEVEL"] = "info";
+  const std::vector<std::string> args = {"--engine-index", std::to_string(kHidden),
+                                         "--iterations", "1"};
+  const ProgramRun replanned = run(args, environment, true);
+  const std::size_t kept = kernels_keeping_their_key();
+  EXPECT_EQ(count_of(replanned.process.err, "a stored hybrid plan for"), static_cast<int>(kept))
+      << replanned.process.err;
+  EXPECT_EQ(count_of(replanned.process.err, kReplanned), static_cast<int>(2 * kept))
+      << "the GPU's own plan and the hybrid plan of each kernel\n"
+      << replanned.process.err;
+  const ProgramRun reused = run(args, environment, true);
+  EXPECT_EQ(count_of(reused.process.err, kReplanned), 0) << reused.process.err;
+  EXPECT_EQ(count_of(reused.process.err, "hybrid plan within"),
+            count_of(replanned.process.err, "hybrid plan within"))
+      << "the same kernels run hybrid plans\n"
+      << reused.process.err;
   std::remove(database.c_str());
 }
 
