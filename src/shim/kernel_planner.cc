@@ -49,8 +49,7 @@ PlannerContext for_kernel(const PlannerContext& context, const KernelIdentity& k
   if (kernel.deterministic_only)
     restricted.excluded =
         &Registry::instance().deterministic_exclusion(*context.excluded, kernel.key.operation);
-  restricted.unplanned_application_engine =
-      unmeasured_application_engine(restricted, kernel.key);
+  restricted.unplanned_application_engine = unmeasured_application_engine(restricted, kernel.key);
   return restricted;
 }
 
@@ -143,7 +142,6 @@ bool planned_among_algorithms(const Configuration& plan) {
     return m.backend == "cudnn" && !is_engine_name(m.algorithm);
   });
 }
-
 
 // Why a valid stored plan is no longer what planning would give (a suffix for a log line
 // naming the plan): it was made among the legacy algorithms where cuDNN's engine

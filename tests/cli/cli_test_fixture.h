@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -46,6 +47,32 @@ inline std::vector<std::string> concat(std::vector<std::string> a,
 
 inline std::string describe(const ProcessResult& r) {
   return "exit " + std::to_string(r.status) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err;
+}
+
+// "measured N new, reused M" of a bench run.
+inline std::pair<long, long> counts(const ProcessResult& r) {
+  long measured = -1, reused = -1;
+  const auto at = r.out.find("measured ");
+  if (at != std::string::npos)
+    std::sscanf(r.out.c_str() + at, "measured %ld new, reused %ld", &measured, &reused);
+  return {measured, reused};
+}
+
+// The output from the plan table on (the lines before it name files and times).
+inline std::string plan_part(const std::string& out) {
+  const auto at = out.find("\nlayer ");
+  return at == std::string::npos ? "" : out.substr(at);
+}
+
+// Rows without their timestamps: what must agree between two runs on a deterministic device.
+inline std::multiset<std::string> without_times(const std::vector<json>& rows) {
+  std::multiset<std::string> texts;
+  for (json row : rows) {
+    row.erase("measured_at");
+    row.erase("created_at");
+    texts.insert(row.dump());
+  }
+  return texts;
 }
 
 class CliTest : public ::testing::Test {

@@ -179,8 +179,8 @@ TEST_F(ApplicationEngine, AStoredHybridPlanMadeWithoutItIsPlannedAgain) {
     environment["LSAN_OPTIONS"] = lsan;  // the CPU backend is a plugin the shim opens
   run({"--iterations", "1"}, environment, true);
   environment["UCUDNN_LOG_LEVEL"] = "info";
-  const std::vector<std::string> args = {"--engine-index", std::to_string(kHidden),
-                                         "--iterations", "1"};
+  const std::vector<std::string> args = {"--engine-index", std::to_string(kHidden), "--iterations",
+                                         "1"};
   const ProgramRun replanned = run(args, environment, true);
   const std::size_t kept = kernels_keeping_their_key();
   EXPECT_EQ(count_of(replanned.process.err, "a stored hybrid plan for"), static_cast<int>(kept))

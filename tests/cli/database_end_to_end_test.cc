@@ -1,0 +1,182 @@
+// The `ucudnn` tool and its benchmark databases, end to end: the default database is the
+// shim's, `plan` reads without measuring and names what is missing, a locked database is
+// waited for out loud, and `db export`/`import` round-trip every row.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_test_fixture.h"
+
+namespace ucudnn::testing {
+namespace {
+
+TEST_F(CliTest, DefaultDatabaseIsTheShims) {
+  const auto bench = run(concat({"bench", "--no-check-plans"}, bench_args()));
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  EXPECT_NE(bench.out.find("database: " + path("default.db")), std::string::npos) << bench.out;
+  EXPECT_TRUE(std::filesystem::exists(path("default.db")));
+  const auto repeats = run(concat({"plan"}, bench_args()));
+  EXPECT_NE(repeats.status, 0);  // --repeats is bench's only
+  const auto planned = run(concat({"plan"}, network_args()));
+  ASSERT_EQ(planned.status, 0) << describe(planned);
+  EXPECT_EQ(plan_part(planned.out), plan_part(bench.out));
+}
+
+// A child process that holds `database`'s write lock (BEGIN EXCLUSIVE) for `milliseconds`;
+// returns once the lock is taken.
+pid_t hold_write_lock(const std::string& database, int milliseconds) {
+  int ready[2];
+  if (::pipe(ready) != 0) return -1;
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(ready[0]);
+    sqlite3* db = nullptr;
+    const bool held = sqlite3_open(database.c_str(), &db) == SQLITE_OK &&
+                      sqlite3_exec(db, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) == SQLITE_OK;
+    if (held) (void)!::write(ready[1], "x", 1);
+    ::usleep(static_cast<useconds_t>(milliseconds) * 1000);
+    const bool committed =
+        held && sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK;
+    sqlite3_close(db);
+    ::_exit(committed ? 0 : 1);
+  }
+  ::close(ready[1]);
+  char byte = 0;
+  const bool held = ::read(ready[0], &byte, 1) == 1;
+  ::close(ready[0]);
+  EXPECT_TRUE(held) << "the lock holder failed";
+  return child;
+}
+
+int release(pid_t holder) {
+  int status = -1;
+  if (holder > 0) ::waitpid(holder, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST_F(CliTest, PlanReadsWithoutBenchmarking) {
+  const auto bench =
+      run(concat({"bench", "--database", path("a.db"), "--no-check-plans"}, bench_args()));
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  const auto before = rows(path("a.db"));
+
+  // Another limit and a total workspace: planned from the same measurements.
+  const auto plan =
+      run(concat({"plan", "--database", path("a.db"), "--json", "--total-workspace", "2MiB"},
+                 network_args(4, "64KiB")));
+  ASSERT_EQ(plan.status, 0) << describe(plan);
+  const json document = json::parse(plan.out);
+  EXPECT_EQ(document["network"], "tiny");
+  EXPECT_EQ(document["workspace_limit"], 64u << 10);
+  ASSERT_EQ(document["kernels"].size(), 12u);
+  for (const auto& kernel : document["kernels"]) {
+    ASSERT_FALSE(kernel["plan"].is_null()) << kernel.dump();
+    EXPECT_LE(kernel["plan"]["workspace_bytes"].get<std::uint64_t>(), 64u << 10);
+    std::int64_t covered = 0;
+    for (const auto& micro : kernel["plan"]["micro"]) covered += micro["batch"].get<std::int64_t>();
+    EXPECT_EQ(covered, 4);
+  }
+  EXPECT_EQ(document["kernels"][3]["layer"], "conv2");
+  EXPECT_EQ(document["wd"]["kernels"].size(), 9u);
+  EXPECT_LE(document["wd"]["workspace_bytes"].get<std::uint64_t>(), 2u << 20);
+  // Nothing was measured or written.
+  EXPECT_EQ(without_times(rows(path("a.db")).first), without_times(before.first));
+  EXPECT_EQ(rows(path("a.db")).second.size(), before.second.size());
+}
+
+TEST_F(CliTest, PlanNamesTheKernelsWithoutMeasurements) {
+  const auto bench =
+      run(concat({"bench", "--database", path("a.db"), "--no-check-plans"}, bench_args()));
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  // Batch 8 was never benchmarked.
+  const auto plan = run(concat({"plan", "--database", path("a.db")}, network_args(8)));
+  EXPECT_EQ(plan.status, 1) << describe(plan);
+  EXPECT_NE(plan.err.find("measurements are not in the database, of 12 kernels: conv1 Forward"),
+            std::string::npos)
+      << plan.err;
+  EXPECT_NE(plan.err.find("run `ucudnn bench --network " + kTiny + " --batch 8"), std::string::npos)
+      << plan.err;
+}
+
+TEST_F(CliTest, PlanNamesAMissingDatabaseAndCreatesNothing) {
+  const auto plan = run(concat({"plan", "--database", path("nowhere.db")}, network_args()));
+  EXPECT_EQ(plan.status, 1) << describe(plan);
+  EXPECT_NE(plan.err.find("ucudnn: warning: benchmark database " + path("nowhere.db") +
+                          " does not exist"),
+            std::string::npos)
+      << plan.err;
+  EXPECT_EQ(plan.err.find("system benchmark database"), std::string::npos) << plan.err;
+  EXPECT_TRUE(std::filesystem::is_empty(folder_.path())) << "a reader leaves nothing behind";
+}
+
+// Another process holds the database's write lock for a while: the tool waits for it, and
+// says so within a second or two instead of sitting silent.
+TEST_F(CliTest, WaitingForALockedDatabaseIsAnnounced) {
+  const auto bench =
+      run(concat({"bench", "--database", path("a.db"), "--no-check-plans"}, bench_args()));
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  for (const char* command : {"plan", "bench"}) {
+    SCOPED_TRACE(command);
+    std::vector<std::string> args = {command, "--database", path("a.db")};
+    if (std::string(command) == "bench") args.push_back("--no-check-plans");
+    const auto holder = hold_write_lock(path("a.db"), 3000);
+    const auto started = std::chrono::steady_clock::now();
+    const auto r = run(concat(args, network_args()));
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    EXPECT_EQ(release(holder), 0);
+    EXPECT_EQ(r.status, 0) << describe(r);
+    EXPECT_NE(r.err.find("ucudnn: waiting for " + path("a.db")), std::string::npos) << r.err;
+    EXPECT_GE(seconds, 2.5) << "it waited for the lock";
+  }
+}
+
+TEST_F(CliTest, DatabaseRoundTrip) {
+  const auto bench =
+      run(concat({"bench", "--database", path("a.db"), "--no-check-plans"}, bench_args()));
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  const auto a = rows(path("a.db"));
+
+  const auto info = run({"db", "info", "--database", path("a.db")});
+  ASSERT_EQ(info.status, 0) << describe(info);
+  EXPECT_NE(info.out.find(std::to_string(a.first.size()) + " measurements, " +
+                          std::to_string(a.second.size()) + " plans, 1 fingerprints"),
+            std::string::npos)
+      << info.out;
+  EXPECT_NE(info.out.find("kind=cpu;"), std::string::npos) << info.out;
+
+  const auto exported = run({"db", "export", path("a.json"), "--database", path("a.db")});
+  ASSERT_EQ(exported.status, 0) << describe(exported);
+  const auto imported = run({"db", "import", path("a.json"), "--database", path("b.db")});
+  ASSERT_EQ(imported.status, 0) << describe(imported);
+  const auto b = rows(path("b.db"));
+  EXPECT_EQ(without_times(b.first), without_times(a.first));
+  EXPECT_EQ(without_times(b.second), without_times(a.second));
+
+  const auto merged = run({"db", "merge", path("a.db"), path("b.db"), "--into", path("c.db")});
+  ASSERT_EQ(merged.status, 0) << describe(merged);
+  const auto c = rows(path("c.db"));
+  EXPECT_EQ(without_times(c.first), without_times(a.first));
+  EXPECT_EQ(run({"db", "check", "--database", path("c.db")}).status, 0);
+  EXPECT_EQ(run({"db", "vacuum", "--database", path("c.db")}).status, 0);
+
+  std::ofstream(path("garbage.db")) << "not a database at all, just some text";
+  const auto check = run({"db", "check", "--database", path("garbage.db")});
+  EXPECT_EQ(check.status, 1) << describe(check);
+  EXPECT_NE(check.out.find("problem: "), std::string::npos) << check.out;
+  const auto bad_import = run({"db", "import", path("missing.json"), "--database", path("b.db")});
+  EXPECT_EQ(bad_import.status, 1);
+  EXPECT_NE(bad_import.err.find("cannot read '" + path("missing.json") + "'"), std::string::npos);
+}
+
+// Each file is broken in one way; the error names the file, the field and the value.
+
+}  // namespace
+}  // namespace ucudnn::testing

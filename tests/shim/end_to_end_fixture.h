@@ -1,0 +1,42 @@
+#pragma once
+// The fixture of the suites that run examples/conv_network under ucudnn on the cuDNN/CUDA test
+// doubles (end_to_end_test.cc, stored_plans_test.cc): the program with and without the
+// preload, each run with a fresh seed, and the limits the suites plan within.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "example_program.h"
+#include "support/random_seed.h"
+
+namespace ucudnn {
+
+constexpr std::int64_t kBatch = testing::kExampleBatch;
+// The framework's per-layer workspace cap in the tight-limit runs: the fast algorithms fit
+// only micro-batches of the layers under it.
+constexpr std::uint64_t kTightLimit = 1536 * 1024;
+constexpr std::uint64_t kTotalWorkspace = 4 << 20;
+
+class EndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override { seed_ = std::to_string(random_.uniform(1, 1'000'000'000)); }
+
+  testing::ProgramRun run(const std::string& program, std::vector<std::string> args,
+                          testing::Environment environment, bool doubles = true) {
+    return testing::run_example(program, args, std::move(environment), seed_, doubles);
+  }
+  testing::ProgramRun baseline(std::vector<std::string> args = {}) {
+    return run(UCUDNN_EXAMPLE, args, {});
+  }
+  testing::ProgramRun preloaded(std::vector<std::string> args, testing::Environment environment) {
+    environment["LD_PRELOAD"] = UCUDNN_PRELOAD;
+    return run(UCUDNN_EXAMPLE, args, environment);
+  }
+
+  testing::SeededRandom random_;
+  std::string seed_;
+};
+
+}  // namespace ucudnn

@@ -1,0 +1,230 @@
+// Plans the shim stored in a database, run again by later processes of the example program
+// (examples/conv_network) on the cuDNN/CUDA test doubles: Find*Ex limits that change every run
+// share stored plans; a poisoned plan is discarded and planned again; an excluded algorithm or
+// engine configuration never runs, not even from a stored plan; and a database written among
+// the legacy algorithms is planned again among cuDNN's engine configurations.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "core/micro_table.h"
+#include "core/workspace_reuse.h"
+#include "end_to_end_fixture.h"
+#include "example_kernels.h"
+#include "model_benchmarker.h"
+
+namespace ucudnn {
+namespace {
+
+using fakecuda::ModelBenchmarker;
+using testing::count_of;
+using testing::Environment;
+using testing::expect_ran_on_doubles;
+using testing::expect_same_results;
+using testing::ProgramRun;
+
+int plan_rows(const std::string& database) {
+  sqlite3* db = nullptr;
+  int rows = -1;
+  if (sqlite3_open_v2(database.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK)
+    sqlite3_exec(
+        db, "SELECT count(*) FROM plans",
+        [](void* out, int, char** values, char**) {
+          *static_cast<int*>(out) = std::atoi(values[0]);
+          return 0;
+        },
+        &rows, nullptr);
+  sqlite3_close(db);
+  return rows;
+}
+
+// Find*Ex limits are whatever buffer the application passes (PyTorch: the free memory), so
+// every run may bring new ones. A stored plan answers every limit from its workspace up to
+// the next measured workspace, so however many runs, the rows stay within the number of
+// those intervals the runs' limits fall in, and a limit seen before benchmarks nothing.
+TEST_F(EndToEnd, FindExLimitsThatChangeEveryRunShareStoredPlans) {
+  const std::string database = ::testing::TempDir() + "ucudnn-e2e-limits-" + seed_ + ".db";
+  ModelBenchmarker model;
+  std::vector<std::vector<std::uint64_t>> workspaces;  // per kernel, every measured one
+  for (const auto& kernel : example_kernels(kBatch)) {
+    const auto table =
+        measure_micro_table(model, kernel, BatchSizePolicy::kPowerOfTwo, kNoWorkspaceLimit);
+    workspaces.emplace_back();
+    for (const auto& size : table.candidates)
+      for (const auto& c : size) workspaces.back().push_back(c.workspace_bytes);
+  }
+  std::set<std::pair<std::size_t, std::uint64_t>> intervals;  // (kernel, end of interval)
+  std::vector<std::uint64_t> limits;
+  const int runs = 6;
+  for (int r = 0; r < runs; ++r) {
+    const auto limit =
+        static_cast<std::uint64_t>(random_.uniform(kTightLimit / 4, 2 * kTightLimit));
+    limits.push_back(limit);
+    for (std::size_t k = 0; k < workspaces.size(); ++k) {
+      std::uint64_t end = kNoWorkspaceLimit;
+      for (auto w : workspaces[k])
+        if (w > limit) end = std::min(end, w);
+      intervals.insert({k, end});
+    }
+    const ProgramRun run =
+        preloaded({"--select", "findex", "--workspace-limit", std::to_string(limit)},
+                  {{"UCUDNN_DATABASE", database}});
+    expect_ran_on_doubles(run);
+  }
+  const int rows = plan_rows(database);
+  EXPECT_GE(rows, static_cast<int>(workspaces.size()));
+  EXPECT_LE(rows, static_cast<int>(intervals.size()))
+      << "limits " << ::testing::PrintToString(limits);
+  const ProgramRun again =
+      preloaded({"--select", "findex", "--workspace-limit", std::to_string(limits.front())},
+                {{"UCUDNN_DATABASE", database}, {"UCUDNN_LOG_LEVEL", "info"}});
+  expect_ran_on_doubles(again);
+  EXPECT_EQ(count_of(again.process.err, "benchmarked"), 0) << again.process.err;
+  EXPECT_EQ(plan_rows(database), rows);
+  std::printf(
+      "%d runs with Find*Ex limits from %llu to %llu bytes: %d plan rows for %zu kernels "
+      "(bound %zu)\n",
+      runs + 1, static_cast<unsigned long long>(kTightLimit / 4),
+      static_cast<unsigned long long>(2 * kTightLimit), rows, workspaces.size(), intervals.size());
+  for (const char* suffix : {"", ".lock", "-journal"}) std::remove((database + suffix).c_str());
+}
+
+// A shared database may be poisoned: a stored plan whose micro-batches cover twice the batch
+// would write past the caller's tensors if it were trusted. The shim validates it, warns,
+// re-plans, and the results stay right (the doubles check every pointer range).
+TEST_F(EndToEnd, PoisonedStoredPlansAreDiscardedAndReplanned) {
+  const std::string database = ::testing::TempDir() + "ucudnn-e2e-poison-" + seed_ + ".db";
+  const auto cap = std::to_string(kTightLimit);
+  const Environment environment = {{"UCUDNN_WORKSPACE_LIMIT", cap}, {"UCUDNN_DATABASE", database}};
+  const ProgramRun without = baseline({"--workspace-limit", cap});
+  const ProgramRun first = preloaded({"--workspace-limit", cap}, environment);
+  expect_ran_on_doubles(first);
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(database.c_str(), &db), SQLITE_OK);
+    const char* poison =
+        "UPDATE plans SET configurations = '[{\"micro\":["
+        "{\"backend\":\"cudnn\",\"algorithm\":\"IMPLICIT_GEMM\",\"batch\":16,"
+        "\"time_ms\":0.000001,\"workspace_bytes\":0},"
+        "{\"backend\":\"cudnn\",\"algorithm\":\"IMPLICIT_GEMM\",\"batch\":16,"
+        "\"time_ms\":0.000001,\"workspace_bytes\":0}]}]' WHERE mode = 'WR'";
+    char* error = nullptr;
+    EXPECT_EQ(sqlite3_exec(db, poison, nullptr, nullptr, &error), SQLITE_OK)
+        << (error ? error : "");
+    sqlite3_free(error);
+    EXPECT_GT(sqlite3_changes(db), 0);
+    sqlite3_close(db);
+  }
+  const ProgramRun second = preloaded({"--workspace-limit", cap}, environment);
+  std::remove(database.c_str());
+  expect_ran_on_doubles(second);
+  expect_same_results(without, second);
+  EXPECT_GT(count_of(second.process.err, "discarding an invalid stored plan"), 0)
+      << second.process.err;
+  EXPECT_EQ(count_of(second.process.err, "fakecuda:"), 0) << "a call the doubles refused";
+  EXPECT_EQ(second.iteration_ms, first.iteration_ms);
+}
+
+// UCUDNN_EXCLUDE_ALGORITHMS: an excluded algorithm never reaches cuDNN, neither to be
+// benchmarked nor from a stored plan that uses it (discarded and planned again).
+TEST_F(EndToEnd, ExcludedAlgorithmsNeverRunEvenFromStoredPlans) {
+  const std::string database = ::testing::TempDir() + "ucudnn-e2e-exclude-" + seed_ + ".db";
+  const auto cap = std::to_string(kTightLimit);
+  // The legacy algorithms as candidates: their names are what is excluded.
+  Environment environment = {{"UCUDNN_WORKSPACE_LIMIT", cap},
+                             {"UCUDNN_DATABASE", database},
+                             {"UCUDNN_CANDIDATES", "algorithms"}};
+  const ProgramRun without = baseline({"--workspace-limit", cap});
+  const ProgramRun first = preloaded({"--workspace-limit", cap}, environment);
+  expect_ran_on_doubles(first);
+  const std::vector<std::string> fast = {"algo=FFT", "algo=WINOGRAD"};
+  int fast_calls = 0;
+  for (const auto& name : fast) fast_calls += count_of(first.trace, name);
+  ASSERT_GT(fast_calls, 0) << "the stored plans should use FFT or Winograd";
+
+  environment["UCUDNN_EXCLUDE_ALGORITHMS"] = "cudnn:fft*, cudnn:WINOGRAD*";
+  const ProgramRun second = preloaded({"--workspace-limit", cap}, environment);
+  std::remove(database.c_str());
+  expect_ran_on_doubles(second);
+  expect_same_results(without, second);
+  for (const auto& name : fast) EXPECT_EQ(count_of(second.trace, name), 0) << name;
+  EXPECT_GT(count_of(second.process.err, "excluded by UCUDNN_EXCLUDE_ALGORITHMS"), 0)
+      << second.process.err;
+  EXPECT_GT(count_of(second.trace, "conv op="), 0);
+}
+
+// A database written when the legacy algorithms were the candidates: its plans still run where
+// engines are off, and are planned again among the engine configurations where they are on.
+TEST_F(EndToEnd, PlansStoredAmongLegacyAlgorithmsArePlannedAgainAmongEngines) {
+  const std::string database = ::testing::TempDir() + "ucudnn-e2e-legacy-db-" + seed_ + ".db";
+  const auto cap = std::to_string(kTightLimit);
+  Environment environment = {{"UCUDNN_WORKSPACE_LIMIT", cap},
+                             {"UCUDNN_DATABASE", database},
+                             {"UCUDNN_CANDIDATES", "algorithms"},
+                             {"UCUDNN_LOG_LEVEL", "info"}};
+  const ProgramRun without = baseline({"--workspace-limit", cap});
+  const ProgramRun legacy = preloaded({"--workspace-limit", cap}, environment);
+  expect_ran_on_doubles(legacy);
+  EXPECT_EQ(count_of(legacy.trace, "x_uid=30072"), 0) << "legacy calls only";
+  const ProgramRun again = preloaded({"--workspace-limit", cap}, environment);
+  EXPECT_EQ(count_of(again.process.err, "made among the legacy algorithms"), 0);
+  EXPECT_EQ(count_of(again.trace, "x_uid=30072"), 0);
+  environment.erase("UCUDNN_CANDIDATES");
+  const ProgramRun engines = preloaded({"--workspace-limit", cap}, environment);
+  const ProgramRun settled = preloaded({"--workspace-limit", cap}, environment);
+  std::remove(database.c_str());
+  expect_same_results(without, engines);
+  EXPECT_GT(count_of(engines.process.err, "made among the legacy algorithms"), 0)
+      << engines.process.err;
+  EXPECT_GT(count_of(engines.trace, "x_uid=30072"), 0) << "ucudnn's plans run engines";
+  EXPECT_EQ(count_of(settled.process.err, "made among the legacy algorithms"), 0)
+      << "the plans planned again were stored";
+  EXPECT_GT(count_of(settled.trace, "x_uid=30072"), 0);
+}
+
+// The engine configurations a plan ran (the double's trace of ucudnn's executions, whose graphs
+// use their own x uid, cudnn/convolution_graph.h), by engine id.
+std::set<std::string> ucudnn_engines(const std::string& trace) {
+  std::set<std::string> engines;
+  std::istringstream lines(trace);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("backend-execute") == std::string::npos ||
+        line.find("x_uid=30072") == std::string::npos)
+      continue;
+    const auto at = line.find("engine=") + 7;
+    engines.insert(line.substr(at, line.find(' ', at) - at));
+  }
+  return engines;
+}
+
+// Engine configurations are excluded by their names, wildcards included, as algorithms are:
+// never measured, never planned, never run from a stored plan.
+TEST_F(EndToEnd, ExcludedEngineConfigurationsNeverRunEvenFromStoredPlans) {
+  const std::string database = ::testing::TempDir() + "ucudnn-e2e-exclude-engines-" + seed_ + ".db";
+  const auto cap = std::to_string(kTightLimit);
+  Environment environment = {{"UCUDNN_WORKSPACE_LIMIT", cap}, {"UCUDNN_DATABASE", database}};
+  const ProgramRun without = baseline({"--workspace-limit", cap});
+  const ProgramRun first = preloaded({"--workspace-limit", cap}, environment);
+  expect_ran_on_doubles(first);
+  const auto used = ucudnn_engines(first.trace);
+  ASSERT_GE(used.size(), 2u) << "the plans should run several engine configurations";
+  std::string excluded;
+  for (const auto& id : used)
+    if (id != "0") excluded += (excluded.empty() ? "cudnn:eng" : ", cudnn:eng") + id + "*";
+  environment["UCUDNN_EXCLUDE_ALGORITHMS"] = excluded;
+  const ProgramRun second = preloaded({"--workspace-limit", cap}, environment);
+  std::remove(database.c_str());
+  expect_ran_on_doubles(second);
+  expect_same_results(without, second);
+  for (const auto& id : ucudnn_engines(second.trace))
+    EXPECT_TRUE(id == "0" || !used.contains(id)) << "excluded engine " << id << " ran";
+  EXPECT_GT(count_of(second.process.err, "excluded by UCUDNN_EXCLUDE_ALGORITHMS"), 0)
+      << second.process.err;
+  EXPECT_GT(count_of(second.trace, "x_uid=30072"), 0) << "ucudnn's plans ran";
+}
+
+}  // namespace
+}  // namespace ucudnn
