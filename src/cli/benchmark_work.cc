@@ -31,7 +31,7 @@ WorkList find_missing_work(const std::vector<NetworkKernel>& kernels, BatchSizeP
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     const KernelKey& kernel = kernels[k].key;
     const auto algorithms = device.algorithms(kernel);
-    for (auto size : micro_batch_sizes(policy_for(kernel, policy), kernel.problem.batch())) {
+    for (auto size : planned_micro_batch_sizes(kernel, policy)) {
       const KernelKey micro = kernel.with_batch(size);
       if (!seen.insert(micro.to_string()).second) continue;
       WorkItem item{k, size, {}};

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "core/reduction_precision.h"
 #include "cpu_benchmarker.h"
 #include "database_access.h"
 #include "exit_status.h"
@@ -11,7 +12,6 @@
 #include "store_reader.h"
 #include "thread_pool.h"
 #ifdef UCUDNN_CLI_HAVE_CUDNN
-#include "core/reduction_precision.h"
 #include "cudnn/algorithms.h"
 #include "cudnn/cuda_runtime.h"
 #include "cudnn/cudnn_api.h"
@@ -70,7 +70,7 @@ std::set<std::string> micro_kernel_texts(const std::vector<NetworkKernel>& kerne
                                          BatchSizePolicy policy) {
   std::set<std::string> texts;
   for (const auto& k : kernels)
-    for (auto size : micro_batch_sizes(policy_for(k.key, policy), k.key.problem.batch()))
+    for (auto size : planned_micro_batch_sizes(k.key, policy))
       texts.insert(k.key.with_batch(size).to_string());
   return texts;
 }

@@ -27,7 +27,7 @@ MicroTable measure_micro_table(Benchmarker& benchmarker, const KernelKey& kernel
                                Pruning pruning) {
   MicroTable table;
   table.batch = kernel.problem.batch();
-  table.sizes = micro_batch_sizes(policy_for(kernel, policy), table.batch);
+  table.sizes = planned_micro_batch_sizes(kernel, policy);
   const auto algorithms = benchmarker.algorithms(kernel);
   const auto backend = benchmarker.backend_name();
   // Each candidate's measurement at the last size it was measured at.

@@ -14,4 +14,9 @@ BatchSizePolicy policy_for(const KernelKey& kernel, BatchSizePolicy policy) {
   return splitting_reduces_precision(kernel) ? BatchSizePolicy::kUndivided : policy;
 }
 
+std::vector<std::int64_t> planned_micro_batch_sizes(const KernelKey& kernel,
+                                                    BatchSizePolicy policy) {
+  return micro_batch_sizes(policy_for(kernel, policy), kernel.problem.batch());
+}
+
 }  // namespace ucudnn

@@ -6,6 +6,9 @@
 // kernel allows it only where its math type allows conversions, as cuDNN's own engines with
 // the REDUCED_PRECISION_REDUCTION note. Forward and BackwardData write each output element
 // from one micro-batch, so their splits are exact.
+#include <cstdint>
+#include <vector>
+
 #include "core/batch_size_policy.h"
 #include "core/kernel_key.h"
 
@@ -16,5 +19,9 @@ bool splitting_reduces_precision(const KernelKey& kernel);
 // The policy `kernel` is planned under: `policy`, or undivided where splitting reduces
 // precision.
 BatchSizePolicy policy_for(const KernelKey& kernel, BatchSizePolicy policy);
+
+// The micro-batch sizes `kernel` is measured and planned at under `policy` (ascending).
+std::vector<std::int64_t> planned_micro_batch_sizes(const KernelKey& kernel,
+                                                    BatchSizePolicy policy);
 
 }  // namespace ucudnn
