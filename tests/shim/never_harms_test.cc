@@ -45,13 +45,17 @@ ShimCallCounts shim_call_counts() {
   return counts;
 }
 
-// What the shim says it did between two readings equals what the doubles saw.
+// What the shim says it did between two readings equals what the doubles saw (its account
+// counts device and pinned host memory together).
 void expect_account(const UcudnnRuntimeCallCounts& before, const UcudnnRuntimeCallCounts& after,
                     const TraceCounts& seen, const char* span) {
   EXPECT_EQ(after.allocations - before.allocations,
-            static_cast<unsigned long long>(seen.allocations + seen.failed_allocations))
+            static_cast<unsigned long long>(seen.allocations + seen.failed_allocations +
+                                            seen.host_allocations))
       << span;
-  EXPECT_EQ(after.frees - before.frees, static_cast<unsigned long long>(seen.frees)) << span;
+  EXPECT_EQ(after.frees - before.frees,
+            static_cast<unsigned long long>(seen.frees + seen.host_frees))
+      << span;
   EXPECT_EQ(after.synchronizations - before.synchronizations,
             static_cast<unsigned long long>(seen.synchronizations))
       << span;

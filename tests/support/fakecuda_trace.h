@@ -58,9 +58,11 @@ inline std::vector<long long> traced_batches(std::size_t from) {
 // What happened below the shim in a span of the trace.
 struct TraceCounts {
   int convolutions = 0;
-  int captured = 0;  // convolutions recorded into a graph
-  int allocations = 0, failed_allocations = 0, frees = 0;
-  int synchronizations = 0;  // every synchronizing call, cudaFree (a device-wide one) included
+  int captured = 0;                                        // convolutions recorded into a graph
+  int allocations = 0, failed_allocations = 0, frees = 0;  // device memory
+  int host_allocations = 0, host_frees = 0;  // pinned host memory (cudaHostAlloc, cudaFreeHost)
+  // Every synchronizing call, cudaFree and cudaFreeHost (device-wide ones) included.
+  int synchronizations = 0;
   int capture_violations = 0;
   std::vector<unsigned long long> allocated_bytes;
   // Device memory allocated in the span and not freed in it: at its end, and at most.
@@ -74,13 +76,16 @@ inline TraceCounts count_trace(std::size_t from, std::size_t to = kTraceEnd) {
     int ok = 0;
     if (line.rfind("conv ", 0) == 0) ++counts.convolutions;
     if (line.rfind("captured ", 0) == 0) ++counts.captured;
-    if (line.rfind("free", 0) == 0) {
+    if (line.rfind("free-host", 0) == 0) ++counts.host_frees, ++counts.synchronizations;
+    if (line.rfind("free ", 0) == 0) {
       ++counts.frees, ++counts.synchronizations;
       if (std::sscanf(line.c_str(), "free bytes=%llu", &bytes) == 1)
         counts.held_bytes -= static_cast<std::int64_t>(bytes);
     }
     if (line.rfind("sync ", 0) == 0) ++counts.synchronizations;
     if (line.rfind("capture-violation ", 0) == 0) ++counts.capture_violations;
+    if (std::sscanf(line.c_str(), "malloc-host bytes=%llu ok=%d", &bytes, &ok) == 2)
+      ++counts.host_allocations;  // failed ones too, as failed_allocations for the device
     if (std::sscanf(line.c_str(), "malloc bytes=%llu ok=%d", &bytes, &ok) == 2) {
       (ok ? counts.allocations : counts.failed_allocations) += 1;
       if (!ok) continue;
