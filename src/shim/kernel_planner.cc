@@ -5,6 +5,7 @@
 #include "core/engine_name.h"
 #include "core/plan_mode.h"
 #include "core/plan_validation.h"
+#include "core/reduction_precision.h"
 #include "core/stored_benchmarker.h"
 #include "core/workspace_reuse.h"
 #include "cudnn/algorithms.h"
@@ -26,16 +27,24 @@ const AlgorithmExclusion PlannerContext::kNothingExcluded;
 
 namespace {
 
+// The smallest micro-batch size `kernel` is planned at: measured for every candidate that fits
+// there, since pruning needs a measurement at a smaller size to skip one (core/micro_table.h).
+KernelKey smallest_planned(const PlannerContext& context, const KernelKey& kernel) {
+  return kernel.with_batch(planned_micro_batch_sizes(kernel, context.policy).front());
+}
+
 // A configuration the application runs for the kernel, allowed to it, that the store has not
-// measured at the full batch: a stored plan was made without it.
+// measured at the smallest planned size: no plan of the kernel was made with it. (Not the full
+// batch: pruning may skip a slow candidate there, every time.)
 std::optional<std::string> unmeasured_application_engine(const PlannerContext& context,
                                                          const KernelKey& kernel) {
   if (!context.application_engines || !context.engine_candidates) return std::nullopt;
+  const KernelKey smallest = smallest_planned(context, kernel);
   for (const auto& c : context.application_engines->of(kernel.to_string())) {
     const std::string name = c.name.to_string();
     if (cudnn::allowed(c.notes, kernel.problem.math_type, context.deterministic_only) &&
         !context.excluded->excludes("cudnn", name) &&
-        !context.store.find_measurement(context.fingerprint.to_string(), kernel, "cudnn", name))
+        !context.store.find_measurement(context.fingerprint.to_string(), smallest, "cudnn", name))
       return name;
   }
   return std::nullopt;
@@ -143,20 +152,26 @@ bool planned_among_algorithms(const Configuration& plan) {
   });
 }
 
-// Why a valid stored plan is no longer what planning would give (a suffix for a log line
-// naming the plan): it was made among the legacy algorithms where cuDNN's engine
+// Why a valid stored plan within `limit` is no longer what planning would give (a suffix for a
+// log line naming the plan): it was made among the legacy algorithms where cuDNN's engine
 // configurations are now the candidates (an older database), or without a configuration the
-// application runs. Planned again, from the stored measurements and the new ones, and replaced.
-std::optional<std::string> outdated(const PlannerContext& context, const Configuration& plan) {
+// application runs that fits the limit at the smallest planned size (one that does not was no
+// candidate, and is never measured, within it). Planned again, from the stored measurements
+// and the new ones, and replaced.
+std::optional<std::string> outdated(const PlannerContext& context, const KernelKey& kernel,
+                                    const Configuration& plan, std::uint64_t limit) {
   if (context.engine_candidates && planned_among_algorithms(plan) &&
       cudnn::has_graph_api(cudnn::backend_api()))
     return std::string(
         " was made among the legacy algorithms: planning it again among cuDNN's engine "
         "configurations");
-  if (context.unplanned_application_engine)
-    return " was made without the application's engine configuration " +
-           *context.unplanned_application_engine + ": planning it again with it";
-  return std::nullopt;
+  if (!context.unplanned_application_engine) return std::nullopt;
+  const auto bytes =
+      cudnn::candidate_workspace(context.api, context.handle, smallest_planned(context, kernel),
+                                 *context.unplanned_application_engine);
+  if (!bytes || *bytes > limit) return std::nullopt;
+  return " was made without the application's engine configuration " +
+         *context.unplanned_application_engine + ": planning it again with it";
 }
 
 }  // namespace
@@ -178,7 +193,9 @@ Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKe
     if (auto problem = plan_problem(context, kernel, stored->front(), limit))
       warn_once("invalid-plan:" + key.subject,
                 "discarding an invalid stored plan for " + kernel.to_string() + ": " + *problem);
-    else if (const auto reason = outdated(context, stored->front()))
+    else if (const auto reason = context.may_measure
+                                     ? outdated(context, kernel, stored->front(), limit)
+                                     : std::nullopt)
       log(LogLevel::kInfo, "a stored plan for " + kernel.to_string() + *reason);
     else
       return stored->front();
@@ -266,7 +283,9 @@ Expected<Configuration> plan_hybrid(const PlannerContext& context, const KernelK
       warn_once(
           "invalid-plan:" + key.subject + key.mode,
           "discarding an invalid stored hybrid plan for " + kernel.to_string() + ": " + *problem);
-    else if (const auto reason = outdated(context, stored->front()))
+    else if (const auto reason = context.may_measure
+                                     ? outdated(context, kernel, stored->front(), limit)
+                                     : std::nullopt)
       log(LogLevel::kInfo, "a stored hybrid plan for " + kernel.to_string() + *reason);
     else
       return stored->front();

@@ -65,8 +65,9 @@ struct PlannerContext {
   // heuristics' for their kernels (the device's; null: none).
   const ApplicationEngines* application_engines = nullptr;
   // A configuration the application runs for the kernel that its stored plans were made
-  // without: they are planned again. Read by for_kernel, before planning measures it (the
-  // GPU's own plan is made, and measures it, before the kernel's hybrid plan is looked up).
+  // without (none measured it): they are planned again where it fits their limit and planning
+  // may measure. Read by for_kernel, before planning measures it (the GPU's own plan is made,
+  // and measures it, before the kernel's hybrid plan is looked up).
   std::optional<std::string> unplanned_application_engine = std::nullopt;
 
   static const AlgorithmExclusion kNothingExcluded;

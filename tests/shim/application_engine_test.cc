@@ -5,6 +5,7 @@
 // they are held against, include exactly what the application would have run. Predicted with
 // ucudnn's planner over the doubles' cost model, with and without that engine.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <string>
 #include <vector>
@@ -168,6 +169,48 @@ TEST_F(ApplicationEngine, AStoredPlanMadeWithoutItIsPlannedAgain) {
   std::remove(database.c_str());
 }
 
+// How many of a file database's measurements are of `configuration` at micro-batch `size`.
+int measurements_of(const std::string& database, const std::string& configuration, int size) {
+  sqlite3* db = nullptr;
+  sqlite3_stmt* query = nullptr;
+  int count = -1;
+  if (sqlite3_open_v2(database.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK &&
+      sqlite3_prepare_v2(
+          db, "SELECT COUNT(*) FROM measurements WHERE algorithm = ? AND micro_batch = ?", -1,
+          &query, nullptr) == SQLITE_OK) {
+    sqlite3_bind_text(query, 1, configuration.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(query, 2, size);
+    if (sqlite3_step(query) == SQLITE_ROW) count = sqlite3_column_int(query, 0);
+  }
+  sqlite3_finalize(query);
+  sqlite3_close(db);
+  return count;
+}
+
+// A slow configuration of the application's is measured where it could win and skipped where it
+// cannot (pruning), often at the full batch. The plans made with it are current: a later run
+// keeps them instead of planning every kernel again, every run.
+TEST_F(ApplicationEngine, ASlowConfigurationSkippedAtTheFullBatchKeepsTheStoredPlans) {
+  constexpr int kSlow = 0;  // IMPLICIT_GEMM, and its knob variants: hidden from the heuristics
+  const std::string database = temporary_database(seed_);
+  Environment environment = {{"FAKECUDA_HIDDEN_ENGINES", std::to_string(kSlow)},
+                             {"UCUDNN_DATABASE", database}};
+  const std::vector<std::string> args = {"--engine-index", std::to_string(kSlow), "--iterations",
+                                         "1"};
+  run(args, environment, true);
+  const std::string slow = "eng" + std::to_string(kSlow);
+  const int at_smallest = measurements_of(database, slow, 1);
+  const int at_full_batch = measurements_of(database, slow, static_cast<int>(kBatch));
+  ASSERT_GT(at_smallest, 0) << "the application's configuration was a candidate";
+  ASSERT_LT(at_full_batch, at_smallest) << "and was skipped at the full batch of some kernel";
+  environment["UCUDNN_LOG_LEVEL"] = "info";
+  const ProgramRun again = run(args, environment, true);
+  EXPECT_EQ(count_of(again.process.err, "without the application's engine configuration"), 0)
+      << again.process.err;
+  EXPECT_EQ(count_of(again.process.err, "benchmarked "), 0) << again.process.err;
+  std::remove(database.c_str());
+}
+
 // The same for a stored CPU/GPU hybrid plan (UCUDNN_HYBRID=on): its GPU share is planned among
 // the same candidates, so it too is planned again, once, and then reused.
 TEST_F(ApplicationEngine, AStoredHybridPlanMadeWithoutItIsPlannedAgain) {
@@ -183,6 +226,7 @@ TEST_F(ApplicationEngine, AStoredHybridPlanMadeWithoutItIsPlannedAgain) {
                                          "1"};
   const ProgramRun replanned = run(args, environment, true);
   const std::size_t kept = kernels_keeping_their_key();
+  ASSERT_GE(kept, 1u);
   EXPECT_EQ(count_of(replanned.process.err, "a stored hybrid plan for"), static_cast<int>(kept))
       << replanned.process.err;
   EXPECT_EQ(count_of(replanned.process.err, kReplanned), static_cast<int>(2 * kept))

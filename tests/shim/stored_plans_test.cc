@@ -24,6 +24,7 @@ using testing::count_of;
 using testing::Environment;
 using testing::expect_ran_on_doubles;
 using testing::expect_same_results;
+using testing::micro_batched_calls;
 using testing::ProgramRun;
 
 int plan_rows(const std::string& database) {
@@ -173,6 +174,16 @@ TEST_F(EndToEnd, PlansStoredAmongLegacyAlgorithmsArePlannedAgainAmongEngines) {
   EXPECT_EQ(count_of(again.process.err, "made among the legacy algorithms"), 0);
   EXPECT_EQ(count_of(again.trace, "x_uid=30072"), 0);
   environment.erase("UCUDNN_CANDIDATES");
+  // A run that may not measure (UCUDNN_BENCHMARK_IN=find, and the program asks Get_v7 only)
+  // keeps the stored plans as they are rather than discarding them for plans it cannot make.
+  Environment find_only = environment;
+  find_only["UCUDNN_BENCHMARK_IN"] = "find";
+  const ProgramRun kept = preloaded({"--workspace-limit", cap}, find_only);
+  expect_same_results(without, kept);
+  EXPECT_EQ(count_of(kept.process.err, "made among the legacy algorithms"), 0) << kept.process.err;
+  EXPECT_EQ(count_of(kept.process.err, "no plan for"), 0) << kept.process.err;
+  EXPECT_GT(micro_batched_calls(again.trace), 0);
+  EXPECT_EQ(micro_batched_calls(kept.trace), micro_batched_calls(again.trace));
   const ProgramRun engines = preloaded({"--workspace-limit", cap}, environment);
   const ProgramRun settled = preloaded({"--workspace-limit", cap}, environment);
   std::remove(database.c_str());
