@@ -57,6 +57,8 @@ const Shape& shape() {
   return s;
 }
 
+constexpr std::size_t kWorkspaceBytes = 64 << 20;
+
 struct Setup {
   cudnnHandle_t handle = nullptr;
   cudnnTensorDescriptor_t x = nullptr, y = nullptr;
@@ -80,15 +82,15 @@ struct Setup {
     cudaMalloc(&x_data, static_cast<std::size_t>(s.elements()) * 4);
     cudaMalloc(&y_data, static_cast<std::size_t>(s.elements()) * 4);
     cudaMalloc(&w_data, static_cast<std::size_t>(s.c) * s.c * 9 * 4);
-    cudaMalloc(&workspace, 64 << 20);
+    cudaMalloc(&workspace, kWorkspaceBytes);
     void* library = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_NOLOAD);
     direct = reinterpret_cast<decltype(direct)>(dlsym(library, "cudnnConvolutionForward"));
   }
   cudnnStatus_t call(decltype(&cudnnConvolutionForward) function, int algorithm) const {
     const float one = 1, zero = 0;
     return function(handle, &one, x, x_data, w, w_data, conv,
-                    static_cast<cudnnConvolutionFwdAlgo_t>(algorithm), workspace, 64 << 20, &zero,
-                    y, y_data);
+                    static_cast<cudnnConvolutionFwdAlgo_t>(algorithm), workspace, kWorkspaceBytes,
+                    &zero, y, y_data);
   }
 };
 
@@ -319,14 +321,19 @@ struct GraphApi {
     results.resize(std::min(results.size(), static_cast<std::size_t>(std::max<int64_t>(count, 0))));
     return results;
   }
-  // A finalized execution plan of `configuration`, or null.
+  // A finalized execution plan of `configuration` whose workspace fits the Setup's, or null.
   cudnnBackendDescriptor_t plan_of(cudnnHandle_t handle,
                                    cudnnBackendDescriptor_t configuration) const {
     auto plan = make(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
     put(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, {handle});
     put(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR,
         {configuration});
-    if (finalize(plan) == CUDNN_STATUS_SUCCESS) return plan;
+    int64_t workspace = 0, count = 0;
+    if (finalize(plan) == CUDNN_STATUS_SUCCESS &&
+        get(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &count,
+            &workspace) == CUDNN_STATUS_SUCCESS &&
+        count == 1 && workspace >= 0 && static_cast<std::size_t>(workspace) <= kWorkspaceBytes)
+      return plan;
     destroy(plan);
     return nullptr;
   }

@@ -135,6 +135,7 @@ TEST_F(NeverHarms, AKernelWithoutAPlanIsNotPlannedAtEveryCall) {
               calls.failed_allocations);
   EXPECT_EQ(calls.allocations + calls.failed_allocations, 0);
   EXPECT_EQ(calls.frees, 0);
+  EXPECT_EQ(calls.host_allocations + calls.host_frees, 0);
   EXPECT_EQ(calls.convolutions, 8);  // passed through undivided
   EXPECT_GT(planning.failed_allocations, 0) << "the first call should have tried to plan";
   cudaFree(held);
@@ -235,6 +236,7 @@ TEST_F(NeverHarms, FindExMeasuresInTheCallersBuffersWithinItsWorkspace) {
   EXPECT_GT(counts.convolutions, 0) << "the kernels were new: Find*Ex must have measured";
   EXPECT_EQ(counts.allocations, 0);
   EXPECT_EQ(counts.frees, 0);
+  EXPECT_EQ(counts.host_allocations + counts.host_frees, 0);
   for (const auto& line : trace_lines(start)) {
     unsigned long long needed = 0;
     const auto at = line.find(" needed=");
