@@ -23,8 +23,12 @@
 // iteration's executions into a CUDA graph and launches it (torch.cuda.graphs, torch.compile's
 // "reduce-overhead"); the plans are built before, outside the capture, as PyTorch warms up.
 // --benchmark finalizes every configuration, times each plan and keeps the fastest, as
-// torch.backends.cudnn.benchmark does. --data-type half|bf16 stores every tensor in 16 bits,
-// computed in float, and
+// torch.backends.cudnn.benchmark does. --workspace-memory M passes over every configuration whose
+// plan reports more than M bytes of workspace, as PyTorch under memory pressure moves on to the
+// next plan when its allocator cannot give a plan's workspace. --populate records each execution
+// into a CUDA graph with cudnnBackendPopulateCudaGraph and launches it (cudnn-frontend's native
+// CUDA graphs), executing as usual where cuDNN has none for the plan. --data-type half|bf16 stores
+// every tensor in 16 bits, computed in float, and
 // --channels-last makes every layer NHWC: with both, the convolutions of mixed-precision
 // training (autocast, channels_last). --dump widens what it writes to float.
 //
@@ -33,6 +37,9 @@
 //                   [--engine-only R] [--engine-index E] [--packs-elsewhere]
 //                   [--filter-beta B] [--dump FILE]
 //                   [--data-type float|half|bf16] [--channels-last] [--benchmark]
+//                   [--workspace-memory M] [--populate]
+// Prints per layer the engines taken and their workspaces, and at the end the GPU time of the
+// last iteration of every layer together (CUDA events on the stream; not with --capture).
 // Exit status: 0 success; 1 a CUDA or cuDNN call failed; 2 bad arguments.
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
@@ -50,21 +57,28 @@
 #include "device_tensor.h"
 #include "graph_building.h"
 #include "graph_conv_options.h"
+#include "graph_plans.h"
 #include "network_layers.h"
 #include "tensor_dump.h"
 
 namespace {
 
+using ucudnn::examples::benchmark;
 using ucudnn::examples::Buffer;
+using ucudnn::examples::Candidate;
 using ucudnn::examples::convolution_descriptor;
 using ucudnn::examples::create;
 using ucudnn::examples::Descriptor;
 using ucudnn::examples::device_buffer;
+using ucudnn::examples::execute;
 using ucudnn::examples::host_copy;
+using ucudnn::examples::Plan;
 using ucudnn::examples::pointwise;
+using ucudnn::examples::populate_or_execute;
 using ucudnn::examples::set;
 using ucudnn::examples::set_descriptor;
 using ucudnn::examples::tensor;
+using ucudnn::examples::workspace_of;
 using ucudnn::examples::graph_conv_cli::Options;
 
 // Unique ids as PyTorch gives them: one character per role.
@@ -72,35 +86,9 @@ constexpr int64_t kX = 'x', kW = 'w', kY = 'y', kBias = 'b', kConvOut = 'c', kSu
 
 enum class Kind { kForward, kBackwardData, kBackwardFilter };
 
-// One layer's operation as an execution plan, its workspace, and the uids it reads and writes.
-struct Candidate {
-  Descriptor plan = nullptr;
-  Descriptor configuration = nullptr;  // the plan's, from the heuristics
-  int64_t engine = -1;
-};
-
-struct Plan {
-  Descriptor plan = nullptr;
-  Descriptor configuration = nullptr;
-  int64_t workspace = 0;  // allocated at `buffer`; with --benchmark, the largest candidate's
-  void* buffer = nullptr;
-  int64_t engine = -1;
-  std::vector<Descriptor> owned;      // everything the plan was built from
-  std::vector<Candidate> candidates;  // --benchmark: every plan that finalized, timed later
-};
-
-// The workspace the plan reports, which its engine configuration must report too (cudnn-frontend
-// v1 reads it there).
-int64_t workspace_of(const Candidate& c) {
-  int64_t got = 0, plan_bytes = -1, configuration_bytes = -1;
-  CHECK_CUDNN(cudnnBackendGetAttribute(c.plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
-                                       CUDNN_TYPE_INT64, 1, &got, &plan_bytes));
-  CHECK_CUDNN(cudnnBackendGetAttribute(c.configuration, CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE,
-                                       CUDNN_TYPE_INT64, 1, &got, &configuration_bytes));
-  if (configuration_bytes != plan_bytes)
-    ucudnn::examples::die(__FILE__, __LINE__, "reading the workspace", configuration_bytes,
-                          "the plan and its engine configuration report different workspaces");
-  return plan_bytes;
+// Whether a plan's workspace can be had (--workspace-memory).
+bool fits(const Options& o, int64_t workspace) {
+  return o.workspace_memory < 0 || workspace <= o.workspace_memory;
 }
 
 Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batch, Kind kind,
@@ -174,7 +162,7 @@ Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batc
   if (o.engine_index >= 0) {
     const auto chosen = ucudnn::examples::plan_of_engine(handle, graph, o.engine_index,
                                                          o.handle_attributes, plan.owned);
-    if (chosen.plan) {
+    if (chosen.plan && fits(o, workspace_of({chosen.plan, chosen.configuration, -1}))) {
       plan.plan = chosen.plan, plan.configuration = chosen.configuration;
       plan.engine = o.engine_index;
       plan.workspace = workspace_of({plan.plan, plan.configuration, plan.engine});
@@ -223,8 +211,9 @@ Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batc
       set(candidate, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE,
           std::vector<cudnnHandle_t>{handle});
     set_descriptor(candidate, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, configuration);
-    // PyTorch takes the first configuration that finalizes.
-    if (cudnnBackendFinalize(candidate) != CUDNN_STATUS_SUCCESS) {
+    // PyTorch takes the first configuration that finalizes, and whose workspace it can allocate.
+    if (cudnnBackendFinalize(candidate) != CUDNN_STATUS_SUCCESS ||
+        !fits(o, workspace_of({candidate, configuration, -1}))) {
       CHECK_CUDNN(cudnnBackendDestroyDescriptor(candidate));
       continue;
     }
@@ -254,71 +243,6 @@ Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batc
   return plan;
 }
 
-// Runs `step` on a thread of its own and waits for it (--packs-elsewhere), else right here.
-template <typename Step>
-void on_thread(bool elsewhere, Step step) {
-  if (!elsewhere) return step();
-  std::thread thread(step);
-  thread.join();
-}
-
-void execute(cudnnHandle_t handle, const Plan& plan, std::vector<int64_t> uids,
-             std::vector<void*> pointers, bool packs_elsewhere) {
-  Descriptor pack = nullptr;
-  on_thread(packs_elsewhere, [&] {
-    pack = create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-    set(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids);
-    set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, pointers);
-    set(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR,
-        std::vector<void*>{plan.buffer});
-    CHECK_CUDNN(cudnnBackendFinalize(pack));
-  });
-  CHECK_CUDNN(cudnnBackendExecute(handle, plan.plan, pack));
-  on_thread(packs_elsewhere, [&] { CHECK_CUDNN(cudnnBackendDestroyDescriptor(pack)); });
-}
-
-// --benchmark, as torch.backends.cudnn.benchmark: each candidate executed once to warm up, then
-// kBenchmarkRuns times between two events on the stream; the fastest kept (the first of equal
-// ones), the others destroyed. Prints every candidate's engine and time.
-constexpr int kBenchmarkRuns = 3;
-
-void benchmark(cudnnHandle_t handle, cudaStream_t stream, Plan& plan, const std::string& label,
-               const std::vector<int64_t>& uids, const std::vector<void*>& pointers,
-               bool packs_elsewhere) {
-  if (plan.candidates.empty()) return;
-  cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
-  std::string line = label + ": timed " + std::to_string(plan.candidates.size()) + " plans:";
-  std::size_t best = 0;
-  float best_ms = 0;
-  for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
-    plan.plan = plan.candidates[i].plan;
-    execute(handle, plan, uids, pointers, packs_elsewhere);
-    CHECK_CUDA(cudaEventRecord(start, stream));
-    for (int run = 0; run < kBenchmarkRuns; ++run)
-      execute(handle, plan, uids, pointers, packs_elsewhere);
-    CHECK_CUDA(cudaEventRecord(stop, stream));
-    CHECK_CUDA(cudaEventSynchronize(stop));
-    float ms = 0;
-    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
-    ms /= kBenchmarkRuns;
-    char text[64];
-    std::snprintf(text, sizeof text, " eng%lld %.9g ms",
-                  static_cast<long long>(plan.candidates[i].engine), ms);
-    line += text;
-    if (i == 0 || ms < best_ms) best = i, best_ms = ms;
-  }
-  for (std::size_t i = 0; i < plan.candidates.size(); ++i)
-    if (i != best) CHECK_CUDNN(cudnnBackendDestroyDescriptor(plan.candidates[i].plan));
-  const Candidate& chosen = plan.candidates[best];
-  plan.plan = chosen.plan, plan.configuration = chosen.configuration, plan.engine = chosen.engine;
-  plan.candidates.clear();
-  std::printf("%s; took eng%lld\n", line.c_str(), static_cast<long long>(plan.engine));
-  CHECK_CUDA(cudaEventDestroy(start));
-  CHECK_CUDA(cudaEventDestroy(stop));
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -330,6 +254,11 @@ int main(int argc, char** argv) {
   CHECK_CUDNN(cudnnSetStream(handle, stream));
   std::mt19937 random(o.seed);
   std::vector<ucudnn::examples::DumpedTensor> dumped;
+  cudaEvent_t last_start, last_stop;
+  CHECK_CUDA(cudaEventCreate(&last_start));
+  CHECK_CUDA(cudaEventCreate(&last_stop));
+  double last_iterations_ms = 0;
+  int populated = 0, refused = 0;  // --populate: executions recorded natively, or not
   for (int li = 0; li < o.layers; ++li) {
     const auto& l = ucudnn::examples::kLayers[li];
     const int64_t out_h =
@@ -371,14 +300,20 @@ int main(int argc, char** argv) {
         static_cast<long long>(backward_filter.engine),
         static_cast<long long>(backward_filter.workspace));
     for (int it = 0; it < o.iterations; ++it) {
+      const bool timed = it + 1 == o.iterations && !o.capture;
+      if (timed) CHECK_CUDA(cudaEventRecord(last_start, stream));
       if (o.capture) CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+      auto run = [&](const Plan& plan, const std::vector<int64_t>& uids,
+                     const std::vector<void*>& pointers) {
+        if (!o.populate) return execute(handle, plan, uids, pointers, o.packs_elsewhere);
+        ++(populate_or_execute(handle, stream, plan, uids, pointers) ? populated : refused);
+      };
       if (o.fused)
-        execute(handle, forward, {kX, kW, kBias, kY}, {x.data, w.data, bias.data, y.data},
-                o.packs_elsewhere);
+        run(forward, {kX, kW, kBias, kY}, {x.data, w.data, bias.data, y.data});
       else
-        execute(handle, forward, {kX, kW, kY}, {x.data, w.data, y.data}, o.packs_elsewhere);
-      execute(handle, backward_data, {kX, kW, kY}, {dx.data, w.data, dy.data}, o.packs_elsewhere);
-      execute(handle, backward_filter, {kX, kW, kY}, {x.data, dw.data, dy.data}, o.packs_elsewhere);
+        run(forward, {kX, kW, kY}, {x.data, w.data, y.data});
+      run(backward_data, {kX, kW, kY}, {dx.data, w.data, dy.data});
+      run(backward_filter, {kX, kW, kY}, {x.data, dw.data, dy.data});
       if (o.capture) {
         cudaGraph_t graph;
         cudaGraphExec_t runnable;
@@ -389,8 +324,14 @@ int main(int argc, char** argv) {
         CHECK_CUDA(cudaGraphExecDestroy(runnable));
         CHECK_CUDA(cudaGraphDestroy(graph));
       }
+      if (timed) CHECK_CUDA(cudaEventRecord(last_stop, stream));
     }
     CHECK_CUDA(cudaStreamSynchronize(stream));
+    if (!o.capture) {
+      float ms = 0;
+      CHECK_CUDA(cudaEventElapsedTime(&ms, last_start, last_stop));
+      last_iterations_ms += ms;
+    }
     dumped.push_back({name + ".y", host_copy(y)});
     dumped.push_back({name + ".dx", host_copy(dx)});
     dumped.push_back({name + ".dw", host_copy(dw)});
@@ -402,6 +343,13 @@ int main(int argc, char** argv) {
     for (Buffer* b : {&x, &w, &y, &dy, &dx, &dw, &bias}) CHECK_CUDA(cudaFree(b->data));
   }
   if (!o.dump.empty()) ucudnn::examples::write_tensor_dump(o.dump, dumped);
+  if (!o.capture)
+    std::printf("graph_conv: last iterations %.9g ms on the GPU\n", last_iterations_ms);
+  if (o.populate)
+    std::printf("graph_conv: native CUDA graphs: %d executions populated, %d refused\n", populated,
+                refused);
+  CHECK_CUDA(cudaEventDestroy(last_start));
+  CHECK_CUDA(cudaEventDestroy(last_stop));
   CHECK_CUDA(cudaStreamDestroy(stream));
   CHECK_CUDNN(cudnnDestroy(handle));
   std::printf("graph_conv: %d layers, %d iterations, batch %d: done\n", o.layers, o.iterations,

@@ -29,8 +29,10 @@ struct Options {
   int engine_index = -1;     // build this engine by its global index (-1: the heuristics')
   float filter_beta = 0;
   cudnnDataType_t data_type = CUDNN_DATA_FLOAT;  // of every tensor; computed in float
-  bool channels_last = false;  // every layer NHWC, as PyTorch's channels_last models
-  bool benchmark = false;      // time every plan that finalizes, keep the fastest
+  bool channels_last = false;       // every layer NHWC, as PyTorch's channels_last models
+  bool benchmark = false;           // time every plan that finalizes, keep the fastest
+  long long workspace_memory = -1;  // bytes a plan's workspace may take (-1: any)
+  bool populate = false;            // native CUDA graphs (cudnnBackendPopulateCudaGraph)
   std::string dump;
 };
 
@@ -44,7 +46,7 @@ struct Options {
                "[--filter-beta B] "
                "[--dump FILE]\n"
                "                  [--data-type float|half|bf16] [--channels-last]\n"
-               "                  [--benchmark]\n",
+               "                  [--benchmark] [--workspace-memory M] [--populate]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -73,6 +75,10 @@ inline Options parse_options(int argc, char** argv) {
       o.channels_last = true;
       continue;
     }
+    if (option == "--populate") {
+      o.populate = true;
+      continue;
+    }
     if (option == "--benchmark") {
       o.benchmark = true;
       continue;
@@ -99,6 +105,8 @@ inline Options parse_options(int argc, char** argv) {
       o.filter_beta = std::strtof(value.c_str(), nullptr);
     else if (option == "--data-type")
       o.data_type = parse_data_type(value, usage);
+    else if (option == "--workspace-memory")
+      o.workspace_memory = parse_integer(option, value, 0, usage);
     else if (option == "--dump")
       o.dump = value;
     else

@@ -6,6 +6,9 @@
 // convolution with an epilogue as one fused kernel. Trace lines (README.md):
 //   backend-finalize plan engine=<i> algo=<NAME> workspace=<bytes>
 //   backend-execute op=<...> engine=<i> n=<batch> epilogue=<count> x_uid=<the x tensor's uid>
+//                   workspace=<the engine's>
+//   backend-populate|backend-update engine=<i> workspace=<the engine's> (no native CUDA graphs:
+//                   NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API)
 #include <cudnn.h>
 
 #include <algorithm>
@@ -353,9 +356,10 @@ cudnnStatus_t execute_convolution(cudnnHandle_t handle, const BackendGraph& grap
     void* y = pointer(c.y_uid);
     if (!x || !w || !y)
       return fail(CUDNN_STATUS_BAD_PARAM, function, "the variant pack lacks a tensor's pointer");
-    trace_line("backend-execute op=%s engine=%lld n=%d epilogue=0 x_uid=%lld",
+    trace_line("backend-execute op=%s engine=%lld n=%d epilogue=0 x_uid=%lld workspace=%llu",
                name_of(c.operation).data(), static_cast<long long>(engine.index),
-               c.x.dims.empty() ? 0 : c.x.dims[0], static_cast<long long>(c.x_uid));
+               c.x.dims.empty() ? 0 : c.x.dims[0], static_cast<long long>(c.x_uid),
+               static_cast<unsigned long long>(engine.workspace_bytes));
     const Modeled as_configured{true, engine.time_ms, engine.workspace_bytes};
     return run_convolution(function, handle, c.operation, s.alpha(), s.beta(), &c.x, x, &c.w, w,
                            &c.conv, &c.y, y, engine.algorithm, v.workspace,
@@ -382,9 +386,10 @@ cudnnStatus_t execute_convolution(cudnnHandle_t handle, const BackendGraph& grap
   const auto epilogue = graph.epilogue;
   const cudnnTensorStruct out = graph.epilogue.back().y;
   const double alpha = c.alpha;
-  trace_line("backend-execute op=%s engine=%lld n=%d epilogue=%zu x_uid=%lld",
+  trace_line("backend-execute op=%s engine=%lld n=%d epilogue=%zu x_uid=%lld workspace=%llu",
              name_of(c.operation).data(), static_cast<long long>(engine.index),
-             c.x.dims.empty() ? 0 : c.x.dims[0], epilogue.size(), static_cast<long long>(c.x_uid));
+             c.x.dims.empty() ? 0 : c.x.dims[0], epilogue.size(), static_cast<long long>(c.x_uid),
+             static_cast<unsigned long long>(engine.workspace_bytes));
   trace_if_captured(
       run_on_stream(
           stream,
@@ -430,6 +435,17 @@ cudnnStatus_t execute_convolution(cudnnHandle_t handle, const BackendGraph& grap
           v.workspace, static_cast<std::size_t>(engine.workspace_bytes)),
       checked);
   return CUDNN_STATUS_SUCCESS;
+}
+
+// No engine of the double has native CUDA graphs; the trace says which plan was asked, so that
+// tests see what would have gone into a graph.
+cudnnStatus_t native_cuda_graph(const char* call, cudnnBackendDescriptor_t executionPlan) {
+  const BackendDescriptor* plan = backend(executionPlan);
+  trace_line(
+      "backend-%s engine=%lld workspace=%llu", call,
+      plan && plan->engine ? static_cast<long long>(plan->engine->index) : -1LL,
+      plan && plan->engine ? static_cast<unsigned long long>(plan->engine->workspace_bytes) : 0ULL);
+  return CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API;
 }
 
 }  // namespace
@@ -536,14 +552,14 @@ cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t
   });
 }
 
-cudnnStatus_t cudnnBackendPopulateCudaGraph(cudnnHandle_t, cudnnBackendDescriptor_t,
+cudnnStatus_t cudnnBackendPopulateCudaGraph(cudnnHandle_t, cudnnBackendDescriptor_t executionPlan,
                                             cudnnBackendDescriptor_t, cudaGraph_t) {
-  return CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API;
+  return native_cuda_graph("populate", executionPlan);
 }
 
-cudnnStatus_t cudnnBackendUpdateCudaGraph(cudnnHandle_t, cudnnBackendDescriptor_t,
+cudnnStatus_t cudnnBackendUpdateCudaGraph(cudnnHandle_t, cudnnBackendDescriptor_t executionPlan,
                                           cudnnBackendDescriptor_t, cudaGraph_t) {
-  return CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API;
+  return native_cuda_graph("update", executionPlan);
 }
 
 }  // extern "C"

@@ -587,6 +587,11 @@ cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
   return cudaSuccess;
 }
 
+cudaError_t cudaGraphCreate(cudaGraph_t* pGraph, unsigned int flags) {
+  if (flags != 0) return report(cudaErrorInvalidValue);
+  return report(runtime().captures.create_graph(pGraph));
+}
+
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
                                  unsigned long long flags) {
   if (flags != 0) return report(cudaErrorInvalidValue);

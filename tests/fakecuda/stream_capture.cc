@@ -98,6 +98,14 @@ cudaError_t StreamCaptures::launch(cudaGraphExec_t exec, std::vector<Node>* node
   return cudaSuccess;
 }
 
+cudaError_t StreamCaptures::create_graph(cudaGraph_t* graph) {
+  if (!graph) return cudaErrorInvalidValue;
+  std::lock_guard lock(mutex_);
+  *graph = reinterpret_cast<cudaGraph_t>(new char);
+  graphs_.emplace(*graph, std::make_shared<Graph>());
+  return cudaSuccess;
+}
+
 cudaError_t StreamCaptures::destroy_graph(cudaGraph_t graph) {
   std::lock_guard lock(mutex_);
   if (graphs_.erase(graph) == 0) return cudaErrorInvalidValue;

@@ -42,6 +42,8 @@ class StreamCaptures {
   // and returns the error to give (cudaSuccess when nothing captures).
   cudaError_t forbid(const char* call);
 
+  // An empty graph (cudaGraphCreate), for nodes added to it later.
+  cudaError_t create_graph(cudaGraph_t* graph);
   cudaError_t instantiate(cudaGraphExec_t* exec, cudaGraph_t graph);
   // The launched graph's nodes, for the caller to issue.
   cudaError_t launch(cudaGraphExec_t exec, std::vector<Node>* nodes);

@@ -22,9 +22,9 @@ namespace {
 
 // ucudnn's plan must beat the application's on the GPU by this share of the time, and by what
 // issuing it costs the host beyond executing the application's finalized plan (each micro-batch
-// is a legacy convolution call, which cuDNN 9 charges the host more than a plan execution:
-// 21-31 us against a few on the H100 and H200 machines measured, 2026-11), so that a framework
-// running ahead of the GPU notices no difference either.
+// is one more plan execution; a plan among the legacy algorithms runs legacy calls, which cuDNN 9
+// charges the host 21-31 us against a few for a plan execution on the H100 and H200 machines
+// measured, 2026-11), so that a framework running ahead of the GPU notices no difference either.
 constexpr double kRequiredShare = 0.03;
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cudnn/algorithms.h"
@@ -20,6 +21,7 @@
 #include "shim/backend/promise_lookup.h"
 #include "shim/backend/thread_variant_packs.h"
 #include "shim/dispatch.h"
+#include "shim/dispatch/planning.h"
 #include "shim/log.h"
 #include "shim/registry.h"
 #include "shim/settings.h"
@@ -93,6 +95,14 @@ void honour(const cudnn::EngineNotes& notes, Operation operation, ConvolutionPro
     problem.math_type = MathType::kFma;
 }
 
+// The workspace limit set for `handle` (UCUDNN_WORKSPACE_LIMIT or the handle's option), if any:
+// a graph API application states no workspace of its own.
+std::optional<std::uint64_t> configured_limit(cudnnHandle_t handle) {
+  auto state = Registry::instance().state(handle);
+  std::lock_guard lock(state->mutex);
+  return state->workspace_limit(process_settings());
+}
+
 // Plans a finalized execution plan's convolution, if ucudnn can run it; else leaves it to cuDNN.
 void plan(cudnnBackendDescriptor_t plan_descriptor) {
   std::optional<Expected<GraphConvolution>> read;
@@ -150,23 +160,69 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
       planned_result(c.operation, cudnn::Selection::kFind, c.handle, promise->descriptors(), {},
                      nullptr, 0, promise->scope, &executor);
   if (!planned || planned->algorithm != cudnn::virtual_algorithm(c.operation)) return;
-  // Under WR the application's own plan is a candidate too: ucudnn runs its plan only where
+  // An engine over the limit the user set is no candidate: the application is told what
+  // ucudnn's plan within the limit needs (a WR plan; WD's arena is ucudnn's own).
+  const auto limit = configured_limit(c.handle);
+  const bool capped = executor && limit && static_cast<std::uint64_t>(engine_bytes) > *limit &&
+                      executor->workspace_bytes() <= *limit;
+  // Otherwise the application's own plan is a candidate too: ucudnn runs its plan only where
   // that is clearly faster, so that no kernel ever runs slower.
-  if (executor && process_settings().compare_application_plans &&
+  if (!capped && executor && process_settings().compare_application_plans &&
       application_plan_wins(plan_descriptor, c, *executor, deterministic_only,
                             static_cast<std::uint64_t>(engine_bytes)))
     return;
   promise->executor = std::move(executor);
-  // At least the engine's own workspace, so that whatever runs cuDNN's engine instead (a CUDA
-  // graph, a fallback) still fits what the application allocates.
   promise->engine_workspace_bytes = static_cast<std::uint64_t>(engine_bytes);
-  promise->workspace_bytes = std::max(planned->memory, promise->engine_workspace_bytes);
-  log(LogLevel::kInfo, std::string("graph API ") + std::string(name_of(c.operation)) +
-                           " plan runs ucudnn's micro-batches (" +
-                           (deterministic_only ? "deterministic, " : "") + "workspace " +
-                           format_byte_size(promise->workspace_bytes) + ")");
+  promise->capped = capped;
+  // Uncapped, at least the engine's own workspace, so that whatever runs cuDNN's engine instead
+  // (a CUDA graph, a fallback) still fits what the application allocates.
+  promise->workspace_bytes = capped ? promise->executor->workspace_bytes()
+                                    : std::max(planned->memory, promise->engine_workspace_bytes);
+  log(LogLevel::kInfo,
+      std::string("graph API ") + std::string(name_of(c.operation)) +
+          " plan runs ucudnn's micro-batches (" + (deterministic_only ? "deterministic, " : "") +
+          "workspace " + format_byte_size(promise->workspace_bytes) +
+          (capped ? ", its engine's " + format_byte_size(promise->engine_workspace_bytes) +
+                        " being over the limit " + format_byte_size(*limit)
+                  : std::string()) +
+          ")");
   auto claim = promise->claim;
   table().promise(plan_descriptor, std::move(promise), std::move(claim));
+}
+
+// A capped plan's execution with a pack ucudnn cannot read (built on another thread, or lost
+// track of): ucudnn does not know the pointers, and cuDNN's engine would overrun the workspace
+// the application holds. It fails, as a plan cuDNN cannot run does (frameworks then try their
+// next plan).
+cudnnStatus_t unreadable_pack(const PlanPromise& promise) {
+  warn_once("backend-capped-unreadable-pack",
+            "a variant pack ucudnn cannot read (built on another thread than the one executing "
+            "it) reached a graph API plan whose engine needs " +
+                format_byte_size(promise.engine_workspace_bytes) +
+                ", over the workspace limit, where the application was told " +
+                format_byte_size(promise.workspace_bytes) +
+                ": the execution fails with CUDNN_STATUS_NOT_SUPPORTED (build each variant pack "
+                "on the thread that executes it, or raise UCUDNN_WORKSPACE_LIMIT)");
+  return CUDNN_STATUS_NOT_SUPPORTED;
+}
+
+// Whether cuDNN's engine of `plan` would overrun the workspace the application holds for it (a
+// capped plan whose answer the application read): then cuDNN must not record it into a CUDA
+// graph either, and the application is told so as cuDNN tells it of engines without native
+// CUDA graphs (it then captures the stream instead, where ucudnn's micro-batches run).
+bool engine_overruns(cudnnBackendDescriptor_t plan) {
+  if (!plan || !watching()) return false;
+  try {
+    const PlanPromise* promise = promise_for_execution(table(), plan);
+    if (!promise || promise->engine_fits()) return false;
+  } catch (const std::exception&) {
+    return false;  // no memory to look the plan up: ucudnn made no promise it can find
+  }
+  warn_once("backend-capped-cuda-graph",
+            "a graph API plan that ucudnn answered with less workspace than its engine needs "
+            "(its engine is over the workspace limit) cannot populate a CUDA graph natively: "
+            "CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API (stream capture runs ucudnn's plan)");
+  return true;
 }
 
 }  // namespace
@@ -285,14 +341,16 @@ cudnnStatus_t execute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descri
   // Another plan of the same graph runs ucudnn's: this one is cuDNN's, as the application timed.
   if (!promise || !promise->runs(plan_descriptor)) return run_cudnn();
   // A pack ucudnn cannot read, or one cuDNN's engine would refuse (no workspace where it needs
-  // one), is cuDNN's to judge: the application gets cuDNN's own answer.
+  // one), is cuDNN's to judge: the application gets cuDNN's own answer. Not where the
+  // application holds less workspace than the engine needs.
+  const bool engine_fits = promise->engine_fits();
   const VariantPack* pack = ThreadVariantPacks::find(variant_pack);
-  if (!pack) return run_cudnn();
+  if (!pack) return engine_fits ? run_cudnn() : unreadable_pack(*promise);
   const cudnn::ConvolutionBuffers buffers{
       pack->pointer(promise->x_uid), pack->pointer(promise->w_uid), pack->pointer(promise->y_uid)};
-  if (!buffers.x || !buffers.w || !buffers.y ||
-      (!pack->workspace && promise->engine_workspace_bytes > 0))
-    return run_cudnn();
+  if (!buffers.x || !buffers.w || !buffers.y)
+    return engine_fits ? run_cudnn() : CUDNN_STATUS_BAD_PARAM;
+  if (!pack->workspace && promise->engine_workspace_bytes > 0 && engine_fits) return run_cudnn();
   // The workspace the application surely allocated: what it was told.
   const std::size_t bytes = pack->workspace ? promise->allocated_bytes() : 0;
   // The steady state: the plan made at Finalize, run as it is. Nothing is read from descriptors,
@@ -301,16 +359,21 @@ cudnnStatus_t execute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descri
     const auto result = promise->executor->run(handle, promise->alpha(), buffers, pack->workspace,
                                                bytes, promise->beta());
     if (result.status == CUDNN_STATUS_SUCCESS) return CUDNN_STATUS_SUCCESS;
-    // Redone by cuDNN where nothing was written yet, or where beta = 0 (every output element is
-    // overwritten without being read).
+    // Redone where nothing was written yet, or where beta = 0 (every output element is
+    // overwritten without being read): by cuDNN's engine where the workspace holds it, else
+    // undivided with an algorithm that fits the workspace.
     const bool zero_beta =
         promise->double_scaling ? promise->beta_double == 0 : promise->beta_float == 0;
     if (result.output_touched && !zero_beta) return result.status;
     warn_once("backend-run-failed:" + promise->executor->kernel().to_string(),
               "a planned graph API execution failed (" +
-                  std::string(cudnn::cudnn_api().cudnnGetErrorString(result.status)) +
-                  "); cuDNN runs the application's plan");
-    return run_cudnn();
+                  std::string(cudnn::cudnn_api().cudnnGetErrorString(result.status)) + "); " +
+                  (engine_fits ? "cuDNN runs the application's plan"
+                               : "it runs undivided within the application's workspace"));
+    if (engine_fits) return run_cudnn();
+    return dispatch::undivided(promise->operation, handle, promise->alpha(), promise->descriptors(),
+                               buffers, pack->workspace, bytes, promise->beta(),
+                               promise->scope.deterministic_only);
   }
   // WD, or a plan that needs more workspace than the application was told: planned per call
   // (convolution() plans within what it was given).
@@ -321,11 +384,13 @@ cudnnStatus_t execute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descri
 
 cudnnStatus_t populate_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descriptor,
                                   cudnnBackendDescriptor_t variant_pack, cudaGraph_t graph) {
+  if (engine_overruns(plan_descriptor)) return CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API;
   return call(api().cudnnBackendPopulateCudaGraph, handle, plan_descriptor, variant_pack, graph);
 }
 
 cudnnStatus_t update_cuda_graph(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descriptor,
                                 cudnnBackendDescriptor_t variant_pack, cudaGraph_t graph) {
+  if (engine_overruns(plan_descriptor)) return CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API;
   return call(api().cudnnBackendUpdateCudaGraph, handle, plan_descriptor, variant_pack, graph);
 }
 

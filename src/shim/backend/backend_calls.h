@@ -4,11 +4,13 @@
 // an execution plan whose graph is one convolution (graph_convolution.h) it plans the kernel as
 // Find would (same keys, database, WR or WD, limit order), honouring the engine's numerical
 // notes (no tensor cores where the engine uses none, only deterministic algorithms where the
-// engine is deterministic), and answers both workspace attributes with what the plan needs (at
-// least the engine's own, so that a pass-through always fits); at Execute it runs the plan's
-// micro-batches as legacy calls on the handle's stream. Nothing is planned during stream
+// engine is deterministic), and answers both workspace attributes with what the plan needs: at
+// least the engine's own, so that a pass-through always fits, unless the engine exceeds a
+// workspace limit the user set, where the answer is the plan's within the limit and cuDNN's
+// engine never runs the plan (plan_promise.h). At Execute it runs the plan's micro-batches, as
+// execution plans finalized once, on the handle's stream. Nothing is planned during stream
 // capture, for graphs it cannot split, or for calls from cuDNN itself; CUDA-graph population
-// (PopulateCudaGraph, UpdateCudaGraph) runs cuDNN's own engine.
+// (PopulateCudaGraph, UpdateCudaGraph) runs cuDNN's own engine where the workspace holds it.
 #include <cudnn.h>
 
 #include <cstdint>

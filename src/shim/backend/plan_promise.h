@@ -1,8 +1,15 @@
 #pragma once
 // An execution plan of the graph API that ucudnn runs itself: the convolution as legacy
-// descriptors (each micro-batch is a legacy call the shim already makes), where the variant
-// pack's pointers go, the scaling factors, and the workspace the application was told to
-// provide, and the plan itself. Made at the plan's Finalize, read at every Execute.
+// descriptors (what a fallback or a WD placement runs with), where the variant pack's pointers
+// go, the scaling factors, the workspace the application was told to provide, and the plan
+// itself. Made at the plan's Finalize, read at every Execute.
+//
+// A capped promise answers a workspace below its engine's: the application set a workspace
+// limit (UCUDNN_WORKSPACE_LIMIT, or the handle's option) that the engine exceeds, so the
+// application is told what ucudnn's plan within the limit needs, and allocates that. cuDNN's
+// engine must then never run the plan with the application's workspace, which it would overrun:
+// every path of such a plan runs ucudnn's micro-batches, or an undivided call within the
+// workspace, or fails with a status.
 #include <cudnn.h>
 
 #include <atomic>
@@ -46,6 +53,7 @@ struct PlanPromise {
   std::shared_ptr<const cudnn::PlanExecutor> executor;
   std::uint64_t workspace_bytes = 0;         // what GetAttribute answers
   std::uint64_t engine_workspace_bytes = 0;  // what cuDNN's engine of the plan needs
+  bool capped = false;                       // workspace_bytes < engine_workspace_bytes
   // Whether the application was given workspace_bytes (it may have read the engine
   // configuration's workspace before the plan existed, or never asked): until it was, it
   // allocated no more than the engine's.
@@ -54,12 +62,19 @@ struct PlanPromise {
   std::shared_ptr<GraphClaim> claim;
   mutable std::atomic<bool> ceded{false};  // ran as cuDNN's once: stays cuDNN's
 
-  // Whether ucudnn runs the plan `plan` (this promise's) at this Execute.
-  bool runs(cudnnBackendDescriptor_t plan) const { return !claim || claim->take(plan, ceded); }
+  // Whether ucudnn runs the plan `plan` (this promise's) at this Execute. A capped plan is
+  // always ucudnn's: its engine cannot run it.
+  bool runs(cudnnBackendDescriptor_t plan) const {
+    return capped || !claim || claim->take(plan, ceded);
+  }
 
   std::uint64_t allocated_bytes() const {
     return answered.load(std::memory_order_relaxed) ? workspace_bytes : engine_workspace_bytes;
   }
+
+  // Whether the workspace the application allocated surely holds cuDNN's engine of the plan:
+  // not once it was told a capped answer.
+  bool engine_fits() const { return !capped || !answered.load(std::memory_order_relaxed); }
 
   const void* alpha() const {
     return double_scaling ? static_cast<const void*>(&alpha_double) : &alpha_float;

@@ -1,0 +1,155 @@
+// A workspace limit the user sets (UCUDNN_WORKSPACE_LIMIT) under the graph API: an engine over
+// it is no candidate, so the application is told the workspace of ucudnn's plan within the
+// limit and allocates that, and cuDNN's engine never runs with it (the doubles refuse an engine
+// whose workspace does not lie in a live allocation of its size). Under memory pressure, where
+// the application alone moves on to the first engine whose workspace it can allocate, the
+// heuristics' first engine then runs as micro-batches within the limit. examples/graph_conv.cc
+// on the cuDNN/CUDA test doubles, with the product's default comparison of the application's
+// plans (UCUDNN_GRAPH_PLANS=compare).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "graph_api_harness.h"
+
+namespace ucudnn {
+namespace {
+
+using testing::count_of;
+
+// The GPU time of the last iteration, as graph_conv prints it.
+double last_iterations_ms(const ProgramRun& r) {
+  const auto at = r.process.out.find("graph_conv: last iterations ");
+  double ms = -1;
+  if (at == std::string::npos ||
+      std::sscanf(r.process.out.c_str() + at, "graph_conv: last iterations %lf ms", &ms) != 1)
+    ADD_FAILURE() << "no GPU time printed:\n" << r.process.out;
+  return ms;
+}
+
+// The double's lines `what` (executions of the application's own plans, not ucudnn's graphs;
+// or requests for native CUDA graphs) whose engine needs more than `limit` of workspace.
+int engines_over(const std::string& trace, std::uint64_t limit,
+                 const std::string& what = "backend-execute") {
+  int count = 0;
+  for (const auto& line : testing::lines_in(trace)) {
+    if (line.rfind(what, 0) != 0 || line.find("x_uid=30072") != std::string::npos) continue;
+    const auto at = line.find(" workspace=");
+    if (at == std::string::npos) {
+      ADD_FAILURE() << "no workspace in " << line;
+      continue;
+    }
+    count += std::stoull(line.substr(at + 11)) > limit;
+  }
+  return count;
+}
+
+Environment limited(std::uint64_t limit) {
+  return {{"UCUDNN_WORKSPACE_LIMIT", std::to_string(limit)},
+          {"UCUDNN_GRAPH_PLANS", "compare"},
+          {"UCUDNN_LOG_LEVEL", "info"}};
+}
+
+TEST_F(GraphApi, AnEngineOverTheLimitIsToldThePlansWorkspaceAndNeverRuns) {
+  const std::vector<std::string> args = {"--iterations", "2", "--filter-beta", "0.25"};
+  const ProgramRun without = run(args, {}, false);
+  const ProgramRun with = run(args, limited(kTightLimit), true);
+  expect_same_results(without, with);
+  ASSERT_EQ(without.workspaces.size(), 3u * kLayers);
+  ASSERT_EQ(with.workspaces.size(), without.workspaces.size());
+  const auto plans = predicted_plans(kTightLimit);
+  int over = 0;
+  for (std::size_t k = 0; k < plans.size(); ++k) {
+    // Within the limit whatever runs: ucudnn's plan, or the application's engine that fits.
+    EXPECT_LE(with.workspaces[k], static_cast<long long>(kTightLimit)) << "kernel " << k;
+    if (without.workspaces[k] <= static_cast<long long>(kTightLimit)) continue;
+    ++over;
+    EXPECT_EQ(with.workspaces[k], static_cast<long long>(plans[k].workspace_bytes()))
+        << "kernel " << k;
+  }
+  ASSERT_GE(over, 3) << "the limit should be below several engines' workspaces";
+  EXPECT_EQ(count_of(with.process.err, "being over the limit"), over) << with.process.err;
+  // The application's engines over the limit never ran, not even to be timed beside ucudnn's
+  // plans (the others were, by the comparison).
+  EXPECT_GE(engines_over(without.trace, kTightLimit), 2 * over);
+  EXPECT_EQ(engines_over(with.trace, kTightLimit), 0) << with.trace;
+  EXPECT_EQ(count_of(with.process.err, "warning"), 0) << with.process.err;
+}
+
+TEST_F(GraphApi, UnderMemoryPressureTheHeuristicsFirstEngineRunsWithinTheLimit) {
+  // Layers as long as real ones on the GPU, so that the comparison weighs GPU time, not host
+  // noise; the application can allocate no more than the limit.
+  const std::vector<std::string> args = {"--iterations", "2", "--workspace-memory",
+                                         std::to_string(kTightLimit)};
+  Environment slow = {{"FAKECUDA_GPU_SLOWDOWN", "100"}};
+  const ProgramRun alone = run(args, slow, false);
+  const ProgramRun unlimited = run({"--iterations", "2"}, slow, false);
+  Environment with_ucudnn = limited(kTightLimit);
+  with_ucudnn.insert(slow.begin(), slow.end());
+  const ProgramRun with = run(args, with_ucudnn, true);
+  expect_same_results(alone, with);
+  // Alone, the application passes over the engines whose workspace it cannot have: some
+  // kernels then run a slower engine than the heuristics' first.
+  int passed_over = 0;
+  for (std::size_t k = 0; k < alone.workspaces.size(); ++k) {
+    EXPECT_LE(alone.workspaces[k], static_cast<long long>(kTightLimit));
+    EXPECT_LE(with.workspaces[k], static_cast<long long>(kTightLimit));
+    passed_over += unlimited.workspaces[k] > static_cast<long long>(kTightLimit);
+  }
+  ASSERT_GE(passed_over, 3);
+  const double alone_ms = last_iterations_ms(alone), with_ms = last_iterations_ms(with);
+  const double unlimited_ms = last_iterations_ms(unlimited);
+  std::printf(
+      "last iteration on the doubles' GPU: alone under pressure %.4f ms, with ucudnn "
+      "%.4f ms (%.2fx), alone without pressure %.4f ms\n",
+      alone_ms, with_ms, alone_ms / with_ms, unlimited_ms);
+  // µ-cuDNN's gain under a limit, at least (issue 33's target).
+  EXPECT_GT(alone_ms, 1.2 * with_ms);
+  EXPECT_LT(alone_ms, unlimited_ms * 10) << "the pressure should slow the application, not stop it";
+}
+
+TEST_F(GraphApi, ACappedPlansEngineIsNeverRecordedIntoANativeCudaGraph) {
+  // cudnn-frontend's native CUDA graphs: cuDNN would record the engine with the application's
+  // workspace, too small for it. The doubles have no native graphs, but trace what they are
+  // asked; the example then executes the plan as usual.
+  const std::vector<std::string> args = {"--iterations", "1", "--populate"};
+  const ProgramRun without = run(args, {}, false);
+  const ProgramRun with = run(args, limited(kTightLimit), true);
+  expect_same_results(without, with);
+  const int asked_over = engines_over(without.trace, kTightLimit, "backend-populate");
+  ASSERT_GE(asked_over, 3) << without.trace;
+  EXPECT_EQ(engines_over(with.trace, kTightLimit, "backend-populate"), 0) << with.trace;
+  EXPECT_EQ(count_of(with.trace, "backend-populate"),
+            count_of(without.trace, "backend-populate") - asked_over);
+  const std::string all_refused =
+      "0 executions populated, " + std::to_string(3 * kLayers) + " refused";
+  EXPECT_NE(with.process.out.find(all_refused), std::string::npos) << with.process.out;
+  EXPECT_EQ(count_of(with.process.err, "cannot populate a CUDA graph natively"), 1)
+      << with.process.err;
+}
+
+TEST_F(GraphApi, APackUcudnnCannotReadFailsACappedPlanInsteadOfOverrunningItsWorkspace) {
+  // Packs built on another thread are unknown to the executing one: for a plan whose answer
+  // was below its engine's workspace, ucudnn can neither run its plan nor let the engine run.
+  Environment environment = limited(kTightLimit);
+  environment["LD_LIBRARY_PATH"] = UCUDNN_FAKECUDA_DIR;
+  const ProgramRun with =
+      run({"--iterations", "1", "--packs-elsewhere"}, environment, true, /*doubles=*/false);
+  EXPECT_EQ(with.process.status, 1) << with.process.out << with.process.err;
+  EXPECT_EQ(count_of(with.process.err, "build each variant pack on the thread that executes it"), 1)
+      << with.process.err;
+  EXPECT_NE(with.process.err.find("CUDNN_STATUS_NOT_SUPPORTED"), std::string::npos)
+      << with.process.err;
+  // The double refuses an engine whose workspace is short, and says so: it was never asked.
+  EXPECT_EQ(count_of(with.process.err, "does not lie inside one live cudaMalloc allocation"), 0)
+      << with.process.err;
+  // Without a limit the same program runs: cuDNN runs such packs itself.
+  const ProgramRun unlimited =
+      run({"--iterations", "1", "--packs-elsewhere"}, {{"UCUDNN_GRAPH_PLANS", "compare"}}, true);
+  EXPECT_EQ(unlimited.process.status, 0);
+}
+
+}  // namespace
+}  // namespace ucudnn
