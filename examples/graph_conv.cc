@@ -162,7 +162,9 @@ Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batc
   if (o.engine_index >= 0) {
     const auto chosen = ucudnn::examples::plan_of_engine(handle, graph, o.engine_index,
                                                          o.handle_attributes, plan.owned);
-    if (chosen.plan && fits(o, workspace_of({chosen.plan, chosen.configuration, -1}))) {
+    if (chosen.plan && !fits(o, workspace_of({chosen.plan, chosen.configuration, -1}))) {
+      CHECK_CUDNN(cudnnBackendDestroyDescriptor(chosen.plan));  // the heuristics' then
+    } else if (chosen.plan) {
       plan.plan = chosen.plan, plan.configuration = chosen.configuration;
       plan.engine = o.engine_index;
       plan.workspace = workspace_of({plan.plan, plan.configuration, plan.engine});

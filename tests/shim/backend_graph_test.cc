@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "shim/backend/descriptor_table.h"
@@ -97,6 +98,26 @@ class GraphRecords : public ::testing::Test {
       set_descriptor(configuration, CUDNN_ATTR_ENGINECFG_ENGINE, {engine});
       table_.finalized(configuration);
     }
+    const auto p = create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+    set_descriptor(p, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, {configuration});
+    table_.finalized(p);
+    return p;
+  }
+  // The engine configuration `plan_descriptor` was built from, by its address.
+  cudnnBackendDescriptor_t configuration_of(cudnnBackendDescriptor_t plan_descriptor) {
+    const Record* configuration = nullptr;
+    table_.read(plan_descriptor, [&](const Record* record) {
+      if (record) configuration = record->descriptor(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG);
+    });
+    for (std::uintptr_t n = 1; configuration && n <= next_; ++n) {
+      bool found = false;
+      table_.read(address(n), [&](const Record* record) { found = record == configuration; });
+      if (found) return address(n);
+    }
+    return nullptr;
+  }
+  // Another execution plan of `configuration`, finalized.
+  cudnnBackendDescriptor_t plan_of(cudnnBackendDescriptor_t configuration) {
     const auto p = create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
     set_descriptor(p, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, {configuration});
     table_.finalized(p);
@@ -231,21 +252,10 @@ TEST_F(GraphRecords, GraphsUcudnnCannotSplitSayWhy) {
 // it while it lives; the others run cuDNN's engine and stay so; another graph has its own.
 TEST_F(GraphRecords, PlansOfOneGraphShareOneClaimThatTheHolderGivesUpWhenDestroyed) {
   const auto first = plan({operation(standard_x(), convolution({1, 1}, {1, 1}))}, true);
-  const Record* configuration = nullptr;
-  table_.read(first, [&](const Record* record) {
-    configuration = record->descriptor(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG);
-  });
-  ASSERT_NE(configuration, nullptr);
-  // A second plan of the same configuration, and so of the same graph.
-  const auto second = create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-  cudnnBackendDescriptor_t configuration_descriptor = nullptr;
-  for (std::uintptr_t n = 1; n <= next_; ++n)
-    table_.read(address(n), [&](const Record* record) {
-      if (record == configuration) configuration_descriptor = address(n);
-    });
+  const auto configuration_descriptor = configuration_of(first);
   ASSERT_NE(configuration_descriptor, nullptr);
-  set_descriptor(second, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, {configuration_descriptor});
-  table_.finalized(second);
+  // A second plan of the same configuration, and so of the same graph.
+  const auto second = plan_of(configuration_descriptor);
   const auto other = plan({operation(standard_x(), convolution({1, 1}, {1, 1}))}, true);
 
   const auto a = read(first), b = read(second), c = read(other);
@@ -267,14 +277,46 @@ TEST_F(GraphRecords, PlansOfOneGraphShareOneClaimThatTheHolderGivesUpWhenDestroy
   // as cuDNN's may not.
   EXPECT_TRUE(table_.destroyed(first));
   EXPECT_FALSE(b->claim->take(second, second_ceded));
-  const auto third = create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-  set_descriptor(third, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, {configuration_descriptor});
-  table_.finalized(third);
+  const auto third = plan_of(configuration_descriptor);
   const auto d = read(third);
   ASSERT_TRUE(d);
   EXPECT_EQ(d->claim, a->claim);
   std::atomic<bool> third_ceded{false};
   EXPECT_TRUE(d->claim->take(third, third_ceded));
+}
+
+// The workspace an engine configuration answers (cudnn-frontend reads it there) is that of the
+// last plan finalized from it, while that plan lives: a plan whose answer is below its engine's
+// workspace must not lend that answer to a later plan of the configuration that cuDNN runs.
+TEST_F(GraphRecords, AConfigurationAnswersForItsLastPlanWhileThatPlanLives) {
+  // The table never reads a promise: addresses stand for them.
+  int first_promise = 0, second_promise = 0;
+  const std::shared_ptr<const PlanPromise> promised(
+      reinterpret_cast<const PlanPromise*>(&first_promise), [](const PlanPromise*) {});
+  const std::shared_ptr<const PlanPromise> other(
+      reinterpret_cast<const PlanPromise*>(&second_promise), [](const PlanPromise*) {});
+  const auto first = plan({operation(standard_x(), convolution({1, 1}, {1, 1}))}, false);
+  const auto configuration = configuration_of(first);
+  ASSERT_NE(configuration, nullptr);
+  table_.promise(first, promised, nullptr);
+  EXPECT_EQ(table_.promise_of(configuration), promised);
+  // A second plan of it, which ucudnn leaves to cuDNN: the configuration answers as cuDNN does.
+  const auto second = plan_of(configuration);
+  EXPECT_EQ(table_.promise_of(configuration), nullptr);
+  EXPECT_EQ(table_.promise_of(first), promised) << "the first plan keeps its own";
+  // The second promised too: the first plan going leaves the second's answer.
+  table_.promise(second, other, nullptr);
+  EXPECT_EQ(table_.promise_of(configuration), other);
+  EXPECT_TRUE(table_.destroyed(first));
+  EXPECT_EQ(table_.promise_of(configuration), other);
+  // Its own plan going, or emptied: cuDNN's answer.
+  table_.initialized(second);
+  EXPECT_EQ(table_.promise_of(configuration), nullptr);
+  const auto third = plan_of(configuration);
+  table_.promise(third, promised, nullptr);
+  EXPECT_EQ(table_.promise_of(configuration), promised);
+  EXPECT_TRUE(table_.destroyed(third));
+  EXPECT_EQ(table_.promise_of(configuration), nullptr);
 }
 
 }  // namespace

@@ -77,9 +77,9 @@ class GraphApi : public ::testing::Test {
   void SetUp() override { seed_ = std::to_string(random_.uniform(1, 1'000'000'000)); }
 
   // `doubles`: the test doubles first on the library path; otherwise the cuDNN the environment
-  // gives (the real one on a GPU machine).
+  // gives (the real one on a GPU machine). On the doubles the program must end with `status`.
   ProgramRun run(std::vector<std::string> args, Environment environment, bool preload,
-                 bool doubles = true) {
+                 bool doubles = true, int status = 0) {
     static int counter = 0;
     const std::string stem = ::testing::TempDir() + "ucudnn-graph-" + std::to_string(getpid()) +
                              "-" + std::to_string(counter++);
@@ -115,7 +115,7 @@ class GraphApi : public ::testing::Test {
     std::remove(dump.c_str());
     std::remove(trace.c_str());
     if (!doubles) return r;
-    EXPECT_EQ(r.process.status, 0) << r.process.out << r.process.err;
+    EXPECT_EQ(r.process.status, status) << r.process.out << r.process.err;
     EXPECT_NE(r.trace.find("fakecuda loaded"), std::string::npos) << "the doubles were not loaded";
     return r;
   }

@@ -123,9 +123,8 @@ TEST_F(GraphApi, ACappedPlansEngineIsNeverRecordedIntoANativeCudaGraph) {
   EXPECT_EQ(engines_over(with.trace, kTightLimit, "backend-populate"), 0) << with.trace;
   EXPECT_EQ(count_of(with.trace, "backend-populate"),
             count_of(without.trace, "backend-populate") - asked_over);
-  const std::string all_refused =
-      "0 executions populated, " + std::to_string(3 * kLayers) + " refused";
-  EXPECT_NE(with.process.out.find(all_refused), std::string::npos) << with.process.out;
+  // Refused, the plans were executed, the capped ones as ucudnn's.
+  EXPECT_EQ(engines_over(with.trace, kTightLimit), 0) << with.trace;
   EXPECT_EQ(count_of(with.process.err, "cannot populate a CUDA graph natively"), 1)
       << with.process.err;
 }
@@ -133,11 +132,8 @@ TEST_F(GraphApi, ACappedPlansEngineIsNeverRecordedIntoANativeCudaGraph) {
 TEST_F(GraphApi, APackUcudnnCannotReadFailsACappedPlanInsteadOfOverrunningItsWorkspace) {
   // Packs built on another thread are unknown to the executing one: for a plan whose answer
   // was below its engine's workspace, ucudnn can neither run its plan nor let the engine run.
-  Environment environment = limited(kTightLimit);
-  environment["LD_LIBRARY_PATH"] = UCUDNN_FAKECUDA_DIR;
-  const ProgramRun with =
-      run({"--iterations", "1", "--packs-elsewhere"}, environment, true, /*doubles=*/false);
-  EXPECT_EQ(with.process.status, 1) << with.process.out << with.process.err;
+  const ProgramRun with = run({"--iterations", "1", "--packs-elsewhere"}, limited(kTightLimit),
+                              true, /*doubles=*/true, /*status=*/1);
   EXPECT_EQ(count_of(with.process.err, "build each variant pack on the thread that executes it"), 1)
       << with.process.err;
   EXPECT_NE(with.process.err.find("CUDNN_STATUS_NOT_SUPPORTED"), std::string::npos)

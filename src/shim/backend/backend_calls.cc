@@ -197,7 +197,8 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
 cudnnStatus_t unreadable_pack(const PlanPromise& promise) {
   warn_once("backend-capped-unreadable-pack",
             "a variant pack ucudnn cannot read (built on another thread than the one executing "
-            "it) reached a graph API plan whose engine needs " +
+            "it, or with attributes ucudnn does not record) reached a graph API plan whose "
+            "engine needs " +
                 format_byte_size(promise.engine_workspace_bytes) +
                 ", over the workspace limit, where the application was told " +
                 format_byte_size(promise.workspace_bytes) +
@@ -206,15 +207,15 @@ cudnnStatus_t unreadable_pack(const PlanPromise& promise) {
   return CUDNN_STATUS_NOT_SUPPORTED;
 }
 
-// Whether cuDNN's engine of `plan` would overrun the workspace the application holds for it (a
-// capped plan whose answer the application read): then cuDNN must not record it into a CUDA
-// graph either, and the application is told so as cuDNN tells it of engines without native
-// CUDA graphs (it then captures the stream instead, where ucudnn's micro-batches run).
+// Whether cuDNN's engine of `plan` may overrun the workspace the application holds for it (a
+// capped plan): then cuDNN must not record it into a CUDA graph either, and the application is
+// told so as cuDNN tells it of engines without native CUDA graphs (it then captures the stream
+// instead, where ucudnn's micro-batches run).
 bool engine_overruns(cudnnBackendDescriptor_t plan) {
   if (!plan || !watching()) return false;
   try {
     const PlanPromise* promise = promise_for_execution(table(), plan);
-    if (!promise || promise->engine_fits()) return false;
+    if (!promise || promise->engine_may_run()) return false;
   } catch (const std::exception&) {
     return false;  // no memory to look the plan up: ucudnn made no promise it can find
   }
@@ -341,16 +342,16 @@ cudnnStatus_t execute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descri
   // Another plan of the same graph runs ucudnn's: this one is cuDNN's, as the application timed.
   if (!promise || !promise->runs(plan_descriptor)) return run_cudnn();
   // A pack ucudnn cannot read, or one cuDNN's engine would refuse (no workspace where it needs
-  // one), is cuDNN's to judge: the application gets cuDNN's own answer. Not where the
-  // application holds less workspace than the engine needs.
-  const bool engine_fits = promise->engine_fits();
+  // one), is cuDNN's to judge: the application gets cuDNN's own answer. Not a capped plan's,
+  // whose workspace the engine would overrun.
+  const bool engine_may_run = promise->engine_may_run();
   const VariantPack* pack = ThreadVariantPacks::find(variant_pack);
-  if (!pack) return engine_fits ? run_cudnn() : unreadable_pack(*promise);
+  if (!pack) return engine_may_run ? run_cudnn() : unreadable_pack(*promise);
   const cudnn::ConvolutionBuffers buffers{
       pack->pointer(promise->x_uid), pack->pointer(promise->w_uid), pack->pointer(promise->y_uid)};
   if (!buffers.x || !buffers.w || !buffers.y)
-    return engine_fits ? run_cudnn() : CUDNN_STATUS_BAD_PARAM;
-  if (!pack->workspace && promise->engine_workspace_bytes > 0 && engine_fits) return run_cudnn();
+    return engine_may_run ? run_cudnn() : CUDNN_STATUS_BAD_PARAM;
+  if (!pack->workspace && promise->engine_workspace_bytes > 0 && engine_may_run) return run_cudnn();
   // The workspace the application surely allocated: what it was told.
   const std::size_t bytes = pack->workspace ? promise->allocated_bytes() : 0;
   // The steady state: the plan made at Finalize, run as it is. Nothing is read from descriptors,
@@ -368,9 +369,9 @@ cudnnStatus_t execute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descri
     warn_once("backend-run-failed:" + promise->executor->kernel().to_string(),
               "a planned graph API execution failed (" +
                   std::string(cudnn::cudnn_api().cudnnGetErrorString(result.status)) + "); " +
-                  (engine_fits ? "cuDNN runs the application's plan"
-                               : "it runs undivided within the application's workspace"));
-    if (engine_fits) return run_cudnn();
+                  (engine_may_run ? "cuDNN runs the application's plan"
+                                  : "it runs undivided within the application's workspace"));
+    if (engine_may_run) return run_cudnn();
     return dispatch::undivided(promise->operation, handle, promise->alpha(), promise->descriptors(),
                                buffers, pack->workspace, bytes, promise->beta(),
                                promise->scope.deterministic_only);

@@ -32,6 +32,17 @@ bool reaches(const Record* from, const Record* target, std::vector<const Record*
   return false;
 }
 
+// An engine configuration answers the workspace of the last plan finalized from it, and only
+// while that plan lives: its answer once a plan that ucudnn does not run (or runs otherwise) was
+// made from it, or once its plan went, is cuDNN's own. (`only`: clear it only if it is that
+// promise.)
+void forget_configuration_promise(const Record& plan, const PlanPromise* only) {
+  if (plan.type != CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR) return;
+  const Record* configuration = plan.descriptor(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG);
+  if (configuration && (!only || configuration->promise.get() == only))
+    configuration->promise.reset();
+}
+
 }  // namespace
 
 void DescriptorTable::created(cudnnBackendDescriptor_t d, cudnnBackendDescriptorType_t type) {
@@ -47,6 +58,8 @@ bool DescriptorTable::destroyed(cudnnBackendDescriptor_t d) {
   if (found == records_.end()) return false;
   if (found->second->claim && found->second->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)
     found->second->claim->release(d);
+  if (found->second->promise)
+    forget_configuration_promise(*found->second, found->second->promise.get());
   records_.erase(found);
   changed();
   return true;
@@ -60,6 +73,8 @@ void DescriptorTable::initialized(cudnnBackendDescriptor_t d) {
   record->type = found->second->type;
   if (found->second->claim && found->second->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)
     found->second->claim->release(d);
+  if (found->second->promise)
+    forget_configuration_promise(*found->second, found->second->promise.get());
   found->second = std::move(record);
   changed();
 }
@@ -96,7 +111,12 @@ void DescriptorTable::set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_
 
 void DescriptorTable::finalized(cudnnBackendDescriptor_t d) {
   std::lock_guard lock(mutex_);
-  if (auto found = records_.find(d); found != records_.end()) found->second->finalized = true;
+  auto found = records_.find(d);
+  if (found == records_.end()) return;
+  found->second->finalized = true;
+  // A new plan of the configuration: until ucudnn promises something for it, the
+  // configuration's workspace is cuDNN's answer again.
+  forget_configuration_promise(*found->second, nullptr);
 }
 
 void DescriptorTable::heuristics_results(cudnnBackendDescriptor_t heuristics,

@@ -48,7 +48,8 @@ struct Record {
   // An execution plan ucudnn runs, and the engine configuration it was built from: the
   // workspace the application is told. Set under the table's lock on the records themselves
   // (the configuration's through the plan's attribute, never by its address, which a
-  // destroyed configuration may have passed on).
+  // destroyed configuration may have passed on). A configuration holds the promise of the last
+  // plan finalized from it, while that plan lives; none once a later plan of it has none.
   mutable std::shared_ptr<const PlanPromise> promise;
   // An operation graph: which of its execution plans ucudnn runs, made when the first of them
   // is planned. An execution plan with a promise: its graph's claim, released with the plan.

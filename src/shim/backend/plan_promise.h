@@ -9,7 +9,7 @@
 // application is told what ucudnn's plan within the limit needs, and allocates that. cuDNN's
 // engine must then never run the plan with the application's workspace, which it would overrun:
 // every path of such a plan runs ucudnn's micro-batches, or an undivided call within the
-// workspace, or fails with a status.
+// workspace, or fails with a status, even where the application may never have read the answer.
 #include <cudnn.h>
 
 #include <atomic>
@@ -68,13 +68,17 @@ struct PlanPromise {
     return capped || !claim || claim->take(plan, ceded);
   }
 
+  // The workspace the application surely holds where it gives one: what it was told, or the
+  // engine's own until then; a capped plan's answer whatever it read (the least it may hold).
   std::uint64_t allocated_bytes() const {
-    return answered.load(std::memory_order_relaxed) ? workspace_bytes : engine_workspace_bytes;
+    return capped || answered.load(std::memory_order_relaxed) ? workspace_bytes
+                                                              : engine_workspace_bytes;
   }
 
-  // Whether the workspace the application allocated surely holds cuDNN's engine of the plan:
-  // not once it was told a capped answer.
-  bool engine_fits() const { return !capped || !answered.load(std::memory_order_relaxed); }
+  // Whether cuDNN's engine may run the plan with the application's workspace: never a capped
+  // plan's, whatever the application read (an engine configuration shared by several plans
+  // answers for the last one made).
+  bool engine_may_run() const { return !capped; }
 
   const void* alpha() const {
     return double_scaling ? static_cast<const void*>(&alpha_double) : &alpha_float;
