@@ -162,12 +162,14 @@ Plan build_plan(cudnnHandle_t handle, const ucudnn::examples::Layer& l, int batc
   if (o.engine_index >= 0) {
     const auto chosen = ucudnn::examples::plan_of_engine(handle, graph, o.engine_index,
                                                          o.handle_attributes, plan.owned);
-    if (chosen.plan && !fits(o, workspace_of({chosen.plan, chosen.configuration, -1}))) {
+    const int64_t workspace =
+        chosen.plan ? workspace_of({chosen.plan, chosen.configuration, o.engine_index}) : 0;
+    if (chosen.plan && !fits(o, workspace)) {
       CHECK_CUDNN(cudnnBackendDestroyDescriptor(chosen.plan));  // the heuristics' then
     } else if (chosen.plan) {
       plan.plan = chosen.plan, plan.configuration = chosen.configuration;
       plan.engine = o.engine_index;
-      plan.workspace = workspace_of({plan.plan, plan.configuration, plan.engine});
+      plan.workspace = workspace;
       if (plan.workspace > 0)
         CHECK_CUDA(cudaMalloc(&plan.buffer, static_cast<std::size_t>(plan.workspace)));
       return plan;

@@ -28,9 +28,14 @@ cudaError_t StreamCaptures::end(cudaStream_t stream, cudaGraph_t* graph) {
     *graph = nullptr;
     return cudaErrorStreamCaptureInvalidated;
   }
-  *graph = reinterpret_cast<cudaGraph_t>(new char);
-  graphs_.emplace(*graph, std::make_shared<Graph>(Graph{std::move(capture.nodes)}));
+  *graph = add_graph(std::move(capture.nodes));
   return cudaSuccess;
+}
+
+cudaGraph_t StreamCaptures::add_graph(std::vector<Node> nodes) {
+  const auto graph = reinterpret_cast<cudaGraph_t>(new char);
+  graphs_.emplace(graph, std::make_shared<Graph>(Graph{std::move(nodes)}));
+  return graph;
 }
 
 cudaStreamCaptureStatus StreamCaptures::status(cudaStream_t stream) const {
@@ -101,8 +106,7 @@ cudaError_t StreamCaptures::launch(cudaGraphExec_t exec, std::vector<Node>* node
 cudaError_t StreamCaptures::create_graph(cudaGraph_t* graph) {
   if (!graph) return cudaErrorInvalidValue;
   std::lock_guard lock(mutex_);
-  *graph = reinterpret_cast<cudaGraph_t>(new char);
-  graphs_.emplace(*graph, std::make_shared<Graph>());
+  *graph = add_graph({});
   return cudaSuccess;
 }
 

@@ -58,6 +58,9 @@ class StreamCaptures {
   struct Graph {
     std::vector<Node> nodes;
   };
+  // A new graph of `nodes`, under the lock.
+  cudaGraph_t add_graph(std::vector<Node> nodes);
+
   mutable std::mutex mutex_;
   std::unordered_map<cudaStream_t, Capture> captures_;
   std::unordered_set<cudaEvent_t> captured_events_;
