@@ -6,7 +6,7 @@
 # the CUDA runtime and cuDNN, the Python environment's where the system has none) quickly with a
 # deadline, writing everything also to $OUT/device.log (or /tmp/gpu-validate/).
 #   GPU_BUDGET_S   seconds from now that gpu-validate may take (default 545)
-#   GPU_PARTS      gpu-validate's parts, in order (default "1 3 2 4")
+#   GPU_PARTS      gpu-validate's parts, in order (default "5 6 1 3 2 4": the framework runs first)
 set -u
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -45,7 +45,7 @@ if ldd $check 2>&1 | grep 'not found' | grep -qv 'libcud'; then
 fi
 python3 -c 'import torch; print("torch", torch.__version__, "CUDA", torch.version.cuda, "cuDNN", torch.backends.cudnn.version(), torch.cuda.get_device_name())' 2>/dev/null ||
   echo "no PyTorch with CUDA here"
-GPU_VALIDATE_QUICK=1 GPU_VALIDATE_DEADLINE=$deadline GPU_VALIDATE_PARTS="${GPU_PARTS:-1 3 2 4}" \
+GPU_VALIDATE_QUICK=1 GPU_VALIDATE_DEADLINE=$deadline GPU_VALIDATE_PARTS="${GPU_PARTS:-5 6 1 3 2 4}" \
   GPU_VALIDATE_HYBRID_STEP=${GPU_VALIDATE_HYBRID_STEP:-16} GPU_VALIDATE_LOGS=$out \
   UCUDNN_BUILD_DIR=build/release bash scripts/gpu-validate.sh
 code=$?

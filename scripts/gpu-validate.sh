@@ -20,23 +20,29 @@
 #   6. beside a profiler: PyTorch convolutions (graph and legacy API) under ucudnn-run inside
 #      `nsys profile --trace=cuda,cudnn` (nsys from PATH, else found under /usr/local/cuda* or
 #      /opt/nvidia, Nsight Compute's folder included): same results as without either, and
-#      what nsys left (a report, or only its raw capture).
+#      what nsys left (a report, or only its raw capture). Where the result is missing or wrong,
+#      the application alone inside nsys and ucudnn without its auditor, to tell which meets nsys.
 # Each part says what it could not run; the exit status is nonzero when a part fails.
 # Settings, for a lent machine whose time is short:
 #   GPU_VALIDATE_QUICK=1       what needs the GPU, once: batch 64 and the policy powerOfTwo only,
 #                              PyTorch's legacy API at 64 MiB only, UCUDNN_HYBRID=on only,
-#                              no planner-only hybrid bench (it needs no GPU); part 5: the legacy
-#                              API in fp32 alone and at 1 GiB only
+#                              no planner-only hybrid bench (it needs no GPU); part 5: fp32 and
+#                              bf16 on the graph API and fp32 on the legacy API, each alone and at
+#                              1 GiB (fp32 graph also at 64 MiB), no UCUDNN_DISABLE run, pressure at
+#                              8 MiB only (on an H200: about 5 minutes, 80 s of it ucudnn measuring
+#                              ResNet-50's kernels in an empty database)
 #   GPU_VALIDATE_PARTS="1 3 2 4"  which parts, in which order (default 1 2 3 4 5 6)
 #   GPU_VALIDATE_DEADLINE=<epoch seconds>  no step runs past it: each is stopped there, and a
 #                              step that would start with under 10 s left is skipped, saying so
 #   GPU_VALIDATE_HYBRID_STEP, GPU_VALIDATE_HYBRID_OPERATIONS (forward|all): the measured sweep
 #   GPU_VALIDATE_LOGS=<folder>  keeps part 1's whole test output there (realcudnn.log), and part
-#                              5's logs under ucudnn (train-*.log, jax-1GiB.log)
+#                              5's logs under ucudnn (train-*.log, jax-1GiB.log), part 6's (nsys-*.txt)
 #   GPU_VALIDATE_TRAIN="fp32:graph fp32:legacy ..."  part 5's (precision, API) runs, in order
 #   GPU_VALIDATE_JAX=0          part 5 without its JAX step
 #   GPU_VALIDATE_PRESSURE="8 64"  part 5's memory-pressure runs: MiB left free beside the step
 #                              (empty: none); PyTorch alone against ucudnn-run at that limit
+#   GPU_VALIDATE_NSYS_APIS="graph legacy" (quick: graph), GPU_VALIDATE_NSYS_S=150: part 6's
+#                              APIs, and the most one run inside nsys may take
 #   GPU_VALIDATE_ROUNDS=N       part 5's gate: N alternating runs of the framework alone and under
 #                              ucudnn at 1 GiB (default 1), compared by their best medians
 #   UCUDNN_BUILD_DIR=<a finished build>  made elsewhere, for a machine that cannot install the
@@ -234,9 +240,10 @@ part_5() {
   UCUDNN_OVERHEAD_REAL_CUDNN=1 bounded "$build/bench/ucudnn-bench-shim-overhead" \
     --benchmark_min_time=0.2 2>&1 | grep -E '^(Direct|PassThrough|Planned|DescriptorReads|Graph)' | sed 's/^/   /'
   local pair
-  for pair in ${GPU_VALIDATE_TRAIN:-fp32:graph fp32:legacy amp:graph amp:legacy}; do
+  local pairs="fp32:graph fp32:legacy amp:graph amp:legacy"
+  [ "$quick" = 1 ] && pairs="fp32:graph amp:graph fp32:legacy"
+  for pair in ${GPU_VALIDATE_TRAIN:-$pairs}; do
     precision=${pair%%:*} api=${pair##*:}
-    [ "$quick" = 1 ] && [ $api = legacy ] && [ $precision = amp ] && continue
     if [ "$api" = legacy ]; then export TORCH_CUDNN_V8_API_DISABLED=1; else unset TORCH_CUDNN_V8_API_DISABLED; fi
     echo "-- $precision, $api API"
     base=$(bounded python3 scripts/torch_train_step.py --precision $precision --steps $steps \
@@ -245,7 +252,7 @@ part_5() {
     [ -n "$base" ] || { status=1; continue; }
     gate=()
     local limits="1GiB 64MiB"
-    [ "$quick" = 1 ] && [ $api = legacy ] && limits=1GiB
+    [ "$quick" = 1 ] && [ $pair != fp32:graph ] && limits=1GiB
     for limit in $limits; do
       line=$(UCUDNN_DATABASE="$out/ucudnn.db" UCUDNN_WORKSPACE_LIMIT=$limit UCUDNN_LOG_LEVEL=info \
         bounded scripts/ucudnn-run python3 scripts/torch_train_step.py --precision $precision \
@@ -272,9 +279,8 @@ part_5() {
       [ -n "$line" ] && gate+=("$line") && echo "   $line"
     done
     if [ ${#gate[@]} -gt 0 ]; then within_two_percent "${alone_runs[@]}" "|" "${gate[@]}" || status=1; fi
-    # Quick: UCUDNN_DISABLE once (fp32, graph API), unless the pairs were chosen.
-    [ "$quick" = 1 ] && [ -z "${GPU_VALIDATE_TRAIN:-}" ] &&
-      { [ $api = legacy ] || [ $precision = amp ]; } && continue
+    # Quick: no UCUDNN_DISABLE run.
+    [ "$quick" = 1 ] && continue
     # Disabled, the account shows what the application's own calls cost the host.
     line=$(UCUDNN_DISABLE=1 UCUDNN_LOG_LEVEL=info bounded scripts/ucudnn-run python3 \
       scripts/torch_train_step.py --precision $precision --steps $steps --label disabled \
@@ -287,7 +293,9 @@ part_5() {
   # workspace fits, ucudnn plans within X. fp32, graph API.
   unset TORCH_CUDNN_V8_API_DISABLED
   local free_mib blocker
-  for free_mib in ${GPU_VALIDATE_PRESSURE:-8 64}; do
+  local pressure="8 64"
+  [ "$quick" = 1 ] && pressure=8
+  for free_mib in ${GPU_VALIDATE_PRESSURE-$pressure}; do
     echo "-- memory pressure: all but $free_mib MiB held (fp32, graph API)"
     base=$(bounded python3 scripts/torch_train_step.py --steps $steps --profiled-steps 0 \
       --pressure-free-mib "$free_mib" --label "alone-$free_mib-MiB-free" | grep '^RESULT')
@@ -296,10 +304,10 @@ part_5() {
     [ -n "$blocker" ] || { status=1; continue; }
     # ucudnn measures first without the pressure (one step), as a job whose database was filled
     # beforehand: beside the blocker there is no memory to measure in, only to run.
-    UCUDNN_DATABASE="$out/ucudnn-pressure.db" UCUDNN_WORKSPACE_LIMIT="${free_mib}MiB" \
+    UCUDNN_DATABASE="$out/ucudnn.db" UCUDNN_WORKSPACE_LIMIT="${free_mib}MiB" \
       bounded scripts/ucudnn-run python3 scripts/torch_train_step.py --steps 1 --warmup 1 \
       --profiled-steps 0 --label "ucudnn-$free_mib-MiB-measuring" >/dev/null 2>&1 || true
-    line=$(UCUDNN_DATABASE="$out/ucudnn-pressure.db" UCUDNN_WORKSPACE_LIMIT="${free_mib}MiB" \
+    line=$(UCUDNN_DATABASE="$out/ucudnn.db" UCUDNN_WORKSPACE_LIMIT="${free_mib}MiB" \
       UCUDNN_LOG_LEVEL=info bounded scripts/ucudnn-run python3 scripts/torch_train_step.py \
       --steps $steps --profiled-steps 0 --blocker-bytes "$blocker" \
       --label "ucudnn-$free_mib-MiB" 2> "$out/log" | grep '^RESULT')
@@ -334,13 +342,36 @@ find_nsys() {
   find /usr/local/cuda* /opt/nvidia -name nsys -type f -perm -u+x 2>/dev/null | head -1
 }
 
+# One run of the application under nsys: nsys_run LABEL COMMAND...; its output and nsys's, merged,
+# in $out/LABEL.txt. What counts is the application's result: nsys from Nsight Compute's folder
+# records but cannot make a report (its importer is missing), and on an H200 it took over 40 s
+# after a small PyTorch program had finished, so its own exit status is only reported.
+nsys_run() {
+  local label=$1 start code limit=$nsys_limit
+  shift
+  start=$(date +%s)
+  if [ "$deadline" -ne 0 ] && [ $((deadline - start)) -lt "$limit" ]; then limit=$((deadline - start)); fi
+  if [ "$limit" -lt 10 ]; then
+    echo "gpu-validate: no time left before the deadline: skipped nsys ($label)"
+    return 0
+  fi
+  timeout --kill-after=5 "$limit" "$nsys" profile --trace=cuda,cudnn --force-overwrite=true \
+    --output "$out/$label" "$@" > "$out/$label.txt" 2>&1
+  code=$?
+  echo "   nsys ($label): exit $code after $(($(date +%s) - start)) s$({ [ $code -eq 124 ] || [ $code -eq 137 ]; } && echo ", stopped at $limit s"); left: $(cd "$out" && ls -d "$label".* 2>/dev/null | grep -v '\.txt$' | tr '\n' ' ')"
+  grep -vE "ucudnn-kernel/|plan within|_warn_once|UserWarning" "$out/$label.txt" | tail -n 4 | cut -c1-200 | sed 's/^/     /'
+  [ -n "${GPU_VALIDATE_LOGS:-}" ] && cp "$out/$label.txt" "$GPU_VALIDATE_LOGS/"
+  return 0
+}
+
 part_6() {
   echo "== 6. beside a profiler: PyTorch under ucudnn-run inside nsys profile --trace=cuda,cudnn"
   if ! torch_has_gpu; then
     echo "gpu-validate: PyTorch with CUDA is not installed here: part 6 not run"
     return
   fi
-  local nsys out api
+  local nsys out api nsys_limit=${GPU_VALIDATE_NSYS_S:-150} ok diagnosed=0 apis="graph legacy"
+  [ "$quick" = 1 ] && apis=graph
   nsys=$(find_nsys)
   if [ -z "$nsys" ]; then
     echo "gpu-validate: no nsys found (PATH, /usr/local/cuda*, /opt/nvidia): part 6 not run"
@@ -348,19 +379,32 @@ part_6() {
   fi
   echo "   nsys: $nsys ($("$nsys" --version 2>&1 | head -1))"
   out=$(mktemp -d)
-  for api in graph legacy; do
+  for api in ${GPU_VALIDATE_NSYS_APIS:-$apis}; do
     if [ "$api" = legacy ]; then export TORCH_CUDNN_V8_API_DISABLED=1; else unset TORCH_CUDNN_V8_API_DISABLED; fi
     echo "-- $api API"
-    bounded python3 scripts/torch_conv_check.py run --api $api --out "$out/base.pt" || status=1
+    bounded python3 scripts/torch_conv_check.py run --api $api --out "$out/base.pt" > /dev/null || status=1
+    rm -f "$out/shim.pt"
     UCUDNN_DATABASE="$out/ucudnn.db" UCUDNN_WORKSPACE_LIMIT=64MiB UCUDNN_LOG_LEVEL=info \
-      bounded "$nsys" profile --trace=cuda,cudnn --force-overwrite=true --output "$out/profile-$api" \
-      scripts/ucudnn-run python3 scripts/torch_conv_check.py run --api $api --out "$out/shim.pt" \
-      > "$out/nsys.out" 2> "$out/log" || status=1
-    echo "   nsys exit and output: $(tail -3 "$out/nsys.out" "$out/log" | grep -vE '^==|^$' | tail -3 | tr '\n' ' ')"
-    echo "   kernels planned: $(grep -c 'plan within' "$out/log"), graph plans ucudnn ran: $(grep -c "plan runs ucudnn's micro-batches" "$out/log")"
-    echo "   nsys left: $(cd "$out" && ls -d profile-$api* 2>/dev/null | tr '\n' ' ')"
-    [ -n "${GPU_VALIDATE_LOGS:-}" ] && cp "$out/log" "$GPU_VALIDATE_LOGS/nsys-$api.log"
-    python3 scripts/torch_conv_check.py compare "$out/base.pt" "$out/shim.pt" || status=1
+      nsys_run "nsys-$api" scripts/ucudnn-run python3 scripts/torch_conv_check.py run --api $api \
+      --out "$out/shim.pt"
+    echo "   kernels planned: $(grep -c 'plan within' "$out/nsys-$api.txt"), graph plans ucudnn ran: $(grep -c "plan runs ucudnn's micro-batches" "$out/nsys-$api.txt")"
+    ok=0
+    if [ -f "$out/shim.pt" ]; then
+      python3 scripts/torch_conv_check.py compare "$out/base.pt" "$out/shim.pt" && ok=1
+    fi
+    [ $ok = 1 ] && continue
+    status=1
+    [ $diagnosed = 1 ] && continue
+    diagnosed=1
+    echo "   the application under ucudnn inside nsys left no result, or a wrong one; which half meets nsys:"
+    # nsys alone, then ucudnn without its auditor (UCUDNN_RUN_AUDIT=0), each inside nsys.
+    rm -f "$out/alone.pt" "$out/noaudit.pt"
+    nsys_run "nsys-$api-alone" python3 scripts/torch_conv_check.py run --api $api --out "$out/alone.pt"
+    echo "   the application alone inside nsys: $([ -f "$out/alone.pt" ] && echo "finished" || echo "left no result")"
+    UCUDNN_RUN_AUDIT=0 UCUDNN_DATABASE="$out/ucudnn.db" UCUDNN_WORKSPACE_LIMIT=64MiB UCUDNN_LOG_LEVEL=info \
+      nsys_run "nsys-$api-no-auditor" scripts/ucudnn-run python3 scripts/torch_conv_check.py run \
+      --api $api --out "$out/noaudit.pt"
+    echo "   under ucudnn without its auditor inside nsys: $([ -f "$out/noaudit.pt" ] && echo "finished" || echo "left no result")"
   done
   export TORCH_CUDNN_V8_API_DISABLED=1
   rm -rf "$out"
