@@ -29,18 +29,22 @@ struct MicroTable {
   std::size_t pruned = 0;
 };
 
-// How much of the table is measured. The sizes are measured in increasing order, and GPU time
-// and workspace do not shrink as the batch grows: a candidate's measurement at one size bounds
-// it from below at the next. Where another candidate, measured at that size before it (the
-// heuristics' order puts the best first), is faster than the bound, the candidate need not be
-// measured there:
+// How much of the table is measured: what a job's first run spends measuring.
 //  kExhaustive: every candidate at every size (offline benchmarking, whose tables serve every
 //    limit and the reports);
-//  kFastest: when that one fits the limit (a WR plan takes the fastest candidate that fits at
-//    each size, so it could win under no limit this table or its stored plan answers);
-//  kDominated: when that one also needs no more workspace than the bound (the candidate could
-//    be on no Pareto front: WD and the hybrid split).
-// What the first run of a job spends measuring.
+//  kFastest (WR): every candidate at the largest size B first, then the smaller sizes in
+//    decreasing order. A smaller batch takes a GPU no less time per image, so a candidate's
+//    time per image at the smallest size it was measured at bounds it at every smaller size. An
+//    entry is skipped where that bound, with every other image of a plan at the least time per
+//    image anything is known to take, exceeds the best plan of the sizes measured so far, or
+//    where a candidate measured at that size before it fits the limit and is faster than the
+//    bound (a WR plan takes the fastest candidate that fits at each size): it could be in no
+//    better plan under any limit this table or its stored plan answers;
+//  kDominated (WD and the hybrid split): the sizes in increasing order. GPU time and workspace
+//    do not shrink as the batch grows, so a candidate's measurement at one size bounds it from
+//    below at the next; where a candidate measured at that size before it (the heuristics'
+//    order puts the best first) is faster than the bound and needs no more workspace, the
+//    candidate could be on no Pareto front.
 enum class Pruning { kExhaustive, kFastest, kDominated };
 
 MicroTable measure_micro_table(Benchmarker& benchmarker, const KernelKey& kernel,

@@ -27,24 +27,30 @@ const AlgorithmExclusion PlannerContext::kNothingExcluded;
 
 namespace {
 
-// The smallest micro-batch size `kernel` is planned at: measured for every candidate that fits
-// there, since pruning needs a measurement at a smaller size to skip one (core/micro_table.h).
+// The smallest micro-batch size `kernel` is planned at, where a candidate needs the least
+// workspace.
 KernelKey smallest_planned(const PlannerContext& context, const KernelKey& kernel) {
   return kernel.with_batch(planned_micro_batch_sizes(kernel, context.policy).front());
 }
 
 // A configuration the application runs for the kernel, allowed to it, that the store has not
-// measured at the smallest planned size: no plan of the kernel was made with it. (Not the full
-// batch: pruning may skip a slow candidate there, every time.)
+// measured at any planned size: no plan of the kernel was made with it. (Pruning measures
+// every candidate at one size at least where it fits: at the full batch for WR, at the
+// smallest size for WD and the hybrid split, core/micro_table.h.)
 std::optional<std::string> unmeasured_application_engine(const PlannerContext& context,
                                                          const KernelKey& kernel) {
   if (!context.application_engines || !context.engine_candidates) return std::nullopt;
-  const KernelKey smallest = smallest_planned(context, kernel);
+  const auto sizes = planned_micro_batch_sizes(kernel, context.policy);
+  const std::string device = context.fingerprint.to_string();
   for (const auto& c : context.application_engines->of(kernel.to_string())) {
     const std::string name = c.name.to_string();
-    if (cudnn::allowed(c.notes, kernel.problem.math_type, context.deterministic_only) &&
-        !context.excluded->excludes("cudnn", name) &&
-        !context.store.find_measurement(context.fingerprint.to_string(), smallest, "cudnn", name))
+    if (!cudnn::allowed(c.notes, kernel.problem.math_type, context.deterministic_only) ||
+        context.excluded->excludes("cudnn", name))
+      continue;
+    if (std::none_of(sizes.begin(), sizes.end(), [&](std::int64_t size) {
+          return context.store.find_measurement(device, kernel.with_batch(size), "cudnn", name)
+              .has_value();
+        }))
       return name;
   }
   return std::nullopt;

@@ -1,7 +1,7 @@
 // What the planner leaves unmeasured (micro_table.h, Pruning): on any table where time and
-// workspace do not shrink as the batch grows, a WR plan measured with kFastest and a desirable
-// set measured with kDominated are exactly those measured exhaustively, with fewer
-// measurements.
+// workspace do not shrink as the batch grows, nor time per image as it shrinks, a WR plan measured
+// with kFastest and a desirable set measured with kDominated are exactly those measured
+// exhaustively, with fewer measurements.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -19,10 +19,11 @@ namespace {
 using testing::TableBenchmarker;
 
 // Random candidates whose time and workspace grow with the micro-batch (launch cost plus a
-// per-image cost, a fixed workspace plus a per-image one), some unsupported at some sizes.
+// per-image cost, a fixed workspace plus a per-image one: a smaller batch takes no less time per
+// image), some unsupported at some sizes.
 TableBenchmarker monotone_table(testing::SeededRandom& random, std::int64_t batch, int candidates) {
   std::vector<std::string> names;
-  for (int a = 0; a < candidates; ++a) names.push_back("C" + std::to_string(a));
+  for (int a = 0; a < candidates; ++a) names.emplace_back(1, static_cast<char>('A' + a));
   TableBenchmarker table(names);
   for (const auto& name : names) {
     const double launch = static_cast<double>(random.uniform(1, 20));
@@ -83,7 +84,7 @@ TEST(MicroTablePruning, PlansAndDesirableSetsAreTheExhaustiveOnes) {
   }
   EXPECT_LT(fastest_calls, exhaustive_calls) << "kFastest should skip measurements";
   EXPECT_LT(dominated_calls, exhaustive_calls) << "kDominated should skip measurements";
-  EXPECT_LE(fastest_calls, dominated_calls) << "kFastest skips all kDominated does";
+  EXPECT_LT(fastest_calls, dominated_calls) << "kFastest's bounds from the largest size";
 }
 
 TEST(MicroTablePruning, ASlowCandidateIsSkippedWhereItCannotWin) {
@@ -95,14 +96,15 @@ TEST(MicroTablePruning, ASlowCandidateIsSkippedWhereItCannotWin) {
     table.set("C", b, 2.5 * static_cast<double>(b), 200 * static_cast<std::uint64_t>(b));
   }
   const KernelKey kernel = testing::kernel_with_batch(8);
-  // Sizes 1, 2, 4, 8. Under no limit A at 2 (2 ms) is faster than B and C were at 1 (3 and 2.5
-  // ms): both skipped; at 4 their bound is still what they took at 1, A's 4 ms is not faster,
-  // and they are measured (12 and 10 ms); at 8 A's 8 ms is faster than that: skipped again.
+  // Sizes 1, 2, 4, 8. kFastest measures all three at 8 first (8, 24 and 20 ms): the best plan so
+  // far is A's 8 ms, and no image costs less than A's 1 ms. Below 8, B's and C's entries would
+  // cost at least 3 and 2.5 ms per image (less the 5% allowance for noise), more than that plan
+  // with the rest at 1 ms: skipped. A's own could tie it: measured.
   table.calls = 0;
   auto t = measure_micro_table(table, kernel, BatchSizePolicy::kPowerOfTwo, kNoWorkspaceLimit,
                                Pruning::kFastest);
-  EXPECT_EQ(table.calls, 3 + 1 + 3 + 1);
-  EXPECT_EQ(t.pruned, 4u);
+  EXPECT_EQ(table.calls, 3 + 1 + 1 + 1);
+  EXPECT_EQ(t.pruned, 6u);
   // For the Pareto front B (no workspace) is never dominated; C is where A is faster than its
   // bound with no more workspace (at 2 and 8).
   table.calls = 0;
@@ -110,13 +112,61 @@ TEST(MicroTablePruning, ASlowCandidateIsSkippedWhereItCannotWin) {
                           Pruning::kDominated);
   EXPECT_EQ(table.calls, 3 + 2 + 3 + 2);
   EXPECT_EQ(t.pruned, 2u);
-  // Within 150 bytes A fits at size 1 only: nothing bounds B, which wins from size 2 on.
+  // Within 150 bytes A fits at size 1 only, B everywhere: the best plan so far is B's 24 ms, and
+  // A's 1 ms per image at 8 (over the limit there) bounds every image. So every entry could be
+  // in a better plan and is measured, but for B and C at 1, where A fits and is faster.
   table.calls = 0;
   t = measure_micro_table(table, kernel, BatchSizePolicy::kPowerOfTwo, 150, Pruning::kFastest);
-  EXPECT_EQ(table.calls, 3 + 3 + 3 + 3);
+  EXPECT_EQ(table.calls, 3 + 1 + 3 + 3);
   const auto plan = plan_workspace_reuse(t);
   ASSERT_TRUE(plan);
   EXPECT_DOUBLE_EQ(plan->time_ms(), 8.0) << plan->to_string();  // A at 1, eight times
+}
+
+TEST(MicroTablePruning, WhereEveryCandidateFitsUndividedOnlyTheBestIsMeasuredBelowIt) {
+  // Five candidates, 0.5 ms per launch and 1 to 5 ms per image, no workspace: what PyTorch's own
+  // autotuning measures (each at the full batch), then only the best below it, since a
+  // division of the others costs more per image than the best undivided.
+  const std::vector<std::string> names{"A", "B", "C", "D", "E"};
+  TableBenchmarker table(names);
+  for (std::size_t a = 0; a < names.size(); ++a)
+    for (std::int64_t b = 1; b <= 64; ++b)
+      table.set(names[a], b, 0.5 + static_cast<double>(a + 1) * static_cast<double>(b), 0);
+  const KernelKey kernel = testing::kernel_with_batch(64);
+  const auto t = measure_micro_table(table, kernel, BatchSizePolicy::kPowerOfTwo, kNoWorkspaceLimit,
+                                     Pruning::kFastest);
+  // All five at 64, then A at 32, 16 and 8; below 8 even A's launch cost makes a division
+  // slower than A undivided, whatever the other images cost.
+  EXPECT_EQ(table.calls, 5 + 3);
+  EXPECT_EQ(t.pruned, 4u * 6u + 3u);
+  const auto plan = plan_workspace_reuse(t);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->to_string(),
+            plan_workspace_reuse(
+                measure_micro_table(table, kernel, BatchSizePolicy::kPowerOfTwo, kNoWorkspaceLimit))
+                ->to_string());
+  ASSERT_EQ(plan->micro.size(), 1u);
+  EXPECT_EQ(plan->micro[0].algorithm, "A");
+}
+
+TEST(MicroTablePruning, ACandidateRefusedAtTheFullBatchIsMeasuredWhereItRuns) {
+  // F runs from 4 images down only, at 0.25 ms per image; S everywhere, at 1 ms per image.
+  // Nothing bounds F below 8 until it is measured: the plan is F, twice.
+  TableBenchmarker table({"S", "F"});
+  for (std::int64_t b = 1; b <= 8; ++b) {
+    table.set("S", b, 1.0 * static_cast<double>(b), 0);
+    if (b <= 4) table.set("F", b, 0.25 * static_cast<double>(b), 0);
+  }
+  const KernelKey kernel = testing::kernel_with_batch(8);
+  const auto t = measure_micro_table(table, kernel, BatchSizePolicy::kPowerOfTwo, kNoWorkspaceLimit,
+                                     Pruning::kFastest);
+  // S and F at 8, F refused there: F at 4, 2 and 1 at once. S is skipped at 4, where F is
+  // faster than S's bound, and at 2 and 1, where with every other image at F's 0.25 ms it
+  // could not beat F twice.
+  EXPECT_EQ(table.calls, 2 + 3);
+  const auto plan = plan_workspace_reuse(t);
+  ASSERT_TRUE(plan);
+  EXPECT_DOUBLE_EQ(plan->time_ms(), 2.0) << plan->to_string();
 }
 
 }  // namespace
