@@ -29,8 +29,9 @@
 #                              no planner-only hybrid bench (it needs no GPU); part 5: fp32 and
 #                              bf16 on the graph API and fp32 on the legacy API, each alone and at
 #                              1 GiB (fp32 graph also at 64 MiB), no UCUDNN_DISABLE run, pressure at
-#                              8 MiB only (on an H200: about 5 minutes, 80 s of it ucudnn measuring
-#                              ResNet-50's kernels in an empty database)
+#                              8 MiB only (about 5 minutes on an H200, from the single runs timed
+#                              there: 13-17 s alone, 54-63 s for ucudnn's first run of a precision,
+#                              which measures ResNet-50's kernels in an empty database)
 #   GPU_VALIDATE_PARTS="1 3 2 4"  which parts, in which order (default 1 2 3 4 5 6)
 #   GPU_VALIDATE_DEADLINE=<epoch seconds>  no step runs past it: each is stopped there, and a
 #                              step that would start with under 10 s left is skipped, saying so

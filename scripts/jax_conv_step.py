@@ -7,6 +7,7 @@ ucudnn. Prints one line:
   RESULT label=L median_ms=1.23 min_ms=1.20
 """
 import argparse
+import gc
 import statistics
 import time
 
@@ -40,11 +41,14 @@ def main():
     weights = (w1, w2)
     for _ in range(args.warmup):
         jax.block_until_ready(step(weights, x))
+    gc.collect()
+    gc.disable()  # as timeit does: a collection inside a step is the interpreter's noise
     times = []
     for _ in range(args.steps):
         start = time.perf_counter()
         jax.block_until_ready(step(weights, x))
         times.append((time.perf_counter() - start) * 1000)
+    gc.enable()
     print(
         f"RESULT label={args.label} median_ms={statistics.median(times):.3f} "
         f"min_ms={min(times):.3f}",
