@@ -4,7 +4,8 @@
 # build where it was made (a link at the build's path when the repository is elsewhere), puts
 # the packed libraries the machine lacks on the library path, and runs gpu-validate (which finds
 # the CUDA runtime and cuDNN, the Python environment's where the system has none) quickly with a
-# deadline, writing everything also to $OUT/device.log (or /tmp/gpu-validate/).
+# deadline, writing everything also to $OUT/device.log (or /tmp/gpu-validate/), and the parts'
+# logs and part 5's database to $OUT/logs.tgz.
 #   GPU_BUDGET_S   seconds from now that gpu-validate may take (default 545)
 #   GPU_PARTS      gpu-validate's parts, in order (default "5 6 1 3 2 4": the framework runs first)
 set -u
@@ -45,9 +46,12 @@ if ldd $check 2>&1 | grep 'not found' | grep -qv 'libcud'; then
 fi
 python3 -c 'import torch; print("torch", torch.__version__, "CUDA", torch.version.cuda, "cuDNN", torch.backends.cudnn.version(), torch.cuda.get_device_name())' 2>/dev/null ||
   echo "no PyTorch with CUDA here"
+mkdir -p "$out/logs"
 GPU_VALIDATE_QUICK=1 GPU_VALIDATE_DEADLINE=$deadline GPU_VALIDATE_PARTS="${GPU_PARTS:-5 6 1 3 2 4}" \
-  GPU_VALIDATE_HYBRID_STEP=${GPU_VALIDATE_HYBRID_STEP:-16} GPU_VALIDATE_LOGS=$out \
+  GPU_VALIDATE_HYBRID_STEP=${GPU_VALIDATE_HYBRID_STEP:-16} GPU_VALIDATE_LOGS=$out/logs \
   UCUDNN_BUILD_DIR=build/release bash scripts/gpu-validate.sh
 code=$?
+# One file for every log: the device tool brings back at most 8.
+tar -C "$out" -czf "$out/logs.tgz" logs && rm -rf "$out/logs"
 echo "gpu-validate exit $code, $(($(date +%s) - start)) s"
 exit $code

@@ -36,8 +36,9 @@
 #   GPU_VALIDATE_DEADLINE=<epoch seconds>  no step runs past it: each is stopped there, and a
 #                              step that would start with under 10 s left is skipped, saying so
 #   GPU_VALIDATE_HYBRID_STEP, GPU_VALIDATE_HYBRID_OPERATIONS (forward|all): the measured sweep
-#   GPU_VALIDATE_LOGS=<folder>  keeps part 1's whole test output there (realcudnn.log), and part
-#                              5's logs under ucudnn (train-*.log, jax-1GiB.log), part 6's (nsys-*.txt)
+#   GPU_VALIDATE_LOGS=<folder>  keeps part 1's whole test output there (realcudnn.log), part 5's
+#                              logs under ucudnn (train-*.log, pressure-*.log, jax-1GiB.log) and its
+#                              database (part5.db), part 6's (nsys-*.txt)
 #   GPU_VALIDATE_TRAIN="fp32:graph fp32:legacy ..."  part 5's (precision, API) runs, in order
 #   GPU_VALIDATE_JAX=0          part 5 without its JAX step
 #   GPU_VALIDATE_PRESSURE="8 64"  part 5's memory-pressure runs: MiB left free beside the step
@@ -335,6 +336,9 @@ part_5() {
   else
     echo "gpu-validate: JAX is not installed here: its step not run"
   fi
+  # The measurements the training runs took (what each first run measured and skipped can be
+  # read off its log's "benchmarked" lines; the times, for planning offline, from here).
+  [ -n "${GPU_VALIDATE_LOGS:-}" ] && [ -f "$out/ucudnn.db" ] && cp "$out/ucudnn.db" "$GPU_VALIDATE_LOGS/part5.db"
   rm -rf "$out"
 }
 
