@@ -40,7 +40,9 @@ KernelKey smallest_planned(const PlannerContext& context, const KernelKey& kerne
 std::optional<std::string> unmeasured_application_engine(const PlannerContext& context,
                                                          const KernelKey& kernel) {
   if (!context.application_engines || !context.engine_candidates) return std::nullopt;
-  const auto sizes = planned_micro_batch_sizes(kernel, context.policy);
+  auto sizes = planned_micro_batch_sizes(kernel, context.policy);
+  // Where the measurement is, if anywhere: the full batch (WR), then the smallest size (WD).
+  std::rotate(sizes.rbegin(), sizes.rbegin() + 1, sizes.rend());
   const std::string device = context.fingerprint.to_string();
   for (const auto& c : context.application_engines->of(kernel.to_string())) {
     const std::string name = c.name.to_string();
