@@ -24,10 +24,6 @@ bool cannot_win(const std::vector<MicroConfiguration>& measured, const Measureme
   });
 }
 
-}  // namespace
-
-namespace {
-
 // One candidate at one size, or nothing where it does not apply (`refused`), is over the limit
 // before it runs, or cannot be measured now (the table notes which).
 std::optional<Measurement> measure_one(Benchmarker& benchmarker, const KernelKey& kernel,
@@ -44,6 +40,13 @@ std::optional<Measurement> measure_one(Benchmarker& benchmarker, const KernelKey
   }
   if (refused) *refused = false;
   return std::nullopt;
+}
+
+// Whether `measured` fits the limit; the table notes the smallest workspace left out.
+bool fits(const Measurement& measured, std::uint64_t workspace_limit, MicroTable& table) {
+  if (measured.workspace_bytes <= workspace_limit) return true;
+  table.smallest_over_limit = std::min(table.smallest_over_limit, measured.workspace_bytes);
+  return false;
 }
 
 // kFastest over two sizes or more: the largest size first (where PyTorch's own autotuning
@@ -82,10 +85,7 @@ MicroTable measure_largest_first(Benchmarker& benchmarker, const KernelKey& kern
     const auto measured = measure_one(benchmarker, kernel, algorithms[a], size, table, &refused);
     if (!measured) return refused;
     if (per_image[a] != kSettled) per_image[a] = measured->time_ms / static_cast<double>(size);
-    if (measured->workspace_bytes > workspace_limit) {
-      table.smallest_over_limit = std::min(table.smallest_over_limit, measured->workspace_bytes);
-      return false;
-    }
+    if (!fits(*measured, workspace_limit, table)) return false;
     cheapest_fitting = std::min(cheapest_fitting, measured->time_ms / static_cast<double>(size));
     rows[i].push_back({backend, algorithms[a], size, measured->time_ms, measured->workspace_bytes});
     return false;
@@ -151,10 +151,7 @@ MicroTable measure_micro_table(Benchmarker& benchmarker, const KernelKey& kernel
       const auto measured = measure_one(benchmarker, kernel, algorithm, size, table);
       if (!measured) continue;
       bounds[a] = measured;
-      if (measured->workspace_bytes > workspace_limit) {
-        table.smallest_over_limit = std::min(table.smallest_over_limit, measured->workspace_bytes);
-        continue;
-      }
+      if (!fits(*measured, workspace_limit, table)) continue;
       fitting.push_back({backend, algorithm, size, measured->time_ms, measured->workspace_bytes});
     }
     table.candidates.push_back(std::move(fitting));
