@@ -185,6 +185,12 @@ int main(int argc, char** argv) {
                                                        options.repeats);
               plain += a.value_or(std::nan(""));
               planned += b.value_or(std::nan(""));
+              // A sum with a hole says nothing: name the plan that could not run.
+              if (!b || !a)
+                std::printf("  run for real: %s %s, %s %s did not run\n",
+                            std::string(name_of(kernels[i].operation)).c_str(),
+                            kernels[i].to_string().c_str(), !b ? "the plan" : "undivided",
+                            (!b ? plans[i] : undivided_plans[i]).to_string().c_str());
               if (options.per_kernel) {
                 const auto again = cudnn::time_configuration(api, runtime, handle, kernels[i],
                                                              plans[i], options.repeats);

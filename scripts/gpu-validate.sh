@@ -20,18 +20,19 @@
 #   6. beside a profiler: PyTorch convolutions (graph and legacy API) under ucudnn-run inside
 #      `nsys profile --trace=cuda,cudnn` (nsys from PATH, else found under /usr/local/cuda* or
 #      /opt/nvidia, Nsight Compute's folder included): same results as without either, and
-#      what nsys left (a report, or only its raw capture). Where the result is missing or wrong,
-#      the application alone inside nsys and ucudnn without its auditor, to tell which meets nsys.
+#      what nsys left (a report, or only its raw capture); ucudnn-run without its auditor
+#      (UCUDNN_RUN_AUDIT=0, as README advises under nsys), then with it.
 # Each part says what it could not run; the exit status is nonzero when a part fails.
 # Settings, for a lent machine whose time is short:
 #   GPU_VALIDATE_QUICK=1       what needs the GPU, once: batch 64 and the policy powerOfTwo only,
 #                              PyTorch's legacy API at 64 MiB only, UCUDNN_HYBRID=on only,
-#                              no planner-only hybrid bench (it needs no GPU); part 5: fp32 and
-#                              bf16 on the graph API and fp32 on the legacy API, each alone and at
-#                              1 GiB (fp32 graph also at 64 MiB), no UCUDNN_DISABLE run, pressure at
-#                              8 MiB only (about 5 minutes on an H200, from the single runs timed
-#                              there: 13-17 s alone, 54-63 s for ucudnn's first run of a precision,
-#                              which measures ResNet-50's kernels in an empty database)
+#                              no planner-only hybrid bench (it needs no GPU); part 5: bf16 and
+#                              fp32 on the graph API (PyTorch's default; the legacy API only in the
+#                              full run), each alone, under cudnn.benchmark and at 1 GiB (fp32 also
+#                              at 64 MiB), no UCUDNN_DISABLE run, pressure at 8 MiB only: about 4
+#                              minutes on an H200, from the runs timed there (about 12 s a run
+#                              alone, 25 s under cudnn.benchmark, 30 s for ucudnn's first run of a
+#                              precision, which measures its kernels in an empty database)
 #   GPU_VALIDATE_PARTS="1 3 2 4"  which parts, in which order (default 1 2 3 4 5 6)
 #   GPU_VALIDATE_DEADLINE=<epoch seconds>  no step runs past it: each is stopped there, and a
 #                              step that would start with under 10 s left is skipped, saying so
@@ -43,8 +44,10 @@
 #   GPU_VALIDATE_JAX=0          part 5 without its JAX step
 #   GPU_VALIDATE_PRESSURE="8 64"  part 5's memory-pressure runs: MiB left free beside the step
 #                              (empty: none); PyTorch alone against ucudnn-run at that limit
-#   GPU_VALIDATE_NSYS_APIS="graph legacy" (quick: graph), GPU_VALIDATE_NSYS_S=150: part 6's
+#   GPU_VALIDATE_NSYS_APIS="graph legacy" (quick: graph), GPU_VALIDATE_NSYS_S=90: part 6's
 #                              APIs, and the most one run inside nsys may take
+#   GPU_VALIDATE_WARMUP=0       part 5 without the run of PyTorch alone under cudnn.benchmark whose
+#                              warm-up ucudnn's first run (empty database) is held against
 #   GPU_VALIDATE_ROUNDS=N       part 5's gate: N alternating runs of the framework alone and under
 #                              ucudnn at 1 GiB (default 1), compared by their best medians
 #   UCUDNN_BUILD_DIR=<a finished build>  made elsewhere, for a machine that cannot install the
@@ -243,7 +246,7 @@ part_5() {
     --benchmark_min_time=0.2 2>&1 | grep -E '^(Direct|PassThrough|Planned|DescriptorReads|Graph)' | sed 's/^/   /'
   local pair
   local pairs="fp32:graph fp32:legacy amp:graph amp:legacy"
-  [ "$quick" = 1 ] && pairs="fp32:graph amp:graph fp32:legacy"
+  [ "$quick" = 1 ] && pairs="amp:graph fp32:graph"
   for pair in ${GPU_VALIDATE_TRAIN:-$pairs}; do
     precision=${pair%%:*} api=${pair##*:}
     if [ "$api" = legacy ]; then export TORCH_CUDNN_V8_API_DISABLED=1; else unset TORCH_CUDNN_V8_API_DISABLED; fi
@@ -252,6 +255,13 @@ part_5() {
       --label alone | grep '^RESULT')
     echo "   $base"
     [ -n "$base" ] || { status=1; continue; }
+    # The warm-up to stay within: PyTorch's own autotuning (cudnn.benchmark) of the same step.
+    local autotuned=""
+    if [ "${GPU_VALIDATE_WARMUP:-1}" = 1 ]; then
+      autotuned=$(bounded python3 scripts/torch_train_step.py --precision $precision --steps 10 \
+        --profiled-steps 0 --benchmark --label alone-cudnn-benchmark | grep '^RESULT')
+      echo "   $autotuned"
+    fi
     gate=()
     local limits="1GiB 64MiB"
     [ "$quick" = 1 ] && [ $pair != fp32:graph ] && limits=1GiB
@@ -265,7 +275,11 @@ part_5() {
       grep -E 'cudnnBackendExecute:|cudnnConvolution(Forward|BackwardData|BackwardFilter):' "$out/log" | sed 's/^ucudnn: info: */   /'
       runtime_calls "$out/log" || status=1
       [ -n "${GPU_VALIDATE_LOGS:-}" ] && cp "$out/log" "$GPU_VALIDATE_LOGS/train-$precision-$api-$limit.log"
-      [ $limit = 1GiB ] && gate=("$line")
+      if [ $limit = 1GiB ]; then
+        gate=("$line")
+        # This precision's kernels are not in the database yet: the first run measures them.
+        [ -n "$autotuned" ] && echo "   warm-up with an empty database: ucudnn $(result_field "$line" warmup_s) s, PyTorch's cudnn.benchmark $(result_field "$autotuned" warmup_s) s, PyTorch without it $(result_field "$base" warmup_s) s; $(awk '/benchmarked [0-9]+ \(algorithm/ { for (i = 1; i < NF; i++) if ($i == "benchmarked") m += $(i + 1); else if ($i == "could" && $(i - 1) ~ /^[0-9]+$/) s += $(i - 1); k++ } END { printf "%d kernels measured: %d (candidate, micro-batch) pairs, %d skipped as unable to win", k, m, s }' "$out/log")"
+      fi
     done
     # The gate: steps that run ahead of the GPU vary by several percent between identical runs
     # on a shared machine, so GPU_VALIDATE_ROUNDS > 1 alternates more runs of both (ucudnn's at
@@ -347,13 +361,14 @@ find_nsys() {
   find /usr/local/cuda* /opt/nvidia -name nsys -type f -perm -u+x 2>/dev/null | head -1
 }
 
-# One run of the application under nsys: nsys_run LABEL COMMAND...; its output and nsys's, merged,
-# in $out/LABEL.txt. What counts is the application's result: nsys from Nsight Compute's folder
-# records but cannot make a report (its importer is missing), and on an H200 it took over 40 s
-# after a small PyTorch program had finished, so its own exit status is only reported.
+# One run of the application under nsys: nsys_run LABEL RESULT COMMAND...; its output and
+# nsys's, merged, in $out/LABEL.txt. What counts is the application's result (the file RESULT):
+# nsys from Nsight Compute's folder records but cannot make a report (its importer is missing),
+# and on an H200 it had not exited 50 s after a small PyTorch program finished; so nsys is given
+# 20 s once RESULT appears, then stopped, and its own exit status is only reported.
 nsys_run() {
-  local label=$1 start code limit=$nsys_limit
-  shift
+  local label=$1 result=$2 start code limit=$nsys_limit pid done_at=0 stopped=""
+  shift 2
   start=$(date +%s)
   if [ "$deadline" -ne 0 ] && [ $((deadline - start)) -lt "$limit" ]; then limit=$((deadline - start)); fi
   if [ "$limit" -lt 10 ]; then
@@ -361,9 +376,21 @@ nsys_run() {
     return 0
   fi
   timeout --kill-after=5 "$limit" "$nsys" profile --trace=cuda,cudnn --force-overwrite=true \
-    --output "$out/$label" "$@" > "$out/$label.txt" 2>&1
+    --output "$out/$label" "$@" > "$out/$label.txt" 2>&1 &
+  pid=$!
+  while kill -0 $pid 2>/dev/null; do
+    if [ -f "$result" ] && [ $done_at = 0 ]; then done_at=$(date +%s); fi
+    if [ $done_at != 0 ] && [ $(($(date +%s) - done_at)) -ge 20 ]; then
+      stopped=", stopped 20 s after the application's result"
+      pkill -TERM -P $pid 2>/dev/null; sleep 5; pkill -KILL -P $pid 2>/dev/null
+      break
+    fi
+    sleep 1
+  done
+  wait $pid
   code=$?
-  echo "   nsys ($label): exit $code after $(($(date +%s) - start)) s$({ [ $code -eq 124 ] || [ $code -eq 137 ]; } && echo ", stopped at $limit s"); left: $(cd "$out" && ls -d "$label".* 2>/dev/null | grep -v '\.txt$' | tr '\n' ' ')"
+  [ -z "$stopped" ] && { [ $code -eq 124 ] || [ $code -eq 137 ]; } && stopped=", stopped at $limit s"
+  echo "   nsys ($label): exit $code after $(($(date +%s) - start)) s$stopped; left: $(cd "$out" && ls -d "$label".* 2>/dev/null | grep -v '\.txt$' | tr '\n' ' ')"
   grep -vE "ucudnn-kernel/|plan within|_warn_once|UserWarning" "$out/$label.txt" | tail -n 4 | cut -c1-200 | sed 's/^/     /'
   [ -n "${GPU_VALIDATE_LOGS:-}" ] && cp "$out/$label.txt" "$GPU_VALIDATE_LOGS/"
   return 0
@@ -375,7 +402,7 @@ part_6() {
     echo "gpu-validate: PyTorch with CUDA is not installed here: part 6 not run"
     return
   fi
-  local nsys out api nsys_limit=${GPU_VALIDATE_NSYS_S:-150} ok diagnosed=0 apis="graph legacy"
+  local nsys out api nsys_limit=${GPU_VALIDATE_NSYS_S:-90} apis="graph legacy"
   [ "$quick" = 1 ] && apis=graph
   nsys=$(find_nsys)
   if [ -z "$nsys" ]; then
@@ -388,28 +415,26 @@ part_6() {
     if [ "$api" = legacy ]; then export TORCH_CUDNN_V8_API_DISABLED=1; else unset TORCH_CUDNN_V8_API_DISABLED; fi
     echo "-- $api API"
     bounded python3 scripts/torch_conv_check.py run --api $api --out "$out/base.pt" > /dev/null || status=1
-    rm -f "$out/shim.pt"
-    UCUDNN_DATABASE="$out/ucudnn.db" UCUDNN_WORKSPACE_LIMIT=64MiB UCUDNN_LOG_LEVEL=info \
-      nsys_run "nsys-$api" scripts/ucudnn-run python3 scripts/torch_conv_check.py run --api $api \
-      --out "$out/shim.pt"
-    echo "   kernels planned: $(grep -c 'plan within' "$out/nsys-$api.txt"), graph plans ucudnn ran: $(grep -c "plan runs ucudnn's micro-batches" "$out/nsys-$api.txt")"
-    ok=0
-    if [ -f "$out/shim.pt" ]; then
-      python3 scripts/torch_conv_check.py compare "$out/base.pt" "$out/shim.pt" && ok=1
-    fi
-    [ $ok = 1 ] && continue
-    status=1
-    [ $diagnosed = 1 ] && continue
-    diagnosed=1
-    echo "   the application under ucudnn inside nsys left no result, or a wrong one; which half meets nsys:"
-    # nsys alone, then ucudnn without its auditor (UCUDNN_RUN_AUDIT=0), each inside nsys.
-    rm -f "$out/alone.pt" "$out/noaudit.pt"
-    nsys_run "nsys-$api-alone" python3 scripts/torch_conv_check.py run --api $api --out "$out/alone.pt"
-    echo "   the application alone inside nsys: $([ -f "$out/alone.pt" ] && echo "finished" || echo "left no result")"
-    UCUDNN_RUN_AUDIT=0 UCUDNN_DATABASE="$out/ucudnn.db" UCUDNN_WORKSPACE_LIMIT=64MiB UCUDNN_LOG_LEVEL=info \
-      nsys_run "nsys-$api-no-auditor" scripts/ucudnn-run python3 scripts/torch_conv_check.py run \
-      --api $api --out "$out/noaudit.pt"
-    echo "   under ucudnn without its auditor inside nsys: $([ -f "$out/noaudit.pt" ] && echo "finished" || echo "left no result")"
+    # The database filled first, outside nsys: what is timed inside is the steady state.
+    UCUDNN_DATABASE="$out/ucudnn.db" UCUDNN_WORKSPACE_LIMIT=64MiB bounded scripts/ucudnn-run \
+      python3 scripts/torch_conv_check.py run --api $api --out "$out/filled.pt" > /dev/null 2>&1
+    # As README advises under nsys: the preload alone (UCUDNN_RUN_AUDIT=0); then with the
+    # auditor, which on an H200 left no output within 70-90 s inside nsys.
+    local audit label
+    for audit in 0 1; do
+      label="nsys-$api$([ $audit = 0 ] && echo "-no-auditor")"
+      rm -f "$out/shim.pt"
+      UCUDNN_RUN_AUDIT=$audit UCUDNN_DATABASE="$out/ucudnn.db" UCUDNN_WORKSPACE_LIMIT=64MiB \
+        UCUDNN_LOG_LEVEL=info nsys_run "$label" "$out/shim.pt" scripts/ucudnn-run python3 \
+        scripts/torch_conv_check.py run --api $api --out "$out/shim.pt"
+      echo "   $([ $audit = 0 ] && echo "without" || echo "with") the auditor: kernels planned: $(grep -c 'plan within' "$out/$label.txt"), graph plans ucudnn ran: $(grep -c "plan runs ucudnn's micro-batches" "$out/$label.txt")"
+      if [ -f "$out/shim.pt" ]; then
+        python3 scripts/torch_conv_check.py compare "$out/base.pt" "$out/shim.pt" || status=1
+      else
+        echo "   the application under ucudnn inside nsys left no result"
+        status=1
+      fi
+    done
   done
   export TORCH_CUDNN_V8_API_DISABLED=1
   rm -rf "$out"

@@ -8,7 +8,7 @@ comparing PyTorch alone with PyTorch under ucudnn (scripts/gpu-validate.sh part 
 fp32 runs TF32 convolutions (PyTorch's default for cuDNN); amp is bf16 autocast with
 channels_last, as most training on recent GPUs runs. Prints one line:
 
-  RESULT label=L precision=fp32 api=graph median_ms=38.21 min_ms=38.02 gpu_ms=36.36 host_loss_ms=1.85
+  RESULT label=L precision=fp32 api=graph median_ms=38.21 min_ms=38.02 gpu_ms=36.36 host_loss_ms=1.85 warmup_s=3.2
 
 median/min: wall time per step (a step ends with a device synchronization); gpu_ms: the GPU
 kernels' time per step, from torch.profiler over a few more steps; host_loss_ms = median - gpu.
@@ -71,17 +71,36 @@ def main():
 
     blocker_bytes = None
     if args.pressure_free_mib is not None:
-        blocker_bytes = largest_blocker(torch, step) - args.pressure_free_mib * 2**20
+        searched_bytes = largest_blocker(torch, step)
+        blocker_bytes = searched_bytes - args.pressure_free_mib * 2**20
     elif args.blocker_bytes is not None:
         blocker_bytes = args.blocker_bytes
     blocker = None
-    if blocker_bytes is not None:
-        torch.cuda.empty_cache()
-        blocker = torch.empty(max(blocker_bytes, 0), dtype=torch.uint8, device=device)
-
-    for _ in range(args.warmup):
-        step()
+    # The warm-up holds the first step, where cuDNN's autotuning (cudnn.benchmark) or ucudnn's
+    # measuring of an empty database happens.
+    warmup_start = time.perf_counter()
+    if blocker_bytes is None:
+        for _ in range(args.warmup):
+            step()
+    else:
+        # The search's steps ran in another state of PyTorch's caching allocator: where the
+        # first steps beside the blocker run out of memory after all (seen with 8 MiB left on
+        # an H200), the blocker shrinks by 8 MiB, and the RESULT says what was left.
+        for attempt in range(8):
+            try:
+                torch.cuda.empty_cache()
+                blocker = torch.empty(max(blocker_bytes, 0), dtype=torch.uint8, device=device)
+                for _ in range(max(args.warmup, 2)):
+                    step()
+                torch.cuda.synchronize()
+                break
+            except torch.cuda.OutOfMemoryError:
+                blocker = None
+                blocker_bytes -= 8 * 2**20
+        else:
+            sys.exit("torch_train_step: out of memory beside every blocker tried")
     torch.cuda.synchronize()
+    warmup_s = time.perf_counter() - warmup_start
     # As timeit does: a garbage collection inside a step is the interpreter's noise, and a step
     # bound by the host (bf16: 15 ms of kernels in 24 ms) shows it whole.
     gc.collect()
@@ -107,11 +126,18 @@ def main():
 
     api = "legacy" if os.environ.get("TORCH_CUDNN_V8_API_DISABLED") == "1" else "graph"
     median = statistics.median(times)
-    pressure = "" if blocker is None else f" blocker_bytes={blocker_bytes}"
+    pressure = ""
+    if blocker is not None:
+        free_mib = None
+        if args.pressure_free_mib is not None:
+            free_mib = (searched_bytes - blocker_bytes) // 2**20
+        pressure = f" blocker_bytes={blocker_bytes}" + (
+            f" free_mib={free_mib}" if free_mib is not None else ""
+        )
     print(
         f"RESULT label={args.label} precision={args.precision} api={api} "
         f"median_ms={median:.2f} min_ms={min(times):.2f} gpu_ms={gpu_ms:.2f} "
-        f"host_loss_ms={median - gpu_ms:.2f}{pressure}",
+        f"host_loss_ms={median - gpu_ms:.2f} warmup_s={warmup_s:.1f}{pressure}",
         flush=True,
     )
 
@@ -128,6 +154,8 @@ def largest_blocker(torch, step, tolerance=2**20):
         blocker = None
         try:
             blocker = torch.empty(middle, dtype=torch.uint8, device="cuda")
+            # Two steps: the second runs in the allocator's steady state, as the timed ones do.
+            step()
             step()
             torch.cuda.synchronize()
             low = middle

@@ -197,14 +197,22 @@ std::optional<Measurement> CudnnBenchmarker::time(const KernelKey& kernel,
 std::optional<Measurement> CudnnBenchmarker::benchmark_engine(const KernelKey& kernel,
                                                               const EngineName& engine,
                                                               std::int64_t micro_batch) {
+  const ConvolutionProblem shape = kernel.problem.with_batch(micro_batch);
   std::optional<EnginePlan> plan;
+  std::uint64_t bytes = 0;
   try {
-    plan.emplace(handle_, kernel.operation, kernel.problem.with_batch(micro_batch), engine, 1, 0);
+    plan.emplace(handle_, kernel.operation, shape, engine, 1, 0);
+    bytes = plan->workspace_bytes();
+    // Below the batch, BackwardFilter's later micro-batches add to dw (beta = 1), as the plan
+    // executor runs them: the configuration is a candidate there only if cuDNN finalizes that
+    // too, and its workspace is the larger of the two.
+    if (kernel.operation == Operation::kBackwardFilter && micro_batch < kernel.problem.batch())
+      bytes = std::max(
+          bytes, EnginePlan(handle_, kernel.operation, shape, engine, 1, 1).workspace_bytes());
   } catch (const EngineRefused&) {
     return std::nullopt;  // not a candidate at this shape
   }
-  const auto bytes = static_cast<std::size_t>(plan->workspace_bytes());
-  return time(kernel, engine.to_string(), micro_batch, bytes,
+  return time(kernel, engine.to_string(), micro_batch, static_cast<std::size_t>(bytes),
               [&](const ConvolutionBuffers& buffers, void* workspace) {
                 return plan->execute(handle_, buffers, workspace);
               });

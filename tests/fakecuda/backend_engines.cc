@@ -2,10 +2,14 @@
 // the operation (cost_model.h: it applies where the model says, takes the model's time and
 // workspace, and is nondeterministic where the algorithm is; the non-fused Winograd engines
 // carry the TENSOR_CORE note, so that tests see a framework's choice of tensor cores honoured;
-// the small-workspace GEMM engines take a tile and a split-K knob, model_engine);
+// the small-workspace GEMM engines take a tile and a split-K knob, model_engine; under
+// FAKECUDA_SPLIT_K_WITHOUT_BETA=1 those with K split take no beta, writing the output from
+// their buffers, as an engine cuDNN finalizes for beta = 0 and refuses for beta = 1 would);
 // for a forward convolution with an
 // epilogue, one fused engine (IMPLICIT_PRECOMP_GEMM, then the pointwise operations).
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include "backend_descriptors.h"
 #include "cost_model.h"
@@ -16,6 +20,12 @@ namespace ucudnn::fakecuda {
 namespace {
 
 constexpr int kFusedAlgorithm = 1;  // IMPLICIT_PRECOMP_GEMM
+
+// Read at each finalize: one test sets it.
+bool split_k_without_beta() {
+  const char* value = std::getenv("FAKECUDA_SPLIT_K_WITHOUT_BETA");
+  return value && std::strcmp(value, "1") == 0;
+}
 
 }  // namespace
 
@@ -28,7 +38,7 @@ std::optional<BackendEngine> engine_of(const BackendGraph& graph, std::int64_t i
   if (k.status != CUDNN_STATUS_SUCCESS) return std::nullopt;
   const int algorithm = graph.epilogue.empty() ? static_cast<int>(index) : kFusedAlgorithm;
   const bool knobs = graph.epilogue.empty() && has_knobs(c.operation, algorithm);
-  if (split != 1 && !knobs) return std::nullopt;
+  if (split != 1 && (!knobs || (c.beta != 0 && split_k_without_beta()))) return std::nullopt;
   const Modeled m = model_engine(k.kernel, algorithm, split);
   if (!m.supported) return std::nullopt;
   const AlgorithmModel* a = algorithm_model(c.operation, algorithm);

@@ -16,6 +16,7 @@
 #include "fakecuda_hooks.h"
 #include "reference.h"
 #include "support/printed_text.h"
+#include "support/scoped_environment.h"
 #include "support/subprocess.h"
 #include "test_problem.h"
 
@@ -259,24 +260,7 @@ TEST_F(FakeCudnnChecks, NullArgumentsAreBadParam) {
   EXPECT_EQ(call(handle, &one, d.x, t.dw.get(), &zero, t.dy.get()), CUDNN_STATUS_SUCCESS);
 }
 
-// Sets an environment variable for one test.
-class ScopedEnvironment {
- public:
-  ScopedEnvironment(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnvironment() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using ucudnn::testing::ScopedEnvironment;
 
 TEST_F(FakeCudnnChecks, ComputeOffSkipsTheArithmeticButNotTheClock) {
   ScopedEnvironment compute("FAKECUDA_COMPUTE", "0");

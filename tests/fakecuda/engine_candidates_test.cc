@@ -20,6 +20,7 @@
 #include "cudnn/cudnn_benchmarker.h"
 #include "cudnn/plan_executor.h"
 #include "support/relative_error.h"
+#include "support/scoped_environment.h"
 #include "test_problem.h"
 
 namespace ucudnn::fakecuda {
@@ -110,6 +111,44 @@ TEST(EngineCandidates, AMeasurementIsTheModelsAtThatMicroBatchWithItsWorkspace) 
     }
     EXPECT_GT(grows, 0) << "some engine's workspace should grow with the micro-batch";
   }
+}
+
+// A BackwardFilter plan's micro-batches after the first add to dw (beta = 1). Measured only as
+// the first one runs (beta = 0), a configuration cuDNN cannot finalize with beta = 1 was planned
+// and then refused at run time (on the H200, one of AlexNet's plans at 8 MiB did not run).
+TEST(EngineCandidates, BelowTheBatchABackwardFilterConfigurationIsOneThatAccumulates) {
+  const ucudnn::testing::ScopedEnvironment refusing("FAKECUDA_SPLIT_K_WITHOUT_BETA", "1");
+  Handle handle;
+  auto device = benchmarker(handle);
+  const KernelKey kernel = kernel_of(Operation::kBackwardFilter, MathType::kTensorOp);
+  const std::int64_t batch = kernel.problem.batch();
+  int split_engines = 0;
+  for (const auto& name : device.algorithms(kernel)) {
+    const auto engine = EngineName::parse(name);
+    ASSERT_TRUE(engine) << name;
+    std::int64_t split = 1;
+    for (const auto& [type, value] : engine->knobs)
+      if (type == kSplitKnob) split = value;
+    if (split == 1) continue;
+    ++split_engines;
+    EXPECT_TRUE(device.benchmark(kernel, name, batch)) << name << ": undivided, beta = 0 only";
+    EXPECT_FALSE(device.benchmark(kernel, name, batch / 2))
+        << name << " cannot add a second micro-batch to dw";
+    // And a plan of it below the batch is refused when it is made, not when it runs.
+    const Configuration plan{
+        {{"cudnn", name, batch / 2, 0, 0}, {"cudnn", name, batch - batch / 2, 0, 0}}};
+    EXPECT_THROW(cudnn::PlanExecutor(cudnn::cudnn_api(), handle, kernel, plan),
+                 std::invalid_argument)
+        << name;
+  }
+  EXPECT_GT(split_engines, 0) << "the double's heuristics offer split-K BackwardFilter engines";
+  // Forward's micro-batches write their own slices of y (beta = 0): split-K stays a candidate.
+  const KernelKey forward = kernel_of(Operation::kForward, MathType::kTensorOp);
+  int forward_split = 0;
+  for (const auto& name : device.algorithms(forward))
+    if (name.find("k12=2") != std::string::npos || name.find("k12=4") != std::string::npos)
+      forward_split += device.benchmark(forward, name, batch / 2).has_value();
+  EXPECT_GT(forward_split, 0);
 }
 
 TEST(EngineCandidates, TheApplicationsConfigurationsJoinUnderTheSameNumericsRule) {
