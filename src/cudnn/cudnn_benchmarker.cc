@@ -174,24 +174,54 @@ std::optional<Measurement> CudnnBenchmarker::time(const KernelKey& kernel,
     if (refusal(last)) return std::nullopt;
     throw MeasurementUnavailable(algorithm + " failed to run now");
   };
-  for (int i = 0; i < options_.warmup; ++i)
-    if (!run()) return failed_run();
   cudaStream_t stream = nullptr;
   api_.cudnnGetStream(handle_, &stream);
-  const auto timed = time_with_events(runtime_, stream, options_.repeats, run);
-  switch (timed.failure) {
-    case EventTimes::Failure::kNone:
-      break;
-    case EventTimes::Failure::kRunFailed:
-      return failed_run();
-    case EventTimes::Failure::kNoEvents:
-      throw MeasurementUnavailable("cannot create CUDA events");
-    case EventTimes::Failure::kTimingFailed:
-      throw MeasurementUnavailable("cannot time " + algorithm + " with CUDA events");
+  // `n` runs timed into `times`; false where a run failed (the work does not apply).
+  auto timed = [&](int n, std::vector<double>& times) {
+    const auto t = time_with_events(runtime_, stream, n, run);
+    switch (t.failure) {
+      case EventTimes::Failure::kNone:
+        times.insert(times.end(), t.sorted_ms.begin(), t.sorted_ms.end());
+        return true;
+      case EventTimes::Failure::kRunFailed:
+        return false;
+      case EventTimes::Failure::kNoEvents:
+        throw MeasurementUnavailable("cannot create CUDA events");
+      case EventTimes::Failure::kTimingFailed:
+        break;
+    }
+    throw MeasurementUnavailable("cannot time " + algorithm + " with CUDA events");
+  };
+  const auto shape = std::make_pair(kernel.to_string(), micro_batch);
+  auto measured = [&](std::vector<double> times) {
+    std::sort(times.begin(), times.end());
+    const Measurement m{times[times.size() / 2], bytes, times.front(), times.back(),
+                        static_cast<int>(times.size())};
+    if (auto [at, added] = fastest_.try_emplace(shape, m.time_ms); !added)
+      at->second = std::min(at->second, m.time_ms);
+    return m;
+  };
+  const auto known = fastest_.find(shape);
+  const bool may_stop = options_.slow_factor > 0 && known != fastest_.end();
+  const double fastest = may_stop ? known->second : 0;
+  std::vector<double> times;
+  for (int i = 0; i < options_.warmup; ++i) {
+    if (i > 0 || !may_stop) {
+      if (!run()) return failed_run();
+      continue;
+    }
+    if (!timed(1, times)) return failed_run();
+    const double first = times.front();
+    times.clear();
+    if (first > std::max(options_.hopeless_factor * fastest, fastest + options_.hopeless_margin_ms))
+      return measured({first});
   }
-  const auto& times = timed.sorted_ms;
-  return Measurement{timed.median(), bytes, times.front(), times.back(),
-                     static_cast<int>(times.size())};
+  const int repeats = std::max(1, options_.repeats);
+  if (!timed(may_stop ? 1 : repeats, times)) return failed_run();
+  if (may_stop && repeats > 1 && times.front() <= options_.slow_factor * fastest &&
+      !timed(repeats - 1, times))
+    return failed_run();
+  return measured(std::move(times));
 }
 
 std::optional<Measurement> CudnnBenchmarker::benchmark_engine(const KernelKey& kernel,

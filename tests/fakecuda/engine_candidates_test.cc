@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <set>
@@ -19,6 +20,7 @@
 #include "cudnn/cudnn_api.h"
 #include "cudnn/cudnn_benchmarker.h"
 #include "cudnn/plan_executor.h"
+#include "fakecuda_hooks.h"
 #include "support/relative_error.h"
 #include "support/scoped_environment.h"
 #include "test_problem.h"
@@ -149,6 +151,64 @@ TEST(EngineCandidates, BelowTheBatchABackwardFilterConfigurationIsOneThatAccumul
     if (name.find("k12=2") != std::string::npos || name.find("k12=4") != std::string::npos)
       forward_split += device.benchmark(forward, name, batch / 2).has_value();
   EXPECT_GT(forward_split, 0);
+}
+
+// Measuring is mostly running the slow candidates: beside a faster one measured at the same
+// kernel and micro-batch, a candidate over hopeless_factor times the fastest stops at its warm-up
+// run, one over slow_factor at its first timed run; the double's virtual clock counts the runs.
+TEST(EngineCandidates, ACandidateFarSlowerThanTheFastestAtItsShapeStopsEarly) {
+  Handle handle;
+  const KernelKey kernel = kernel_of(Operation::kForward, MathType::kTensorOp);
+  const std::int64_t batch = kernel.problem.batch();
+  auto probe = benchmarker(handle);
+  std::string fast, slow;
+  double fast_ms = 0, slow_ms = 0;
+  for (const auto& name : probe.algorithms(kernel)) {
+    const auto m = probe.benchmark(kernel, name, batch);
+    if (!m) continue;
+    if (fast.empty() || m->time_ms < fast_ms) fast = name, fast_ms = m->time_ms;
+    if (slow.empty() || m->time_ms > slow_ms) slow = name, slow_ms = m->time_ms;
+  }
+  const double ratio = slow_ms / fast_ms;
+  ASSERT_GT(ratio, 1.5) << "the double offers candidates of different speeds";
+  // The runs `options` give the slow candidate after the fast one (or alone), and its repeats.
+  auto runs = [&](cudnn::GpuBenchmarkOptions options, bool fast_first) {
+    cudnn::CudnnBenchmarker device(cudnn::cudnn_api(), cudnn::cuda_runtime(), handle,
+                                   DeviceFingerprint{}, options);
+    if (fast_first) {
+      EXPECT_TRUE(device.benchmark(kernel, fast, batch));
+    }
+    double before = 0, after = 0;
+    EXPECT_EQ(fakecuda_stream_time(handle.stream(), &before), cudaSuccess);
+    const auto m = device.benchmark(kernel, slow, batch);
+    EXPECT_EQ(fakecuda_stream_time(handle.stream(), &after), cudaSuccess);
+    EXPECT_TRUE(m);
+    EXPECT_FLOAT_EQ(static_cast<float>(m ? m->time_ms : 0), static_cast<float>(slow_ms));
+    return std::make_pair(static_cast<int>(std::lround((after - before) / slow_ms)),
+                          m ? m->repeats : 0);
+  };
+  cudnn::GpuBenchmarkOptions hopeless;
+  hopeless.hopeless_factor = ratio / 2;
+  hopeless.hopeless_margin_ms = 0;
+  EXPECT_EQ(runs(hopeless, true), std::make_pair(1, 1)) << "stopped at the warm-up run";
+  hopeless.hopeless_margin_ms = slow_ms;  // no first run's cost explains less
+  hopeless.slow_factor = ratio * 2;
+  EXPECT_EQ(runs(hopeless, true), std::make_pair(4, 3)) << "within the margin: every run";
+  cudnn::GpuBenchmarkOptions slow_only;
+  slow_only.hopeless_factor = ratio * 2;
+  slow_only.slow_factor = ratio / 2;
+  EXPECT_EQ(runs(slow_only, true), std::make_pair(2, 1)) << "stopped at the first timed run";
+  EXPECT_EQ(runs(slow_only, false), std::make_pair(4, 3)) << "nothing measured before it";
+  cudnn::GpuBenchmarkOptions off = slow_only;
+  off.slow_factor = 0;
+  EXPECT_EQ(runs(off, true), std::make_pair(4, 3)) << "slow_factor 0: every run";
+  // Another micro-batch's fastest is no bound at this one.
+  cudnn::CudnnBenchmarker device(cudnn::cudnn_api(), cudnn::cuda_runtime(), handle,
+                                 DeviceFingerprint{}, slow_only);
+  EXPECT_TRUE(device.benchmark(kernel, fast, batch / 2));
+  const auto m = device.benchmark(kernel, slow, batch);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->repeats, 3);
 }
 
 TEST(EngineCandidates, TheApplicationsConfigurationsJoinUnderTheSameNumericsRule) {
