@@ -28,11 +28,12 @@
 #                              PyTorch's legacy API at 64 MiB only, UCUDNN_HYBRID=on only,
 #                              no planner-only hybrid bench (it needs no GPU); part 5: bf16 and
 #                              fp32 on the graph API (PyTorch's default; the legacy API only in the
-#                              full run), each alone, under cudnn.benchmark and at 1 GiB (fp32 also
-#                              at 64 MiB), no UCUDNN_DISABLE run, pressure at 8 MiB only: about 4
-#                              minutes on an H200, from the runs timed there (about 12 s a run
-#                              alone, 25 s under cudnn.benchmark, 30 s for ucudnn's first run of a
-#                              precision, which measures its kernels in an empty database)
+#                              full run), each alone and at 1 GiB (fp32 also at 64 MiB), no
+#                              cudnn.benchmark run (GPU_VALIDATE_WARMUP) nor UCUDNN_DISABLE run,
+#                              pressure at 8 MiB only: about 3 minutes on an H200 by the runs
+#                              timed there (about 12 s a run alone, 30 s for ucudnn's first run of
+#                              a precision, which measures its kernels in an empty database); each
+#                              part prints what it took
 #   GPU_VALIDATE_PARTS="1 3 2 4"  which parts, in which order (default 1 2 3 4 5 6)
 #   GPU_VALIDATE_DEADLINE=<epoch seconds>  no step runs past it: each is stopped there, and a
 #                              step that would start with under 10 s left is skipped, saying so
@@ -46,8 +47,9 @@
 #                              (empty: none); PyTorch alone against ucudnn-run at that limit
 #   GPU_VALIDATE_NSYS_APIS="graph legacy" (quick: graph), GPU_VALIDATE_NSYS_S=90: part 6's
 #                              APIs, and the most one run inside nsys may take
-#   GPU_VALIDATE_WARMUP=0       part 5 without the run of PyTorch alone under cudnn.benchmark whose
+#   GPU_VALIDATE_WARMUP=1       part 5 with a run of PyTorch alone under cudnn.benchmark, whose
 #                              warm-up ucudnn's first run (empty database) is held against
+#                              (default: 1, quick 0)
 #   GPU_VALIDATE_ROUNDS=N       part 5's gate: N alternating runs of the framework alone and under
 #                              ucudnn at 1 GiB (default 1), compared by their best medians
 #   UCUDNN_BUILD_DIR=<a finished build>  made elsewhere, for a machine that cannot install the
@@ -237,7 +239,7 @@ part_5() {
     echo "gpu-validate: PyTorch with CUDA is not installed here: part 5 not run"
     return
   fi
-  local out precision api base line limit gate
+  local out precision api base line limit gate measured_precisions=""
   # Steps that run ahead of the GPU wander from step to step: more of them steady the median.
   local steps=50
   out=$(mktemp -d)
@@ -257,7 +259,9 @@ part_5() {
     [ -n "$base" ] || { status=1; continue; }
     # The warm-up to stay within: PyTorch's own autotuning (cudnn.benchmark) of the same step.
     local autotuned=""
-    if [ "${GPU_VALIDATE_WARMUP:-1}" = 1 ]; then
+    # Only the first pair of a precision meets an empty database (the pairs share one).
+    if [ "${GPU_VALIDATE_WARMUP:-$([ "$quick" = 1 ] && echo 0 || echo 1)}" = 1 ] &&
+      [[ " $measured_precisions " != *" $precision "* ]]; then
       autotuned=$(bounded python3 scripts/torch_train_step.py --precision $precision --steps 10 \
         --profiled-steps 0 --benchmark --label alone-cudnn-benchmark | grep '^RESULT')
       echo "   $autotuned"
@@ -278,6 +282,7 @@ part_5() {
       if [ $limit = 1GiB ]; then
         gate=("$line")
         # This precision's kernels are not in the database yet: the first run measures them.
+        measured_precisions="$measured_precisions $precision"
         [ -n "$autotuned" ] && echo "   warm-up with an empty database: ucudnn $(result_field "$line" warmup_s) s, PyTorch's cudnn.benchmark $(result_field "$autotuned" warmup_s) s, PyTorch without it $(result_field "$base" warmup_s) s; $(awk '/benchmarked [0-9]+ \(algorithm/ { for (i = 1; i < NF; i++) if ($i == "benchmarked") m += $(i + 1); else if ($i == "could" && $(i - 1) ~ /^[0-9]+$/) s += $(i - 1); k++ } END { printf "%d kernels measured: %d (candidate, micro-batch) pairs, %d skipped as unable to win", k, m, s }' "$out/log")"
       fi
     done
@@ -318,6 +323,9 @@ part_5() {
     echo "   $base"
     blocker=$(result_field "$base" blocker_bytes)
     [ -n "$blocker" ] || { status=1; continue; }
+    # What PyTorch alone had beside the tensor (more than asked where it ran out of memory).
+    free_mib=$(result_field "$base" free_mib)
+    [ -n "$free_mib" ] || { status=1; continue; }
     # ucudnn measures first without the pressure (one step), as a job whose database was filled
     # beforehand: beside the blocker there is no memory to measure in, only to run.
     UCUDNN_DATABASE="$out/ucudnn.db" UCUDNN_WORKSPACE_LIMIT="${free_mib}MiB" \
@@ -382,7 +390,9 @@ nsys_run() {
     if [ -f "$result" ] && [ $done_at = 0 ]; then done_at=$(date +%s); fi
     if [ $done_at != 0 ] && [ $(($(date +%s) - done_at)) -ge 20 ]; then
       stopped=", stopped 20 s after the application's result"
-      pkill -TERM -P $pid 2>/dev/null; sleep 5; pkill -KILL -P $pid 2>/dev/null
+      # timeout passes the signal to its process group (nsys, ucudnn-run, the application)
+      # and kills it after --kill-after.
+      kill -TERM $pid 2>/dev/null
       break
     fi
     sleep 1
@@ -442,7 +452,11 @@ part_6() {
 
 for part in ${GPU_VALIDATE_PARTS:-1 2 3 4 5 6}; do
   case "$part" in
-    1 | 2 | 3 | 4 | 5 | 6) "part_$part" ;;
+    1 | 2 | 3 | 4 | 5 | 6)
+      part_start=$(date +%s)
+      "part_$part"
+      echo "== part $part took $(($(date +%s) - part_start)) s"
+      ;;
     *) echo "gpu-validate: no part $part (parts are 1 to 6)"; status=1 ;;
   esac
 done

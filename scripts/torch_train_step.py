@@ -95,6 +95,8 @@ def main():
                 torch.cuda.synchronize()
                 break
             except torch.cuda.OutOfMemoryError:
+                if args.pressure_free_mib is None:
+                    raise  # a blocker given is held as it is: runs compared hold the same
                 blocker = None
                 blocker_bytes -= 8 * 2**20
         else:

@@ -1,6 +1,8 @@
 #include "cudnn/cudnn_benchmarker.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -192,18 +194,20 @@ std::optional<Measurement> CudnnBenchmarker::time(const KernelKey& kernel,
     }
     throw MeasurementUnavailable("cannot time " + algorithm + " with CUDA events");
   };
-  const auto shape = std::make_pair(kernel.to_string(), micro_batch);
+  auto& measured_here = measured_[{kernel.to_string(), micro_batch}];
   auto measured = [&](std::vector<double> times) {
     std::sort(times.begin(), times.end());
     const Measurement m{times[times.size() / 2], bytes, times.front(), times.back(),
                         static_cast<int>(times.size())};
-    if (auto [at, added] = fastest_.try_emplace(shape, m.time_ms); !added)
-      at->second = std::min(at->second, m.time_ms);
+    measured_here.push_back({bytes, m.time_ms});
     return m;
   };
-  const auto known = fastest_.find(shape);
-  const bool may_stop = options_.slow_factor > 0 && known != fastest_.end();
-  const double fastest = may_stop ? known->second : 0;
+  // The bound: the fastest candidate of this shape that needs no more workspace. One stopped
+  // early is dominated by it (slower, and more workspace), at every limit.
+  double fastest = std::numeric_limits<double>::infinity();
+  for (const auto& [their_bytes, their_ms] : measured_here)
+    if (their_bytes <= bytes) fastest = std::min(fastest, their_ms);
+  const bool may_stop = options_.slow_factor > 0 && std::isfinite(fastest);
   std::vector<double> times;
   for (int i = 0; i < options_.warmup; ++i) {
     if (i > 0 || !may_stop) {

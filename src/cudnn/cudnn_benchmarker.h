@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/benchmarker.h"
 #include "core/engine_name.h"
@@ -43,8 +44,9 @@ struct GpuBenchmarkOptions {
   int repeats = 3;  // median of these
   // Measuring costs mostly the running of slow candidates: on the H200, ResNet-50's bf16
   // configurations over 3x the fastest of their shape took 94% of the GPU time of measuring.
-  // Beside a faster candidate already measured at the same kernel and micro-batch, one stops
-  // early: at its warm-up run (timed) where that is over `hopeless_factor` times the fastest and
+  // Beside the fastest candidate measured at the same kernel and micro-batch that needs no more
+  // workspace (so that the one stopped is dominated at every limit), one stops early: at its
+  // warm-up run (timed) where that is over `hopeless_factor` times the fastest and
   // `hopeless_margin_ms` more (no first run's loading explains that), else at its first timed run
   // where that is over `slow_factor` times the fastest; the runs taken are its measurement
   // (repeats says how many). slow_factor = 0: every candidate takes every run.
@@ -122,8 +124,10 @@ class CudnnBenchmarker final : public Benchmarker {
   std::int64_t scratch_failed_at_ = 0;  // the smallest batch of scratch_key_ that did not fit
   std::optional<DeviceBuffer> workspace_;
   std::size_t workspace_failed_at_ = 0;  // the smallest workspace that could not be allocated
-  // The fastest time measured so far at each (kernel text, micro-batch): slow_factor's bound.
-  std::map<std::pair<std::string, std::int64_t>, double> fastest_;
+  // What was measured at each (kernel text, micro-batch): (workspace bytes, ms), the early
+  // stop's bounds.
+  std::map<std::pair<std::string, std::int64_t>, std::vector<std::pair<std::uint64_t, double>>>
+      measured_;
 };
 
 }  // namespace ucudnn::cudnn

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <cstring>
 #include <random>
 #include <set>
@@ -161,18 +162,27 @@ TEST(EngineCandidates, ACandidateFarSlowerThanTheFastestAtItsShapeStopsEarly) {
   const KernelKey kernel = kernel_of(Operation::kForward, MathType::kTensorOp);
   const std::int64_t batch = kernel.problem.batch();
   auto probe = benchmarker(handle);
-  std::string fast, slow;
-  double fast_ms = 0, slow_ms = 0;
-  for (const auto& name : probe.algorithms(kernel)) {
-    const auto m = probe.benchmark(kernel, name, batch);
-    if (!m) continue;
-    if (fast.empty() || m->time_ms < fast_ms) fast = name, fast_ms = m->time_ms;
-    if (slow.empty() || m->time_ms > slow_ms) slow = name, slow_ms = m->time_ms;
+  std::map<std::string, Measurement> all;
+  for (const auto& name : probe.algorithms(kernel))
+    if (const auto m = probe.benchmark(kernel, name, batch)) all[name] = *m;
+  std::string fast, slow, lean;
+  for (const auto& [name, m] : all)
+    if (fast.empty() || m.time_ms < all[fast].time_ms) fast = name;
+  const double fast_ms = all[fast].time_ms;
+  for (const auto& [name, m] : all) {
+    // Slower with at least the fast one's workspace: dominated, may stop early. Slower with
+    // less: a tight limit's choice, never.
+    std::string& which = m.workspace_bytes >= all[fast].workspace_bytes ? slow : lean;
+    if (name != fast && (which.empty() || m.time_ms > all[which].time_ms)) which = name;
   }
+  ASSERT_FALSE(slow.empty());
+  ASSERT_FALSE(lean.empty()) << "the double offers a slower candidate with less workspace";
+  const double slow_ms = all[slow].time_ms;
   const double ratio = slow_ms / fast_ms;
   ASSERT_GT(ratio, 1.5) << "the double offers candidates of different speeds";
-  // The runs `options` give the slow candidate after the fast one (or alone), and its repeats.
-  auto runs = [&](cudnn::GpuBenchmarkOptions options, bool fast_first) {
+  // The runs `options` give a candidate after the fast one (or alone), and its repeats.
+  auto runs_of = [&](const std::string& measured, cudnn::GpuBenchmarkOptions options,
+                     bool fast_first) {
     cudnn::CudnnBenchmarker device(cudnn::cudnn_api(), cudnn::cuda_runtime(), handle,
                                    DeviceFingerprint{}, options);
     if (fast_first) {
@@ -180,12 +190,16 @@ TEST(EngineCandidates, ACandidateFarSlowerThanTheFastestAtItsShapeStopsEarly) {
     }
     double before = 0, after = 0;
     EXPECT_EQ(fakecuda_stream_time(handle.stream(), &before), cudaSuccess);
-    const auto m = device.benchmark(kernel, slow, batch);
+    const auto m = device.benchmark(kernel, measured, batch);
     EXPECT_EQ(fakecuda_stream_time(handle.stream(), &after), cudaSuccess);
     EXPECT_TRUE(m);
-    EXPECT_FLOAT_EQ(static_cast<float>(m ? m->time_ms : 0), static_cast<float>(slow_ms));
-    return std::make_pair(static_cast<int>(std::lround((after - before) / slow_ms)),
+    const double ms = all[measured].time_ms;
+    EXPECT_FLOAT_EQ(static_cast<float>(m ? m->time_ms : 0), static_cast<float>(ms));
+    return std::make_pair(static_cast<int>(std::lround((after - before) / ms)),
                           m ? m->repeats : 0);
+  };
+  auto runs = [&](cudnn::GpuBenchmarkOptions options, bool fast_first) {
+    return runs_of(slow, options, fast_first);
   };
   cudnn::GpuBenchmarkOptions hopeless;
   hopeless.hopeless_factor = ratio / 2;
@@ -202,6 +216,13 @@ TEST(EngineCandidates, ACandidateFarSlowerThanTheFastestAtItsShapeStopsEarly) {
   cudnn::GpuBenchmarkOptions off = slow_only;
   off.slow_factor = 0;
   EXPECT_EQ(runs(off, true), std::make_pair(4, 3)) << "slow_factor 0: every run";
+  // However slow, one that needs less workspace than the fast one takes every run.
+  cudnn::GpuBenchmarkOptions eager;
+  eager.hopeless_factor = 1.01;
+  eager.hopeless_margin_ms = 0;
+  eager.slow_factor = 1.01;
+  EXPECT_GT(all[lean].time_ms, 1.01 * fast_ms);
+  EXPECT_EQ(runs_of(lean, eager, true), std::make_pair(4, 3)) << lean << " beside " << fast;
   // Another micro-batch's fastest is no bound at this one.
   cudnn::CudnnBenchmarker device(cudnn::cudnn_api(), cudnn::cuda_runtime(), handle,
                                  DeviceFingerprint{}, slow_only);
