@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <cstring>
+#include <map>
 #include <random>
 #include <set>
 #include <vector>
@@ -195,8 +195,7 @@ TEST(EngineCandidates, ACandidateFarSlowerThanTheFastestAtItsShapeStopsEarly) {
     EXPECT_TRUE(m);
     const double ms = all[measured].time_ms;
     EXPECT_FLOAT_EQ(static_cast<float>(m ? m->time_ms : 0), static_cast<float>(ms));
-    return std::make_pair(static_cast<int>(std::lround((after - before) / ms)),
-                          m ? m->repeats : 0);
+    return std::make_pair(static_cast<int>(std::lround((after - before) / ms)), m ? m->repeats : 0);
   };
   auto runs = [&](cudnn::GpuBenchmarkOptions options, bool fast_first) {
     return runs_of(slow, options, fast_first);
