@@ -237,10 +237,9 @@ std::optional<Measurement> CudnnBenchmarker::benchmark_engine(const KernelKey& k
   try {
     plan.emplace(handle_, kernel.operation, shape, engine, 1, 0);
     bytes = plan->workspace_bytes();
-    // Below the batch, BackwardFilter's later micro-batches add to dw (beta = 1), as the plan
-    // executor runs them: the configuration is a candidate there only if cuDNN finalizes that
-    // too, and its workspace is the larger of the two.
-    if (kernel.operation == Operation::kBackwardFilter && micro_batch < kernel.problem.batch())
+    // Below the batch, later micro-batches may add to the output (beta = 1): the configuration
+    // is a candidate there only if cuDNN finalizes that too, with the larger workspace.
+    if (later_micro_batches_accumulate(kernel.operation) && micro_batch < kernel.problem.batch())
       bytes = std::max(
           bytes, EnginePlan(handle_, kernel.operation, shape, engine, 1, 1).workspace_bytes());
   } catch (const EngineRefused&) {

@@ -21,6 +21,13 @@ class EngineRefused : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Where every micro-batch writes the whole output (BackwardFilter's dw), those after the first
+// add to it (beta = 1): the plan executor runs them so, and a configuration is measured so.
+// Forward and BackwardData write their own slices of y and dx.
+inline bool later_micro_batches_accumulate(Operation operation) {
+  return operation == Operation::kBackwardFilter;
+}
+
 class EnginePlan {
  public:
   // Throws EngineRefused.

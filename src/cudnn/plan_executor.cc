@@ -35,7 +35,7 @@ PlanExecutor::PlanExecutor(const CudnnApi& api, cudnnHandle_t handle, const Kern
               std::make_unique<EnginePlan>(handle, kernel_.operation, shape, *engine, 1, 0);
           // Only later micro-batches accumulate: a one-micro-batch plan makes its beta = 1 plan
           // on first use, if ever.
-          if (kernel_.operation == Operation::kBackwardFilter && configuration_.micro.size() > 1)
+          if (later_micro_batches_accumulate(kernel_.operation) && configuration_.micro.size() > 1)
             plans.one_one =
                 std::make_unique<EnginePlan>(handle, kernel_.operation, shape, *engine, 1, 1);
         } catch (const EngineRefused& e) {
@@ -110,7 +110,7 @@ PlanExecutor::Result PlanExecutor::run(cudnnHandle_t handle, const void* alpha,
     ConvolutionBuffers slice = buffers;
     slice.x = static_cast<char*>(buffers.x) + offset * x_batch_stride_bytes_;
     slice.y = static_cast<char*>(buffers.y) + offset * y_batch_stride_bytes_;
-    const bool accumulate = kernel_.operation == Operation::kBackwardFilter && offset > 0;
+    const bool accumulate = later_micro_batches_accumulate(kernel_.operation) && offset > 0;
     const void* step_beta = accumulate ? one : beta;
     if (step.engine) {
       const DataType type = kernel_.problem.data_type;
