@@ -340,6 +340,15 @@ part_5() {
     echo "   graph API plans over the limit run as ucudnn's: $(grep -c 'being over the limit' "$out/log")"
     [ -n "${GPU_VALIDATE_LOGS:-}" ] && cp "$out/log" "$GPU_VALIDATE_LOGS/pressure-$free_mib.log"
     [ -n "$line" ] && python3 -c "a=$(result_field "$base" median_ms); u=$(result_field "$line" median_ms); print(f'   ucudnn / alone: {u / a:.3f}x ({\"faster\" if u < a else \"NOT faster\"})')"
+    # Without a limit set: each plan within its engine's workspace (no memory to spare), so
+    # PyTorch finds every engine it finds alone, and runs no slower.
+    [ "$quick" = 1 ] && continue
+    line=$(UCUDNN_DATABASE="$out/ucudnn.db" UCUDNN_LOG_LEVEL=info bounded scripts/ucudnn-run \
+      python3 scripts/torch_train_step.py --steps $steps --profiled-steps 0 \
+      --blocker-bytes "$blocker" --label "ucudnn-no-limit" 2> "$out/log" | grep '^RESULT')
+    echo "   ${line:-ucudnn without a limit left no result: $(tail -n 2 "$out/log" | cut -c1-200 | tr '\n' ' ')}"
+    [ -n "$line" ] || status=1
+    [ -n "$line" ] && python3 -c "a=$(result_field "$base" median_ms); u=$(result_field "$line" median_ms); print(f'   ucudnn without a limit / alone: {u / a:.3f}x')"
   done
   export TORCH_CUDNN_V8_API_DISABLED=1
   if [ "${GPU_VALIDATE_JAX:-1}" = 0 ]; then
@@ -369,13 +378,41 @@ find_nsys() {
   find /usr/local/cuda* /opt/nvidia -name nsys -type f -perm -u+x 2>/dev/null | head -1
 }
 
+# What a run that left no result is doing, for each process under PID: its threads' states and
+# where they wait (a deadlock waits on futexes, a loop runs), the injection it was given (how
+# nsys reaches it: LD_PRELOAD, LD_AUDIT, CUDA_INJECTION64_PATH), the tools and cuDNN it loaded,
+# and its threads' stacks where gdb is installed.
+describe_stuck() {
+  local pids=$1 frontier=$1 p t children
+  while [ -n "$frontier" ]; do
+    children=""
+    for p in $frontier; do children="$children $(pgrep -P "$p" | tr '\n' ' ')"; done
+    frontier=$(echo $children)
+    pids="$pids $frontier"
+  done
+  for p in $pids; do
+    [ -r "/proc/$p/stat" ] || continue
+    echo "process $p ($(cat /proc/$p/comm 2>/dev/null)), state $(sed 's/.*) //' /proc/$p/stat | cut -d' ' -f1)"
+    for t in /proc/$p/task/*; do
+      echo "$(sed 's/.*) //' $t/stat 2>/dev/null | cut -d' ' -f1) $(cat $t/wchan 2>/dev/null)"
+    done | sort | uniq -c | sed 's/^ */  threads: /'
+    tr '\0' '\n' < /proc/$p/environ 2>/dev/null |
+      grep -E '^(LD_PRELOAD|LD_AUDIT|CUDA_INJECTION64_PATH|NSYS_[A-Z_]*|UCUDNN_[A-Z_]*)=' | sed 's/^/  env /'
+    echo "  loaded: $(grep -oE '[^/ ]*(ucudnn|Injection|nsys|Nsys|cupti|libcudnn)[^/ ]*\.so[.0-9]*' /proc/$p/maps 2>/dev/null | sort -u | tr '\n' ' ')"
+    if [[ "$(cat /proc/$p/comm 2>/dev/null)" == python* ]] && command -v gdb > /dev/null; then
+      timeout 25 gdb -p "$p" -batch -ex "thread apply all bt 10" 2>/dev/null |
+        grep -E '^(Thread|#)' | cut -c1-160 | head -120 | sed 's/^/  /'
+    fi
+  done
+}
+
 # One run of the application under nsys: nsys_run LABEL RESULT COMMAND...; its output and
 # nsys's, merged, in $out/LABEL.txt. What counts is the application's result (the file RESULT):
 # nsys from Nsight Compute's folder records but cannot make a report (its importer is missing),
 # and on an H200 it had not exited 50 s after a small PyTorch program finished; so nsys is given
 # 20 s once RESULT appears, then stopped, and its own exit status is only reported.
 nsys_run() {
-  local label=$1 result=$2 start code limit=$nsys_limit pid done_at=0 stopped=""
+  local label=$1 result=$2 start code limit=$nsys_limit pid done_at=0 stopped="" now
   shift 2
   start=$(date +%s)
   if [ "$deadline" -ne 0 ] && [ $((deadline - start)) -lt "$limit" ]; then limit=$((deadline - start)); fi
@@ -383,15 +420,26 @@ nsys_run() {
     echo "gpu-validate: no time left before the deadline: skipped nsys ($label)"
     return 0
   fi
-  timeout --kill-after=5 "$limit" "$nsys" profile --trace=cuda,cudnn --force-overwrite=true \
-    --output "$out/$label" "$@" > "$out/$label.txt" 2>&1 &
+  # The outer bound leaves time to describe a run stuck at $limit (describe_stuck).
+  timeout --kill-after=5 $((limit + 90)) "$nsys" profile --trace=cuda,cudnn \
+    --force-overwrite=true --output "$out/$label" "$@" > "$out/$label.txt" 2>&1 &
   pid=$!
   while kill -0 $pid 2>/dev/null; do
-    if [ -f "$result" ] && [ $done_at = 0 ]; then done_at=$(date +%s); fi
-    if [ $done_at != 0 ] && [ $(($(date +%s) - done_at)) -ge 20 ]; then
+    now=$(date +%s)
+    if [ -f "$result" ] && [ $done_at = 0 ]; then done_at=$now; fi
+    # timeout passes the signal to its process group (nsys, ucudnn-run, the application)
+    # and kills it after --kill-after.
+    if [ $done_at != 0 ] && [ $((now - done_at)) -ge 20 ]; then
       stopped=", stopped 20 s after the application's result"
-      # timeout passes the signal to its process group (nsys, ucudnn-run, the application)
-      # and kills it after --kill-after.
+      kill -TERM $pid 2>/dev/null
+      break
+    fi
+    if [ $done_at = 0 ] && [ $((now - start)) -ge "$limit" ]; then
+      stopped=", stopped at $limit s without the application's result"
+      echo "   nsys ($label): no result after $limit s; what its processes were doing:"
+      timeout 80 bash -c "$(declare -f describe_stuck); describe_stuck $pid" > "$out/$label.stuck.txt" 2>&1
+      head -n 150 "$out/$label.stuck.txt" | sed 's/^/     /'
+      [ -n "${GPU_VALIDATE_LOGS:-}" ] && cp "$out/$label.stuck.txt" "$GPU_VALIDATE_LOGS/"
       kill -TERM $pid 2>/dev/null
       break
     fi

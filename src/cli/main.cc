@@ -3,8 +3,10 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "bench_command.h"
+#include "core/device_fingerprint.h"
 #include "db_command.h"
 #include "exit_status.h"
 #include "openmp_environment.h"
@@ -14,6 +16,7 @@
 int main(int argc, char** argv) {
   ucudnn::cpu::relaunch_with_passive_openmp(argv);
   CLI::App app{"ucudnn: faster convolutions under a workspace limit, by micro-batching"};
+  app.set_version_flag("--version", std::string("ucudnn ") + ucudnn::kUcudnnVersion);
   app.require_subcommand(1);
   ucudnn::cli::BenchOptions bench;
   ucudnn::cli::add_bench_command(app, bench);

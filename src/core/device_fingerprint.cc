@@ -2,6 +2,8 @@
 
 namespace ucudnn {
 
+const char* const kUcudnnVersion = UCUDNN_VERSION;
+
 std::string DeviceFingerprint::to_string() const {
   std::string out;
   auto put = [&out](const std::string& text) {

@@ -8,13 +8,16 @@
 
 namespace ucudnn {
 
-inline constexpr const char* kUcudnnVersion = "0.1.0";
+// The project's version (CMakeLists.txt), part of every fingerprint: a release that measures
+// differently (other candidates, another way of timing them) bumps it, and measurements an
+// earlier one stored are then measured again rather than trusted.
+extern const char* const kUcudnnVersion;
 
 struct DeviceFingerprint {
   // Ordered (name, value) pairs, e.g. {"kind","gpu"}, {"name","NVIDIA H100"}, {"cc","9.0"}.
   std::vector<std::pair<std::string, std::string>> fields;
 
-  // Canonical "kind=gpu;name=NVIDIA H100;...;ucudnn=0.1.0": equal fingerprints give equal
+  // Canonical "kind=gpu;name=NVIDIA H100;...;ucudnn=0.2.0": equal fingerprints give equal
   // strings. ';' and '\\' inside values are escaped with '\\'.
   std::string to_string() const;
   const std::string* find(const std::string& field) const;

@@ -33,12 +33,14 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
 // What Get/Find put first: ucudnn's plan as the virtual algorithm's result, planned as
 // `selection` plans (the graph API's execution plans plan as Find does). nullopt when the call
 // would pass through: no plan, or descriptors cuDNN refuses. Under WR, `executor` (if given)
-// receives the plan itself.
+// receives the plan itself, made within the limit or within `at_most` where that is less (a
+// graph-API plan's own engine's workspace: what the application has shown it can give).
 std::optional<cudnn::AlgorithmPerf> planned_result(
     Operation operation, cudnn::Selection selection, cudnnHandle_t handle,
     const cudnn::ConvolutionDescriptors& d, const cudnn::ConvolutionBuffers& buffers,
     void* workspace, std::size_t workspace_bytes, PlanScope scope,
-    std::shared_ptr<cudnn::PlanExecutor>* executor = nullptr);
+    std::shared_ptr<cudnn::PlanExecutor>* executor = nullptr,
+    std::optional<std::uint64_t> at_most = std::nullopt);
 
 cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
                              const cudnn::ConvolutionDescriptors& d, int algorithm,

@@ -241,6 +241,10 @@ TEST_F(CliTest, BadCommandLinesExitTwoAndHelpExitsZero) {
   const auto help = run({"plan", "--help"});
   EXPECT_EQ(help.status, 0) << describe(help);
   EXPECT_NE(help.out.find("--network"), std::string::npos) << help.out;
+  // The project's version, the one the fingerprints of stored measurements carry.
+  const auto version = run({"--version"});
+  EXPECT_EQ(version.status, 0) << describe(version);
+  EXPECT_EQ(version.out, "ucudnn " UCUDNN_PROJECT_VERSION "\n") << describe(version);
 }
 
 TEST_F(CliTest, MpiRanksTogetherMeasureWhatOneProcessMeasures) {

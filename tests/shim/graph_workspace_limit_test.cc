@@ -110,6 +110,36 @@ TEST_F(GraphApi, UnderMemoryPressureTheHeuristicsFirstEngineRunsWithinTheLimit) 
   EXPECT_LT(alone_ms, unlimited_ms * 10) << "the pressure should slow the application, not stop it";
 }
 
+// Without a limit set, under memory pressure (a device nearly full: the application alone
+// passes over every engine whose workspace it cannot allocate), ucudnn must neither make it
+// pass over more (each plan ucudnn runs needs no more workspace than the engine the
+// application finalized: the default then costs no memory) nor slow it. With memory to spare
+// (TheWorkspaceAnswerIsThePlansAndAtLeastTheEngines) ucudnn's plans may need more; a limit the
+// user sets is what lets it use more under pressure (above).
+TEST_F(GraphApi, UnderMemoryPressureWithoutALimitEachPlanNeedsNoMoreThanItsEngine) {
+  const std::vector<std::string> args = {"--iterations", "2", "--workspace-memory",
+                                         std::to_string(kTightLimit)};
+  Environment slow = {{"FAKECUDA_GPU_SLOWDOWN", "100"},
+                      {"FAKECUDA_MEMORY_BYTES", std::to_string(256u << 20)}};
+  const ProgramRun alone = run(args, slow, false);
+  Environment with_ucudnn = {{"UCUDNN_GRAPH_PLANS", "compare"}, {"UCUDNN_LOG_LEVEL", "info"}};
+  with_ucudnn.insert(slow.begin(), slow.end());
+  const ProgramRun with = run(args, with_ucudnn, true);
+  expect_same_results(alone, with);
+  ASSERT_EQ(with.workspaces.size(), alone.workspaces.size());
+  for (std::size_t k = 0; k < alone.workspaces.size(); ++k)
+    EXPECT_EQ(with.workspaces[k], alone.workspaces[k]) << "kernel " << k;
+  // Every plan ucudnn made was within the workspace of the engine it was made for.
+  EXPECT_GT(count_of(with.process.err, "plan within"), 0) << with.process.err;
+  EXPECT_EQ(count_of(with.process.err, "over the limit"), 0) << with.process.err;
+  const double alone_ms = last_iterations_ms(alone), with_ms = last_iterations_ms(with);
+  std::printf(
+      "last iteration on the doubles' GPU: alone under pressure %.4f ms, with ucudnn "
+      "(no limit set) %.4f ms\n",
+      alone_ms, with_ms);
+  EXPECT_LE(with_ms, alone_ms);
+}
+
 TEST_F(GraphApi, ACappedPlansEngineIsNeverRecordedIntoANativeCudaGraph) {
   // cudnn-frontend's native CUDA graphs: cuDNN would record the engine with the application's
   // workspace, too small for it. The doubles have no native graphs, but trace what they are

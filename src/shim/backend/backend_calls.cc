@@ -23,6 +23,7 @@
 #include "shim/dispatch.h"
 #include "shim/dispatch/planning.h"
 #include "shim/log.h"
+#include "shim/memory_to_spare.h"
 #include "shim/registry.h"
 #include "shim/settings.h"
 #include "shim/stream_state.h"
@@ -155,16 +156,24 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
   promise->beta_float = static_cast<float>(c.beta);
   promise->scope = PlanScope{kNoLayer, deterministic_only};
   promise->claim = c.claim;
+  // An engine over the limit the user set is no candidate: the application is told what
+  // ucudnn's plan within the limit needs (a WR plan; WD's arena is ucudnn's own). Where the
+  // user set none, ucudnn's plan may need more than the engine (up to the default limit) only
+  // while the device has memory to spare: under memory pressure the engine's workspace is what
+  // the application has shown it can give, frameworks passing over the engines whose workspace
+  // they cannot allocate, and a plan that needs more would leave it none to run.
+  const auto limit = configured_limit(c.handle);
+  const bool over_limit = limit && static_cast<std::uint64_t>(engine_bytes) > *limit;
+  std::optional<std::uint64_t> at_most;
+  if (!limit &&
+      !memory_to_spare(Registry::instance().state(c.handle)->device, kDefaultWorkspaceLimit))
+    at_most = static_cast<std::uint64_t>(engine_bytes);
   std::shared_ptr<cudnn::PlanExecutor> executor;
   const auto planned =
       planned_result(c.operation, cudnn::Selection::kFind, c.handle, promise->descriptors(), {},
-                     nullptr, 0, promise->scope, &executor);
+                     nullptr, 0, promise->scope, &executor, at_most);
   if (!planned || planned->algorithm != cudnn::virtual_algorithm(c.operation)) return;
-  // An engine over the limit the user set is no candidate: the application is told what
-  // ucudnn's plan within the limit needs (a WR plan; WD's arena is ucudnn's own).
-  const auto limit = configured_limit(c.handle);
-  const bool capped = executor && limit && static_cast<std::uint64_t>(engine_bytes) > *limit &&
-                      executor->workspace_bytes() <= *limit;
+  const bool capped = executor && over_limit && executor->workspace_bytes() <= *limit;
   // Otherwise the application's own plan is a candidate too: ucudnn runs its plan only where
   // that is clearly faster, so that no kernel ever runs slower.
   if (!capped && executor && process_settings().compare_application_plans &&

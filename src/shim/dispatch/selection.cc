@@ -4,6 +4,7 @@
 #include "shim/dispatch.h"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "cudnn/algorithms.h"
@@ -22,7 +23,8 @@ std::optional<AlgorithmPerf> planned_result(Operation operation, cudnn::Selectio
                                             cudnnHandle_t handle, const ConvolutionDescriptors& d,
                                             const ConvolutionBuffers& buffers, void* workspace,
                                             std::size_t workspace_bytes, PlanScope scope,
-                                            std::shared_ptr<cudnn::PlanExecutor>* executor_out) {
+                                            std::shared_ptr<cudnn::PlanExecutor>* executor_out,
+                                            std::optional<std::uint64_t> at_most) {
   cudnnStatus_t status;
   bool unsupported;
   auto request = read_request(operation, handle, d, scope, status, unsupported);
@@ -56,9 +58,10 @@ std::optional<AlgorithmPerf> planned_result(Operation operation, cudnn::Selectio
           return CUDNN_STATUS_SUCCESS;
         }
         const std::uint64_t limit =
-            state->workspace_limit(request->settings)
-                .value_or(selection == cudnn::Selection::kFindEx ? workspace_bytes
-                                                                 : kDefaultWorkspaceLimit);
+            std::min(state->workspace_limit(request->settings)
+                         .value_or(selection == cudnn::Selection::kFindEx ? workspace_bytes
+                                                                          : kDefaultWorkspaceLimit),
+                     at_most.value_or(std::numeric_limits<std::uint64_t>::max()));
         std::shared_ptr<cudnn::PlanExecutor> executor;
         if (captured) {
           // Nothing is planned during capture: what is known already, else cuDNN's answer.
