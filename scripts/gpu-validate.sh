@@ -15,7 +15,8 @@
 #      (bf16 autocast, channels_last), graph API and legacy API, alone, under ucudnn-run at 1 GiB
 #      and 64 MiB, and with UCUDNN_DISABLE=1: median and minimum step, GPU kernel time per step
 #      and the shim's host-time account; under memory pressure (all but 8 or 64 MiB held),
-#      PyTorch alone against ucudnn at that limit; and a jitted JAX convolution step alone and
+#      PyTorch alone against ucudnn at that limit (and, but in the quick mode, without a limit:
+#      no slower than alone, every engine found); and a jitted JAX convolution step alone and
 #      under ucudnn. Fails when ucudnn at 1 GiB is more than 2% slower than the framework alone.
 #   6. beside a profiler: PyTorch convolutions (graph and legacy API) under ucudnn-run inside
 #      `nsys profile --trace=cuda,cudnn` (nsys from PATH, else found under /usr/local/cuda* or
@@ -46,7 +47,9 @@
 #   GPU_VALIDATE_PRESSURE="8 64"  part 5's memory-pressure runs: MiB left free beside the step
 #                              (empty: none); PyTorch alone against ucudnn-run at that limit
 #   GPU_VALIDATE_NSYS_APIS="graph legacy" (quick: graph), GPU_VALIDATE_NSYS_S=90: part 6's
-#                              APIs, and the most one run inside nsys may take
+#                              APIs, and the most one run inside nsys may take (a run still
+#                              without a result then is described before it is stopped:
+#                              nsys-*.stuck.txt)
 #   GPU_VALIDATE_WARMUP=1       part 5 with a run of PyTorch alone under cudnn.benchmark, whose
 #                              warm-up ucudnn's first run (empty database) is held against
 #                              (default: 1, quick 0)
