@@ -24,4 +24,14 @@ CurrentDevice::~CurrentDevice() {
   if (previous_ >= 0) runtime_.cudaSetDevice(previous_);
 }
 
+std::optional<DeviceMemoryInfo> device_memory_info(const CudaRuntime& runtime, int device) {
+  DeviceMemoryInfo info;
+  const CurrentDevice on(runtime, device);
+  if (!on.ok() || runtime.cudaMemGetInfo(&info.free, &info.total) != cudaSuccess) {
+    runtime.cudaGetLastError();
+    return std::nullopt;
+  }
+  return info;
+}
+
 }  // namespace ucudnn::cudnn

@@ -32,13 +32,8 @@ Expected<DeviceFingerprint> gpu_fingerprint(const CudnnApi& api, const CudaRunti
     return unreadable("compute capability");
   if (runtime.cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
     return unreadable("multiprocessor count");
-  std::size_t free = 0, total = 0;
-  {
-    // cudaMemGetInfo answers for the current device only.
-    const CurrentDevice on(runtime, device);
-    if (!on.ok() || runtime.cudaMemGetInfo(&free, &total) != cudaSuccess || total == 0)
-      return unreadable("memory size");
-  }
+  const auto memory = device_memory_info(runtime, device);
+  if (!memory || memory->total == 0) return unreadable("memory size");
   if (runtime.cudaDriverGetVersion(&driver) != cudaSuccess || driver <= 0)
     return unreadable("driver version");
   if (runtime.cudaRuntimeGetVersion(&runtime_version) != cudaSuccess || runtime_version <= 0)
@@ -49,7 +44,7 @@ Expected<DeviceFingerprint> gpu_fingerprint(const CudnnApi& api, const CudaRunti
                             {"name", name},
                             {"cc", std::to_string(major) + "." + std::to_string(minor)},
                             {"sms", std::to_string(sms)},
-                            {"memory", std::to_string(total)},
+                            {"memory", std::to_string(memory->total)},
                             {"driver", std::to_string(driver)},
                             {"runtime", std::to_string(runtime_version)},
                             {"cudnn", std::to_string(cudnn_version)},

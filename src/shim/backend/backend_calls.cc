@@ -130,13 +130,13 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
   bool deterministic_only = true;
   const cudnn::PlanEngine application = cudnn::plan_engine(plan_descriptor);
   honour(application.notes, c.operation, c.problem, deterministic_only);
+  auto& registry = Registry::instance();
+  const int device = registry.state(c.handle)->device;
   if (application.name) {
     // What the application would have run is a candidate, whatever the heuristics offer.
-    auto& registry = Registry::instance();
-    registry.device(registry.state(c.handle)->device)
-        .application_engines.add(
-            KernelKey{c.operation, c.problem}.to_string(),
-            {*application.name, application.notes, static_cast<std::uint64_t>(engine_bytes)});
+    registry.device(device).application_engines.add(
+        KernelKey{c.operation, c.problem}.to_string(),
+        {*application.name, application.notes, static_cast<std::uint64_t>(engine_bytes)});
   }
   std::shared_ptr<PlanPromise> promise;
   try {
@@ -165,8 +165,7 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
   const auto limit = configured_limit(c.handle);
   const bool over_limit = limit && static_cast<std::uint64_t>(engine_bytes) > *limit;
   std::optional<std::uint64_t> at_most;
-  if (!limit &&
-      !memory_to_spare(Registry::instance().state(c.handle)->device, kDefaultWorkspaceLimit))
+  if (!limit && !memory_to_spare(device, kDefaultWorkspaceLimit))
     at_most = static_cast<std::uint64_t>(engine_bytes);
   std::shared_ptr<cudnn::PlanExecutor> executor;
   const auto planned =
