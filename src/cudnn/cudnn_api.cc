@@ -4,10 +4,22 @@
 
 namespace ucudnn::cudnn {
 
-void* cudnn_symbol(const char* name) {
+namespace {
+
+RuntimeLibrary& cudnn_library() {
   // Never destroyed: the application may call cuDNN from its own static destructors.
   static RuntimeLibrary& library = *new RuntimeLibrary("libcudnn.so.9", "libcudnn.so.9");
-  return library.function(name);
+  return library;
+}
+
+}  // namespace
+
+void* cudnn_symbol(const char* name) {
+  return cudnn_library().function(name);
+}
+
+void* cudnn_own_symbol(const char* name) {
+  return cudnn_library().own_function(name);
 }
 
 const CudnnApi& cudnn_api() {

@@ -70,5 +70,7 @@ const CudnnApi& cudnn_api();
 
 // A symbol of the cuDNN library the tables are resolved from; nullptr when absent.
 void* cudnn_symbol(const char* name);
+// cuDNN's own definition of `name`, past any tool between ucudnn and cuDNN; nullptr when absent.
+void* cudnn_own_symbol(const char* name);
 
 }  // namespace ucudnn::cudnn

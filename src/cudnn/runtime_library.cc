@@ -63,6 +63,10 @@ void* RuntimeLibrary::function(const char* name) {
   void* next = dlsym(RTLD_NEXT, name);
   if (!next) next = dlvsym(RTLD_NEXT, name, version_);
   if (next && !is_interposer(owner_of(next))) return next;
+  return own_function(name);
+}
+
+void* RuntimeLibrary::own_function(const char* name) {
   return library_symbol(library(), name);
 }
 

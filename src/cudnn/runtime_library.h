@@ -9,7 +9,8 @@
 // read from the library loaded under its soname, else loaded, from that object's own symbol
 // table (library_symbols.h). Never from ucudnn itself, under whatever name: an answer inside
 // an object that carries ucudnn's marker (a copy of ucudnn, or a binding an auditor redirected
-// to the shim) is not taken.
+// to the shim) is not taken. An answer inside a tool that calls ucudnn back cannot be told
+// apart here: the shim sends such calls to the library's own definition (shim/reentry.h).
 #include <mutex>
 
 namespace ucudnn::cudnn {
@@ -25,6 +26,9 @@ class RuntimeLibrary {
 
   // nullptr when no object but ucudnn defines `name`.
   void* function(const char* name);
+  // The library's own definition, past every tool: for a call the rule's answer handed back to
+  // ucudnn (shim/reentry.h). nullptr when the library does not define `name`.
+  void* own_function(const char* name);
 
  private:
   void* library();  // the soname's object, found or loaded once; nullptr when none is usable

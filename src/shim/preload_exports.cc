@@ -11,19 +11,29 @@
 #include "shim/backend/backend_calls.h"
 #include "shim/host_time_account.h"
 #include "shim/legacy_api_table.h"
+#include "shim/reentry.h"
 
 using namespace ucudnn::shim;
 using ucudnn::Operation;
 namespace cudnn = ucudnn::cudnn;
 
-#define UCUDNN_EXPORT_HANDLE_FUNCTION(name, parameters, call)                          \
+// Opens every export: a call that came back from inside ucudnn's own call to cuDNN goes
+// straight to cuDNN (reentry.h), before ucudnn looks at it.
+#define UCUDNN_ENTER(name, ...)                                                            \
+  const Reentry reentry;                                                                   \
+  if (reentry.nested())                                                                    \
+    return pass_to_cudnn<decltype(&::name)>(EntryPoint::name, __builtin_return_address(0), \
+                                            __VA_ARGS__);                                  \
+  const EntryScope entry(EntryPoint::name)
+
+#define UCUDNN_EXPORT_HANDLE_FUNCTION(name, parameters, arguments, call)               \
   cudnnStatus_t CUDNNWINAPI name(cudnnHandle_t handle, UCUDNN_PARAMETERS parameters) { \
-    const EntryScope entry(EntryPoint::name);                                          \
+    UCUDNN_ENTER(name, handle, UCUDNN_PARAMETERS arguments);                           \
     return call;                                                                       \
   }
-#define UCUDNN_EXPORT_LAYER_FUNCTION(name, parameters, call)                           \
+#define UCUDNN_EXPORT_LAYER_FUNCTION(name, parameters, arguments, call)                \
   cudnnStatus_t CUDNNWINAPI name(cudnnHandle_t handle, UCUDNN_PARAMETERS parameters) { \
-    const EntryScope entry(EntryPoint::name);                                          \
+    UCUDNN_ENTER(name, handle, UCUDNN_PARAMETERS arguments);                           \
     const std::int64_t layer = kNoLayer;                                               \
     return call;                                                                       \
   }
@@ -34,34 +44,34 @@ UCUDNN_LEGACY_API(UCUDNN_EXPORT_HANDLE_FUNCTION, UCUDNN_EXPORT_LAYER_FUNCTION)
 
 // cuDNN binds a handle to the device current at cudnnCreate: ucudnn records it there.
 cudnnStatus_t CUDNNWINAPI cudnnCreate(cudnnHandle_t* handle) {
-  const EntryScope entry(EntryPoint::cudnnCreate);
+  UCUDNN_ENTER(cudnnCreate, handle);
   return create_handle(handle);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnDestroy(cudnnHandle_t handle) {
-  const EntryScope entry(EntryPoint::cudnnDestroy);
+  UCUDNN_ENTER(cudnnDestroy, handle);
   return destroy_handle(handle);
 }
 
 // The graph (backend) API: recorded, and convolution plans micro-batched (backend_calls.h).
 cudnnStatus_t CUDNNWINAPI cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType,
                                                        cudnnBackendDescriptor_t* descriptor) {
-  const EntryScope entry(EntryPoint::cudnnBackendCreateDescriptor);
+  UCUDNN_ENTER(cudnnBackendCreateDescriptor, descriptorType, descriptor);
   return backend::create_descriptor(descriptorType, descriptor);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor) {
-  const EntryScope entry(EntryPoint::cudnnBackendDestroyDescriptor);
+  UCUDNN_ENTER(cudnnBackendDestroyDescriptor, descriptor);
   return backend::destroy_descriptor(descriptor);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor) {
-  const EntryScope entry(EntryPoint::cudnnBackendInitialize);
+  UCUDNN_ENTER(cudnnBackendInitialize, descriptor);
   return backend::initialize(descriptor);
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor) {
-  const EntryScope entry(EntryPoint::cudnnBackendFinalize);
+  UCUDNN_ENTER(cudnnBackendFinalize, descriptor);
   return backend::finalize(descriptor, __builtin_return_address(0));
 }
 
@@ -70,7 +80,8 @@ cudnnStatus_t CUDNNWINAPI cudnnBackendSetAttribute(cudnnBackendDescriptor_t desc
                                                    cudnnBackendAttributeType_t attributeType,
                                                    int64_t elementCount,
                                                    const void* arrayOfElements) {
-  const EntryScope entry(EntryPoint::cudnnBackendSetAttribute);
+  UCUDNN_ENTER(cudnnBackendSetAttribute, descriptor, attributeName, attributeType, elementCount,
+               arrayOfElements);
   return backend::set_attribute(descriptor, attributeName, attributeType, elementCount,
                                 arrayOfElements);
 }
@@ -80,7 +91,8 @@ cudnnStatus_t CUDNNWINAPI cudnnBackendGetAttribute(cudnnBackendDescriptor_t cons
                                                    cudnnBackendAttributeType_t attributeType,
                                                    int64_t requestedElementCount,
                                                    int64_t* elementCount, void* arrayOfElements) {
-  const EntryScope entry(EntryPoint::cudnnBackendGetAttribute);
+  UCUDNN_ENTER(cudnnBackendGetAttribute, descriptor, attributeName, attributeType,
+               requestedElementCount, elementCount, arrayOfElements);
   return backend::get_attribute(descriptor, attributeName, attributeType, requestedElementCount,
                                 elementCount, arrayOfElements);
 }
@@ -88,7 +100,7 @@ cudnnStatus_t CUDNNWINAPI cudnnBackendGetAttribute(cudnnBackendDescriptor_t cons
 cudnnStatus_t CUDNNWINAPI cudnnBackendExecute(cudnnHandle_t handle,
                                               cudnnBackendDescriptor_t executionPlan,
                                               cudnnBackendDescriptor_t variantPack) {
-  const EntryScope entry(EntryPoint::cudnnBackendExecute);
+  UCUDNN_ENTER(cudnnBackendExecute, handle, executionPlan, variantPack);
   return backend::execute(handle, executionPlan, variantPack);
 }
 
@@ -96,7 +108,7 @@ cudnnStatus_t CUDNNWINAPI cudnnBackendPopulateCudaGraph(cudnnHandle_t handle,
                                                         cudnnBackendDescriptor_t executionPlan,
                                                         cudnnBackendDescriptor_t variantPack,
                                                         cudaGraph_t graph) {
-  const EntryScope entry(EntryPoint::cudnnBackendPopulateCudaGraph);
+  UCUDNN_ENTER(cudnnBackendPopulateCudaGraph, handle, executionPlan, variantPack, graph);
   return backend::populate_cuda_graph(handle, executionPlan, variantPack, graph);
 }
 
@@ -104,7 +116,7 @@ cudnnStatus_t CUDNNWINAPI cudnnBackendUpdateCudaGraph(cudnnHandle_t handle,
                                                       cudnnBackendDescriptor_t executionPlan,
                                                       cudnnBackendDescriptor_t variantPack,
                                                       cudaGraph_t graph) {
-  const EntryScope entry(EntryPoint::cudnnBackendUpdateCudaGraph);
+  UCUDNN_ENTER(cudnnBackendUpdateCudaGraph, handle, executionPlan, variantPack, graph);
   return backend::update_cuda_graph(handle, executionPlan, variantPack, graph);
 }
 

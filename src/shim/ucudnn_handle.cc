@@ -52,13 +52,13 @@ cudnnStatus_t cudnnDestroy(UcudnnHandle_t handle) {
   return destroy_handle(handle.get());
 }
 
-#define UCUDNN_OVERLOAD_HANDLE_FUNCTION(name, parameters, call)                    \
+#define UCUDNN_OVERLOAD_HANDLE_FUNCTION(name, parameters, arguments, call)         \
   cudnnStatus_t name(UcudnnHandle_t ucudnn_handle, UCUDNN_PARAMETERS parameters) { \
     const EntryScope entry(EntryPoint::name);                                      \
     const cudnnHandle_t handle = ucudnn_handle.get();                              \
     return call;                                                                   \
   }
-#define UCUDNN_OVERLOAD_LAYER_FUNCTION(name, parameters, call)                   \
+#define UCUDNN_OVERLOAD_LAYER_FUNCTION(name, parameters, arguments, call)        \
   cudnnStatus_t name(UcudnnHandle_t ucudnn_handle, UCUDNN_PARAMETERS parameters, \
                      std::int64_t layer) {                                       \
     const EntryScope entry(EntryPoint::name);                                    \

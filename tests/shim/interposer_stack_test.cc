@@ -158,6 +158,30 @@ TEST_F(InterposerStack, WrapperAboveUcudnnSeesTheApplicationsCalls) {
   expect_runs_micro_batched(UCUDNN_WRAPPER_CONVOLUTION, Place::kAbove);
 }
 
+// A tracer that hooks dlsym, as tools that trace cuDNN by way of the dynamic linker do, and
+// forwards each call to what cuDNN's own handle gives it. Beside ucudnn-run, the auditor answers
+// that lookup with ucudnn's function: the tracer's wrapper of each call ucudnn makes to cuDNN calls
+// ucudnn back, which used to call the tracer again without end. ucudnn passes such a call straight
+// to cuDNN: the program runs, micro-batched, and the tracer sees each call that reaches cuDNN once.
+TEST_F(InterposerStack, TracerThatHooksDlsymSeesEachCallThatReachesCudnnOnce) {
+  for (Place place : {Place::kBelow, Place::kBesideTheRunScript})
+    for (const char* candidates : {"engines", "algorithms"}) {
+      SCOPED_TRACE(std::string(place == Place::kBelow ? "LD_PRELOAD" : "ucudnn-run") + ", " +
+                   candidates);
+      const auto stacked = expect_runs_micro_batched(
+          UCUDNN_WRAPPER_DLSYM_HOOK, place,
+          {{"UCUDNN_CANDIDATES", candidates}, {"UCUDNN_LOG_LEVEL", "info"}});
+      EXPECT_GT(convolutions_seen(stacked.calls), 0) << "the tracer saw no convolution";
+      EXPECT_EQ(stacked.run.process.err.find("without end"), std::string::npos)
+          << stacked.run.process.err;
+      // Handed back to ucudnn only where the auditor answered the tracer's lookup.
+      const bool handed_back =
+          stacked.run.process.err.find("came back into ucudnn from " +
+                                       std::string(UCUDNN_WRAPPER_DLSYM_HOOK)) != std::string::npos;
+      EXPECT_EQ(handed_back, place == Place::kBesideTheRunScript) << stacked.run.process.err;
+    }
+}
+
 // A wrapper with a bug: its answer is cuDNN's answer, passed on to the application, which names
 // it and exits as it would on the real library's error; nothing crashes.
 TEST_F(InterposerStack, AnErrorTheWrapperAnswersReachesTheApplication) {

@@ -1,10 +1,14 @@
 // Another tool's wrapper of cuDNN and the CUDA runtime, as API loggers and tracers are: it defines
 // some of their functions, counts each call, and forwards it to the next definition in the
 // process's lookup order (dlsym(RTLD_NEXT)), for the tests of ucudnn stacked with other
-// interposers (interposer_stack_test.cc). Built three times, by what it defines
+// interposers (interposer_stack_test.cc). Built four times, by what it wraps
 // (UCUDNN_WRAPPED_SET): 1 cudnnGetVersion alone; 2 that and the calls that run a convolution;
 // 3 every cuDNN and CUDA runtime function ucudnn calls. The first two export them under the
-// real libraries' symbol versions (cudnn_wrapper.map), the third unversioned.
+// real libraries' symbol versions (cudnn_wrapper.map), the third unversioned. 4 wraps set 2's
+// functions without defining them, as tracers that hook the dynamic linker do: it defines dlsym,
+// answers its wrappers for their names, and forwards each to what cuDNN's own handle gives
+// (dlsym on dlopen("libcudnn.so.9", RTLD_NOLOAD)), so that under ucudnn's auditor, which hands
+// that lookup the shim's function, the wrapper of ucudnn's call to cuDNN calls ucudnn back.
 //
 // At exit it writes "name calls" lines to $WRAPPER_LOG. $WRAPPER_FAIL names one function that
 // fails instead of forwarding (a wrapper with a bug): cuDNN's CUDNN_STATUS_INTERNAL_ERROR.
@@ -27,7 +31,7 @@
 
 #if UCUDNN_WRAPPED_SET == 1
 #define WRAPPED(X) X(cudnnGetVersion)
-#elif UCUDNN_WRAPPED_SET == 2
+#elif UCUDNN_WRAPPED_SET == 2 || UCUDNN_WRAPPED_SET == 4
 #define WRAPPED(X)                  \
   X(cudnnGetVersion)                \
   X(cudnnConvolutionForward)        \
@@ -55,6 +59,38 @@ bool failing(Index i) {
   return fail && std::strcmp(fail, kNames[i]) == 0;
 }
 
+#if UCUDNN_WRAPPED_SET == 4
+using Dlsym = void* (*)(void*, const char*);
+// The C library's dlsym, not this one.
+Dlsym real_dlsym() {
+  static const Dlsym real = [] {
+    void* found = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+    return reinterpret_cast<Dlsym>(found ? found : dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5"));
+  }();
+  return real;
+}
+void* next_of(const char* name) {
+  void* cudnn = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_NOLOAD);
+  return cudnn ? real_dlsym()(cudnn, name) : nullptr;
+}
+#else
+void* next_of(const char* name) {
+  return dlsym(RTLD_NEXT, name);
+}
+#endif
+
+// A call that comes back to its own wrapper on the same thread loops: said, and stopped there,
+// rather than left to fill the stack or wait on a lock forever.
+thread_local int depth = 0;
+struct Depth {
+  Depth(const char* name) {
+    if (++depth <= 8) return;
+    std::fprintf(stderr, "wrapper: %s calls itself back without end\n", name);
+    std::_Exit(97);
+  }
+  ~Depth() { --depth; }
+};
+
 template <typename Function>
 struct Forward;
 template <typename Result, typename... Arguments>
@@ -62,8 +98,9 @@ struct Forward<Result (*)(Arguments...)> {
   template <Index I>
   static Result call(Arguments... arguments) {
     calls[I].fetch_add(1, std::memory_order_relaxed);
+    const Depth nested(kNames[I]);
     using Next = Result (*)(Arguments...);
-    static const Next next = reinterpret_cast<Next>(dlsym(RTLD_NEXT, kNames[I]));
+    static const Next next = reinterpret_cast<Next>(next_of(kNames[I]));
     if constexpr (std::is_same_v<Result, cudnnStatus_t>) {
       if (failing(I)) return CUDNN_STATUS_INTERNAL_ERROR;
       if (!next) return CUDNN_STATUS_NOT_INITIALIZED;
@@ -87,6 +124,16 @@ __attribute__((destructor)) void write_log() {
 
 }  // namespace
 
+#if UCUDNN_WRAPPED_SET == 4
+extern "C" void* dlsym(void* handle, const char* symbol) {
+#define WRAPPED_ANSWER(name)           \
+  if (std::strcmp(symbol, #name) == 0) \
+    return reinterpret_cast<void*>(&Forward<decltype(&::name)>::call<k_##name>);
+  WRAPPED(WRAPPED_ANSWER)
+#undef WRAPPED_ANSWER
+  return real_dlsym()(handle, symbol);
+}
+#else
 #if defined(__x86_64__)
 #define WRAPPED_JUMP(name) "jmp *" #name "_slot(%rip)\n"
 #elif defined(__aarch64__)
@@ -102,3 +149,4 @@ __attribute__((destructor)) void write_log() {
   asm(".pushsection .text\n.globl " #name "\n.type " #name ", @function\n" #name               \
       ":\n" WRAPPED_JUMP(name) ".size " #name ", .-" #name "\n.popsection\n");
 WRAPPED(WRAPPED_DEFINE)
+#endif
