@@ -13,6 +13,7 @@
 #include "cudnn/engine_configurations.h"
 #include "cudnn/engine_plan.h"
 #include "cudnn/event_timer.h"
+#include "cudnn/measuring_account.h"
 #include "cudnn/micro_batch_descriptors.h"
 #include "cudnn/scaling.h"
 
@@ -33,14 +34,7 @@ std::vector<std::string> CudnnBenchmarker::algorithms(const KernelKey& kernel) {
   auto found = engines_.find(key);
   if (found == engines_.end()) {
     Engines engines;
-    try {
-      // The heuristics at the full batch; a configuration that does not finalize at some
-      // micro-batch is simply not measured there.
-      const ConvolutionGraph graph(handle_, kernel.operation, kernel.problem, 1, 0);
-      for (const auto& c : engine_configurations(graph)) engines.add(c, kernel, options_);
-    } catch (const std::exception&) {
-      // A graph cuDNN refuses: the legacy algorithms below.
-    }
+    for (const auto& c : offered(kernel)) engines.add(c, kernel, options_);
     if (engines.names.empty()) {
       engines.names = algorithm_names(kernel.operation);
       engines.largest_workspace = largest_legacy_workspace(kernel);
@@ -49,6 +43,26 @@ std::vector<std::string> CudnnBenchmarker::algorithms(const KernelKey& kernel) {
     found = engines_.emplace(key, std::move(engines)).first;
   }
   return found->second.names;
+}
+
+std::vector<EngineConfiguration> CudnnBenchmarker::offered(const KernelKey& kernel) const {
+  const std::string key = kernel.to_string();
+  if (options_.heuristics)
+    if (auto known = options_.heuristics->find(key)) return std::move(*known);
+  std::vector<EngineConfiguration> offered;
+  try {
+    // The heuristics at the full batch; a configuration that does not finalize at some
+    // micro-batch is simply not measured there.
+    const PhaseTime heuristics(MeasuringPhase::kHeuristics);
+    count_heuristics_query();
+    const ConvolutionGraph graph(handle_, kernel.operation, kernel.problem, 1, 0);
+    offered = engine_configurations(graph);
+  } catch (const std::exception&) {
+    // A graph cuDNN refuses: none (the legacy algorithms are the candidates).
+  }
+  // A refusal is asked again: it may have been a passing failure.
+  if (options_.heuristics && !offered.empty()) options_.heuristics->put(key, offered);
+  return offered;
 }
 
 void CudnnBenchmarker::Engines::add(const EngineConfiguration& c, const KernelKey& kernel,
@@ -155,6 +169,7 @@ std::optional<Measurement> CudnnBenchmarker::time(const KernelKey& kernel,
                                                   Run run_on) {
   if (bytes > options_.workspace_limit) throw WorkspaceOverLimit(bytes);
   ConvolutionBuffers buffers;
+  std::optional<PhaseTime> phase(std::in_place, MeasuringPhase::kAllocation);
   if (options_.caller) {
     buffers = {options_.caller->x, options_.caller->w, options_.caller->y};
   } else if (Scratch* scratch = scratch_for(kernel, micro_batch)) {
@@ -167,6 +182,7 @@ std::optional<Measurement> CudnnBenchmarker::time(const KernelKey& kernel,
   if (bytes > 0 && !workspace)
     throw MeasurementUnavailable("no device memory to benchmark " + algorithm + " at " +
                                  std::to_string(micro_batch) + " images");
+  phase.emplace(MeasuringPhase::kRuns);
   cudnnStatus_t last = CUDNN_STATUS_SUCCESS;
   auto run = [&] {
     last = run_on(buffers, workspace);
@@ -195,7 +211,8 @@ std::optional<Measurement> CudnnBenchmarker::time(const KernelKey& kernel,
     throw MeasurementUnavailable("cannot time " + algorithm + " with CUDA events");
   };
   auto& measured_here = measured_[{kernel.to_string(), micro_batch}];
-  auto measured = [&](std::vector<double> times) {
+  auto measured = [&](std::vector<double> times, bool stopped_early) {
+    count_measured_pair(stopped_early);
     std::sort(times.begin(), times.end());
     const Measurement m{times[times.size() / 2], bytes, times.front(), times.back(),
                         static_cast<int>(times.size())};
@@ -218,14 +235,14 @@ std::optional<Measurement> CudnnBenchmarker::time(const KernelKey& kernel,
     const double first = times.front();
     times.clear();
     if (first > std::max(options_.hopeless_factor * fastest, fastest + options_.hopeless_margin_ms))
-      return measured({first});
+      return measured({first}, true);
   }
   const int repeats = std::max(1, options_.repeats);
   if (!timed(may_stop ? 1 : repeats, times)) return failed_run();
   if (may_stop && repeats > 1 && times.front() <= options_.slow_factor * fastest &&
       !timed(repeats - 1, times))
     return failed_run();
-  return measured(std::move(times));
+  return measured(std::move(times), false);
 }
 
 std::optional<Measurement> CudnnBenchmarker::benchmark_engine(const KernelKey& kernel,
@@ -235,13 +252,17 @@ std::optional<Measurement> CudnnBenchmarker::benchmark_engine(const KernelKey& k
   std::optional<EnginePlan> plan;
   std::uint64_t bytes = 0;
   try {
+    const PhaseTime building(MeasuringPhase::kPlans);
+    count_finalized_plan();
     plan.emplace(handle_, kernel.operation, shape, engine, 1, 0);
     bytes = plan->workspace_bytes();
     // Below the batch, later micro-batches may add to the output (beta = 1): the configuration
     // is a candidate there only if cuDNN finalizes that too, with the larger workspace.
-    if (later_micro_batches_accumulate(kernel.operation) && micro_batch < kernel.problem.batch())
+    if (later_micro_batches_accumulate(kernel.operation) && micro_batch < kernel.problem.batch()) {
+      count_finalized_plan();
       bytes = std::max(
           bytes, EnginePlan(handle_, kernel.operation, shape, engine, 1, 1).workspace_bytes());
+    }
   } catch (const EngineRefused&) {
     return std::nullopt;  // not a candidate at this shape
   }
@@ -262,12 +283,14 @@ std::optional<Measurement> CudnnBenchmarker::benchmark(const KernelKey& kernel,
   const auto value = algorithm_value(kernel.operation, algorithm);
   if (!value) return std::nullopt;
   try {
+    std::optional<PhaseTime> sizing(std::in_place, MeasuringPhase::kPlans);
     const MicroBatchDescriptors d(api_, kernel.problem, micro_batch);
     const ConvolutionDescriptors descriptors{d.x.get(), d.w.get(), d.convolution.get(), d.y.get()};
     std::size_t bytes = 0;
-    if (const auto status =
-            workspace_size(api_, handle_, kernel.operation, descriptors, *value, &bytes);
-        status != CUDNN_STATUS_SUCCESS) {
+    const auto status =
+        workspace_size(api_, handle_, kernel.operation, descriptors, *value, &bytes);
+    sizing.reset();
+    if (status != CUDNN_STATUS_SUCCESS) {
       if (refusal(status)) return std::nullopt;
       throw MeasurementUnavailable("cuDNN cannot size the workspace of " + algorithm + " now");
     }

@@ -27,6 +27,7 @@
 #include "cudnn/cudnn_api.h"
 #include "cudnn/device_memory.h"
 #include "cudnn/engine_configurations.h"
+#include "cudnn/heuristics_cache.h"
 
 namespace ucudnn::cudnn {
 
@@ -60,6 +61,9 @@ struct GpuBenchmarkOptions {
   // Configurations the application runs for the kernel: candidates where the heuristics do not
   // offer them, under the same rule for numerics (engines only).
   std::vector<EngineConfiguration> application_engines;
+  // The device's answers of cuDNN's heuristics, asked once per kernel (nullptr: asked per
+  // benchmarker).
+  HeuristicsCache* heuristics = nullptr;
 
   static GpuBenchmarkOptions with_repeats(int repeats) {
     GpuBenchmarkOptions options;
@@ -111,6 +115,9 @@ class CudnnBenchmarker final : public Benchmarker {
   DeviceFingerprint fingerprint_;
   // The engine configurations offered for a kernel (by its text), and the most any of them
   // needs at the full batch within the limit: the first workspace's size.
+  // What cuDNN's heuristics offer for the kernel (the device's cache, else asked); none where
+  // cuDNN refuses its graph.
+  std::vector<EngineConfiguration> offered(const KernelKey& kernel) const;
   struct Engines {
     std::vector<std::string> names;
     std::size_t largest_workspace = 0;

@@ -14,6 +14,7 @@
 #include "cudnn/convolution_calls.h"
 #include "cudnn/cudnn_benchmarker.h"
 #include "cudnn/current_device.h"
+#include "cudnn/measuring_account.h"
 #include "cudnn/micro_batch_descriptors.h"
 #include "cudnn/runtime_call_counts.h"
 #include "shim/application_engines.h"
@@ -96,6 +97,7 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
                    Pruning pruning) {
   const cudnn::MeasuringScope measuring;  // first: the benchmarker's buffers go before it ends
   std::lock_guard lock(context.device_mutex);
+  const cudnn::MeasuringTime timed;
   const cudnn::CurrentDevice on(context.runtime, context.device);
   cudnn::GpuBenchmarkOptions options;
   options.warmup = 1;
@@ -106,6 +108,7 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
   options.deterministic_only = context.deterministic_only;
   if (context.application_engines)
     options.application_engines = context.application_engines->of(kernel.to_string());
+  options.heuristics = context.heuristics;
   cudnn::CudnnBenchmarker device(context.api, context.runtime, context.handle, context.fingerprint,
                                  options);
   ExcludingBenchmarker allowed(device, *context.excluded);

@@ -6,6 +6,7 @@
 #include "core/memory_store.h"
 #include "cudnn/algorithms.h"
 #include "cudnn/gpu_fingerprint.h"
+#include "cudnn/measuring_account.h"
 #include "cudnn/runtime_call_counts.h"
 #include "shim/host_backend_loader.h"
 #include "shim/log.h"
@@ -24,8 +25,15 @@ void log_runtime_call_totals() {
                            totals.other.to_string());
 }
 
+// Where the warm-up went: what a first run with an empty database paid to measure.
+void log_measuring_account() {
+  if (const auto line = cudnn::measuring_account().to_string(); !line.empty())
+    log(LogLevel::kInfo, line);
+}
+
 void log_at_exit() {
   Registry::instance().log_planned_kernels();
+  log_measuring_account();
   log_runtime_call_totals();
 }
 

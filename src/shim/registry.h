@@ -19,6 +19,7 @@
 #include "core/device_fingerprint.h"
 #include "core/host_backend.h"
 #include "core/hybrid_split.h"
+#include "cudnn/heuristics_cache.h"
 #include "shim/application_engines.h"
 #include "shim/backend/descriptor_table.h"
 #include "shim/handle_state.h"
@@ -57,7 +58,8 @@ class Registry {
     LruMap<std::string, double> fastest_application_plan_ms{kKernelsPerHandle};
     // What the application's execution plans run: candidates for the kernels it plans.
     ApplicationEngines application_engines;
-    PlannedKernels planned;  // for the line logged at exit
+    cudnn::HeuristicsCache heuristics;  // cuDNN's heuristics, asked once per kernel
+    PlannedKernels planned;             // for the line logged at exit
   };
   Device& device(int ordinal);
   // The WD session of a device for a total and batch-size policy, shared by every handle that

@@ -6,6 +6,7 @@
 #include "backend_descriptors.h"
 #include "cost_model.h"
 #include "descriptors.h"
+#include "trace.h"
 
 namespace ucudnn::fakecuda {
 
@@ -381,6 +382,8 @@ cudnnStatus_t finalize_heuristics(BackendDescriptor& d) {
                    CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
   if (!graph || !has(d, CUDNN_ATTR_ENGINEHEUR_MODE)) return kBadParam;
   d.graph = graph->graph;
+  // cuDNN runs its heuristics here, on the host: counted, as what a warm-up pays for.
+  trace_line("heuristics");
   return CUDNN_STATUS_SUCCESS;
 }
 

@@ -8,10 +8,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "core/micro_table.h"
 #include "core/pareto_front.h"
@@ -213,6 +216,39 @@ TEST_F(EndToEnd, BadSettingsWarnOnceAndTheProgramRuns) {
 
 // With a database, the second run of the same program benchmarks nothing: every plan and
 // measurement comes from the first run's file.
+// The exit line of where measuring spent the host's time (cudnn/measuring_account.h).
+struct MeasuringLine {
+  int kernels = 0, pairs = 0, stopped = 0, plans = 0, queries = 0;
+  double total_s = 0, runs_s = 0, plans_s = 0, heuristics_s = 0, allocating_s = 0, rest_s = 0;
+};
+
+std::optional<MeasuringLine> measuring_line(const std::string& err) {
+  const auto at = err.find("measuring ");
+  if (at == std::string::npos) return std::nullopt;
+  MeasuringLine m;
+  if (std::sscanf(err.c_str() + at,
+                  "measuring %d kernels took %lf s: running and timing %d (candidate, "
+                  "micro-batch) pairs %lf s (%d stopped early), building %d plans %lf s, cuDNN's "
+                  "heuristics %lf s (%d queries), allocating %lf s, the rest %lf s",
+                  &m.kernels, &m.total_s, &m.pairs, &m.runs_s, &m.stopped, &m.plans, &m.plans_s,
+                  &m.heuristics_s, &m.queries, &m.allocating_s, &m.rest_s) != 11)
+    return std::nullopt;
+  return m;
+}
+
+// What "benchmarked N (algorithm, micro-batch) pairs of ..." lines add up to: kernels, pairs.
+std::pair<int, int> benchmarked_lines(const std::string& err) {
+  std::pair<int, int> total{0, 0};
+  for (auto at = err.find("benchmarked "); at != std::string::npos;
+       at = err.find("benchmarked ", at + 1)) {
+    int n = 0;
+    if (std::sscanf(err.c_str() + at, "benchmarked %d (algorithm", &n) != 1) continue;
+    ++total.first;
+    total.second += n;
+  }
+  return total;
+}
+
 TEST_F(EndToEnd, SecondRunWithTheDatabaseBenchmarksNothing) {
   const std::string database = ::testing::TempDir() + "ucudnn-e2e-" + seed_ + ".db";
   const auto cap = std::to_string(kTightLimit);
@@ -232,6 +268,26 @@ TEST_F(EndToEnd, SecondRunWithTheDatabaseBenchmarksNothing) {
       << "no benchmarking calls";
   EXPECT_GT(count_of(first.trace, "conv op="), 3 * prediction.reuse_calls);
   EXPECT_EQ(second.iteration_ms, first.iteration_ms);
+  // The first run says where its measuring went; the second measured nothing and says nothing.
+  const auto line = measuring_line(first.process.err);
+  ASSERT_TRUE(line) << first.process.err;
+  const auto [kernels, attempts] = benchmarked_lines(first.process.err);
+  EXPECT_GT(line->kernels, 0);
+  EXPECT_LE(line->kernels, kernels) << "a kernel counts where a candidate ran";
+  EXPECT_GT(line->pairs, 0);
+  EXPECT_LE(line->pairs, attempts) << "pairs timed, of those attempted";
+  EXPECT_LE(line->stopped, line->pairs);
+  EXPECT_GE(line->plans, line->pairs) << "each engine configuration timed was finalized";
+  // cuDNN's heuristics (modes A, B and the fallback list) once per kernel, however often
+  // planning asks for its candidates (each limit, the undivided baseline of this log).
+  EXPECT_EQ(line->queries, line->kernels);
+  EXPECT_EQ(count_of(first.trace, "heuristics"), 3 * line->kernels);
+  EXPECT_EQ(count_of(second.trace, "heuristics"), 3 * line->kernels)
+      << "from the database: the heuristics, once per kernel, for its candidates' names";
+  // Each figure is printed to 0.01 s: the parts and the rest make the whole.
+  EXPECT_NEAR(line->runs_s + line->plans_s + line->heuristics_s + line->allocating_s + line->rest_s,
+              line->total_s, 0.03);
+  EXPECT_FALSE(measuring_line(second.process.err)) << second.process.err;
 }
 
 // The same programs against the real cuDNN on a GPU (scripts/gpu-validate.sh). Different

@@ -118,6 +118,7 @@ PlannerContext context_for(HandleState& state, const Settings& settings) {
   context.excluded = &settings.excluded;
   context.engine_candidates = settings.engine_candidates;
   context.application_engines = &device.application_engines;
+  context.heuristics = &device.heuristics;
   return context;
 }
 
