@@ -50,18 +50,19 @@ std::vector<EngineConfiguration> CudnnBenchmarker::offered(const KernelKey& kern
   if (options_.heuristics)
     if (auto known = options_.heuristics->find(key)) return std::move(*known);
   std::vector<EngineConfiguration> offered;
+  bool complete = false;
   try {
     // The heuristics at the full batch; a configuration that does not finalize at some
     // micro-batch is simply not measured there.
     const PhaseTime heuristics(MeasuringPhase::kHeuristics);
     count_heuristics_query();
     const ConvolutionGraph graph(handle_, kernel.operation, kernel.problem, 1, 0);
-    offered = engine_configurations(graph);
+    offered = engine_configurations(graph, &complete);
   } catch (const std::exception&) {
     // A graph cuDNN refuses: none (the legacy algorithms are the candidates).
   }
-  // A refusal is asked again: it may have been a passing failure.
-  if (options_.heuristics && !offered.empty()) options_.heuristics->put(key, offered);
+  // A refusal, or an answer a passing failure may have cut short, is asked again.
+  if (options_.heuristics && complete && !offered.empty()) options_.heuristics->put(key, offered);
   return offered;
 }
 
@@ -253,15 +254,15 @@ std::optional<Measurement> CudnnBenchmarker::benchmark_engine(const KernelKey& k
   std::uint64_t bytes = 0;
   try {
     const PhaseTime building(MeasuringPhase::kPlans);
-    count_finalized_plan();
     plan.emplace(handle_, kernel.operation, shape, engine, 1, 0);
+    count_finalized_plan();
     bytes = plan->workspace_bytes();
     // Below the batch, later micro-batches may add to the output (beta = 1): the configuration
     // is a candidate there only if cuDNN finalizes that too, with the larger workspace.
     if (later_micro_batches_accumulate(kernel.operation) && micro_batch < kernel.problem.batch()) {
-      count_finalized_plan();
       bytes = std::max(
           bytes, EnginePlan(handle_, kernel.operation, shape, engine, 1, 1).workspace_bytes());
+      count_finalized_plan();
     }
   } catch (const EngineRefused&) {
     return std::nullopt;  // not a candidate at this shape

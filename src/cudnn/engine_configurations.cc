@@ -104,28 +104,42 @@ std::optional<EngineConfiguration> read_configuration(const BackendDescriptor& c
 
 }  // namespace
 
-std::vector<EngineConfiguration> engine_configurations(const ConvolutionGraph& graph) {
+std::vector<EngineConfiguration> engine_configurations(const ConvolutionGraph& graph,
+                                                       bool* complete) {
   std::vector<EngineConfiguration> found;
   std::set<std::string> seen;
+  if (complete) *complete = true;
+  // cuDNN's refusal (a bad parameter, or not supported) is its answer; any other failure may
+  // pass (no memory now, an internal error), and the answer is then incomplete.
+  const auto answered = [&](cudnnStatus_t status) {
+    const int kind = static_cast<int>(status) / 1000;
+    if (status != CUDNN_STATUS_SUCCESS && kind != 2 && kind != 3 && complete) *complete = false;
+    return status == CUDNN_STATUS_SUCCESS;
+  };
   for (const cudnnBackendHeurMode_t mode :
        {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_B, CUDNN_HEUR_MODE_FALLBACK}) {
     BackendDescriptor heuristics(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
     const cudnnBackendDescriptor_t g = graph.get();
-    if (!heuristics ||
-        heuristics.set(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, g) !=
-            CUDNN_STATUS_SUCCESS ||
-        heuristics.set(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, mode) !=
-            CUDNN_STATUS_SUCCESS ||
-        heuristics.finalize() != CUDNN_STATUS_SUCCESS)
+    if (!heuristics) {
+      if (complete) *complete = false;
+      continue;
+    }
+    if (!answered(heuristics.set(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH,
+                                 CUDNN_TYPE_BACKEND_DESCRIPTOR, g)) ||
+        !answered(heuristics.set(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, mode)) ||
+        !answered(heuristics.finalize()))
       continue;  // a mode this library or graph does not offer
     std::int64_t count = 0;
-    if (heuristics.get(CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count,
-                       nullptr) != CUDNN_STATUS_SUCCESS ||
+    if (!answered(heuristics.get(CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0,
+                                 &count, nullptr)) ||
         count <= 0)
       continue;
     const auto results = read_descriptors(heuristics.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
                                           CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, count);
-    if (!results) continue;
+    if (!results) {
+      if (complete) *complete = false;
+      continue;
+    }
     for (const BackendDescriptor& c : *results) {
       auto configuration = read_configuration(c);
       if (configuration && seen.insert(configuration->name.to_string()).second)

@@ -34,7 +34,10 @@ struct EngineConfiguration {
 EngineNotes engine_notes(const BackendDescriptor& engine);
 
 // Empty when the library offers none (or has no graph API).
-std::vector<EngineConfiguration> engine_configurations(const ConvolutionGraph& graph);
+// `complete` (optional): false where a mode failed otherwise than by cuDNN's refusal (the answer
+// may differ if asked again).
+std::vector<EngineConfiguration> engine_configurations(const ConvolutionGraph& graph,
+                                                       bool* complete = nullptr);
 
 // What a finalized execution plan (the application's) runs: the engine's notes (unknown when
 // cuDNN cannot say), and the configuration's name (nullopt when cuDNN cannot say all of it: a

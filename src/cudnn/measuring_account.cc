@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <mutex>
+#include <set>
+#include <utility>
 
 #include "cudnn/real_call_clock.h"
 
@@ -10,18 +13,26 @@ namespace ucudnn::cudnn {
 
 namespace {
 
-// Constant-initialized and never destroyed, as the runtime call counts.
-std::atomic<std::uint64_t> total_ns{0}, kernels{0};
-std::atomic<std::uint64_t> phase_ns[kMeasuringPhases];
-std::atomic<std::uint64_t> heuristics_queries{0}, plans{0}, pairs{0}, stopped_early{0};
-thread_local std::uint64_t pairs_on_this_thread = 0;
+// What one MeasuringTime gathered on its thread, added to the account when it ends.
+struct Gathered {
+  bool open = false;
+  std::uint64_t phase_ns[kMeasuringPhases] = {};
+  std::uint64_t heuristics_queries = 0, plans = 0, pairs = 0, stopped_early = 0;
+};
+thread_local Gathered gathered;
 
-void add(std::atomic<std::uint64_t>& counter, std::uint64_t value) {
-  counter.fetch_add(value, std::memory_order_relaxed);
-}
+// Process-wide; measuring is slow, so a lock per kernel measured costs nothing.
+struct Account {
+  std::mutex mutex;
+  std::set<std::string> kernels;
+  std::uint64_t total_ns = 0;
+  Gathered sum;
+};
 
-std::uint64_t load(const std::atomic<std::uint64_t>& counter) {
-  return counter.load(std::memory_order_relaxed);
+Account& account() {
+  // Never destroyed: read at exit, after static destructors may have run.
+  static Account& account = *new Account;
+  return account;
 }
 
 std::string seconds(double s) {
@@ -34,38 +45,53 @@ std::string seconds(double s) {
 
 PhaseTime::PhaseTime(MeasuringPhase phase) : phase_(phase), start_(RealCallClock::now()) {}
 PhaseTime::~PhaseTime() {
-  add(phase_ns[static_cast<int>(phase_)], RealCallClock::now() - start_);
+  if (gathered.open) gathered.phase_ns[static_cast<int>(phase_)] += RealCallClock::now() - start_;
 }
 
-MeasuringTime::MeasuringTime() : start_(RealCallClock::now()), pairs_(pairs_on_this_thread) {}
+MeasuringTime::MeasuringTime(std::string kernel)
+    : kernel_(std::move(kernel)), start_(RealCallClock::now()) {
+  gathered = Gathered{};
+  gathered.open = true;
+}
+
 MeasuringTime::~MeasuringTime() {
-  if (pairs_on_this_thread == pairs_) return;  // all stored: nothing was measured
-  add(total_ns, RealCallClock::now() - start_);
-  add(kernels, 1);
+  const Gathered mine = std::exchange(gathered, Gathered{});
+  if (mine.pairs == 0) return;
+  const std::uint64_t elapsed = RealCallClock::now() - start_;
+  Account& a = account();
+  std::lock_guard lock(a.mutex);
+  a.kernels.insert(kernel_);
+  a.total_ns += elapsed;
+  for (int i = 0; i < kMeasuringPhases; ++i) a.sum.phase_ns[i] += mine.phase_ns[i];
+  a.sum.heuristics_queries += mine.heuristics_queries;
+  a.sum.plans += mine.plans;
+  a.sum.pairs += mine.pairs;
+  a.sum.stopped_early += mine.stopped_early;
 }
 
 void count_heuristics_query() {
-  add(heuristics_queries, 1);
+  ++gathered.heuristics_queries;
 }
 void count_finalized_plan() {
-  add(plans, 1);
+  ++gathered.plans;
 }
 void count_measured_pair(bool stopped) {
-  ++pairs_on_this_thread;
-  add(pairs, 1);
-  if (stopped) add(stopped_early, 1);
+  ++gathered.pairs;
+  if (stopped) ++gathered.stopped_early;
 }
 
 MeasuringAccount measuring_account() {
+  Account& account_ = account();
+  std::lock_guard lock(account_.mutex);
   MeasuringAccount a;
-  a.kernels = load(kernels);
-  a.total_s = static_cast<double>(load(total_ns)) * 1e-9;
+  a.kernels = account_.kernels.size();
+  a.total_s = static_cast<double>(account_.total_ns) * 1e-9;
   for (int i = 0; i < kMeasuringPhases; ++i)
-    a.phase_s[i] = static_cast<double>(load(phase_ns[i])) * 1e-9;
-  a.heuristics_queries = load(heuristics_queries);
-  a.plans = load(plans);
-  a.pairs = load(pairs);
-  a.stopped_early = load(stopped_early);
+    a.phase_s[i] = static_cast<double>(account_.sum.phase_ns[i]) * 1e-9;
+  a.heuristics_queries = account_.sum.heuristics_queries;
+  a.plans = account_.sum.plans;
+  a.pairs = account_.sum.pairs;
+  a.stopped_early = account_.sum.stopped_early;
   return a;
 }
 
@@ -77,8 +103,8 @@ std::string MeasuringAccount::to_string() const {
   return "measuring " + std::to_string(kernels) + " kernels took " + seconds(total_s) +
          ": running and timing " + std::to_string(pairs) + " (candidate, micro-batch) pairs " +
          seconds(phase(MeasuringPhase::kRuns)) + " (" + std::to_string(stopped_early) +
-         " stopped early), building " + std::to_string(plans) + " plans " +
-         seconds(phase(MeasuringPhase::kPlans)) + ", cuDNN's heuristics " +
+         " stopped early), building plans " + seconds(phase(MeasuringPhase::kPlans)) + " (" +
+         std::to_string(plans) + " finalized), cuDNN's heuristics " +
          seconds(phase(MeasuringPhase::kHeuristics)) + " (" + std::to_string(heuristics_queries) +
          " queries), allocating " + seconds(phase(MeasuringPhase::kAllocation)) + ", the rest " +
          seconds(std::max(0.0, total_s - parts));

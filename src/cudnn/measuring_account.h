@@ -14,7 +14,7 @@ namespace ucudnn::cudnn {
 enum class MeasuringPhase { kHeuristics, kPlans, kAllocation, kRuns };
 inline constexpr int kMeasuringPhases = 4;
 
-// Adds the wall time it encloses to a phase.
+// Adds the wall time it encloses to a phase of the thread's MeasuringTime (none: not counted).
 class PhaseTime {
  public:
   explicit PhaseTime(MeasuringPhase phase);
@@ -27,33 +27,35 @@ class PhaseTime {
   std::uint64_t start_;
 };
 
-// Encloses the measuring of one kernel; adds its wall time to the total where its thread
-// measured a pair meanwhile (a kernel answered from the database costs no warm-up).
+// Encloses the measuring of one kernel (its KernelKey text) on this thread; adds its wall time
+// and its phases to the account where it measured a pair (a kernel answered from the database
+// costs no warm-up). Does not nest.
 class MeasuringTime {
  public:
-  MeasuringTime();
+  explicit MeasuringTime(std::string kernel);
   ~MeasuringTime();
   MeasuringTime(const MeasuringTime&) = delete;
   MeasuringTime& operator=(const MeasuringTime&) = delete;
 
  private:
+  std::string kernel_;
   std::uint64_t start_;
-  std::uint64_t pairs_;
 };
 
+// Counted with the thread's MeasuringTime, as the phases.
 void count_heuristics_query();
 void count_finalized_plan();
 // One (candidate, micro-batch) pair measured; `stopped_early` where the early stop cut it.
 void count_measured_pair(bool stopped_early);
 
 struct MeasuringAccount {
-  std::uint64_t kernels = 0;  // measured (MeasuringTime scopes that measured a pair)
+  std::uint64_t kernels = 0;  // distinct kernels measured
   double total_s = 0;
   double phase_s[kMeasuringPhases] = {};
   std::uint64_t heuristics_queries = 0, plans = 0, pairs = 0, stopped_early = 0;
   // "measuring 68 kernels took 12.31 s: running and timing 3675 (candidate, micro-batch) pairs
-  // 7.10 s (220 stopped early), building 4102 plans 3.20 s, cuDNN's heuristics 1.50 s
-  // (68 queries), allocating 0.21 s, the rest 0.30 s"; empty when nothing was measured.
+  // 7.10 s (220 stopped early), building plans 3.20 s (4102 finalized), cuDNN's heuristics
+  // 1.50 s (68 queries), allocating 0.21 s, the rest 0.30 s"; empty when nothing was measured.
   std::string to_string() const;
 };
 

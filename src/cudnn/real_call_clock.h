@@ -2,8 +2,10 @@
 // The time a thread spends inside the real cuDNN and CUDA runtime, for the shim's host-time
 // account (shim/host_time_account.h): while the account counts an interposed call on a thread,
 // every RealCallScope on that thread adds the time it encloses; the rest of the call is
-// ucudnn's own work. When nothing counts (the account is off), a scope costs one read of a
-// thread-local flag. Nested scopes count once.
+// ucudnn's own work. When nothing counts (the account is off), a scope costs a thread-local
+// increment and decrement: whether the thread is inside ucudnn's call into cuDNN is always known
+// (a call that comes back into the shim from there goes straight to cuDNN: shim/reentry.h).
+// Nested scopes count once.
 #include <chrono>
 #include <cstdint>
 
@@ -21,6 +23,8 @@ class RealCallClock {
     state_.counting = false;
     return state_.nanoseconds;
   }
+  // Whether this thread is inside a RealCallScope.
+  static bool inside_real_call() { return state_.inside > 0; }
   static std::uint64_t now() {
     return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                           std::chrono::steady_clock::now().time_since_epoch())
@@ -31,7 +35,8 @@ class RealCallClock {
   friend class RealCallScope;
   struct State {
     bool counting = false;
-    int depth = 0;
+    int inside = 0;  // scopes open, counted or not
+    int depth = 0;   // counted scopes open
     std::uint64_t nanoseconds = 0;
   };
   static thread_local State state_;
@@ -42,13 +47,15 @@ class RealCallScope {
  public:
   RealCallScope() {
     auto& s = RealCallClock::state_;
+    ++s.inside;
     if (!s.counting) return;
     counted_ = true;
     if (s.depth++ == 0) start_ = RealCallClock::now();
   }
   ~RealCallScope() {
-    if (!counted_) return;
     auto& s = RealCallClock::state_;
+    --s.inside;
+    if (!counted_) return;
     if (--s.depth == 0) s.nanoseconds += RealCallClock::now() - start_;
   }
   RealCallScope(const RealCallScope&) = delete;

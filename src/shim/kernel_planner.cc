@@ -97,7 +97,7 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
                    Pruning pruning) {
   const cudnn::MeasuringScope measuring;  // first: the benchmarker's buffers go before it ends
   std::lock_guard lock(context.device_mutex);
-  const cudnn::MeasuringTime timed;
+  const cudnn::MeasuringTime timed(kernel.to_string());
   const cudnn::CurrentDevice on(context.runtime, context.device);
   cudnn::GpuBenchmarkOptions options;
   options.warmup = 1;

@@ -1,5 +1,7 @@
 #pragma once
-// A call that comes back into ucudnn from inside ucudnn's own call to cuDNN, on the same thread.
+// A call that comes back into ucudnn from inside ucudnn's own call to cuDNN, on the same thread:
+// from inside an interposed function, or from ucudnn's own work outside one (a thread's cached
+// plans destroyed when it ends, cudnn/real_call_clock.h's RealCallScope).
 // Neither ucudnn's code nor cuDNN's libraries call ucudnn's exports (cuDNN's are -Bsymbolic), so
 // such a call comes from a tool between ucudnn and cuDNN that hands ucudnn's call back to it: a
 // tracer that hooks dlsym and takes cuDNN's functions from cuDNN's handle, which ucudnn's
@@ -9,6 +11,7 @@
 // sees each call ucudnn makes to cuDNN, once.
 #include <cudnn.h>
 
+#include "cudnn/real_call_clock.h"
 #include "shim/host_time_account.h"
 
 namespace ucudnn::shim {
@@ -16,7 +19,7 @@ namespace ucudnn::shim {
 // Opened first by every interposed function: whether the thread is already inside one.
 class Reentry {
  public:
-  Reentry() : nested_(depth_++ > 0) {}
+  Reentry() : nested_(depth_++ > 0 || cudnn::RealCallClock::inside_real_call()) {}
   ~Reentry() { --depth_; }
   Reentry(const Reentry&) = delete;
   Reentry& operator=(const Reentry&) = delete;

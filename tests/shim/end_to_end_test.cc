@@ -228,9 +228,10 @@ std::optional<MeasuringLine> measuring_line(const std::string& err) {
   MeasuringLine m;
   if (std::sscanf(err.c_str() + at,
                   "measuring %d kernels took %lf s: running and timing %d (candidate, "
-                  "micro-batch) pairs %lf s (%d stopped early), building %d plans %lf s, cuDNN's "
-                  "heuristics %lf s (%d queries), allocating %lf s, the rest %lf s",
-                  &m.kernels, &m.total_s, &m.pairs, &m.runs_s, &m.stopped, &m.plans, &m.plans_s,
+                  "micro-batch) pairs %lf s (%d stopped early), building plans %lf s (%d "
+                  "finalized), cuDNN's heuristics %lf s (%d queries), allocating %lf s, the rest "
+                  "%lf s",
+                  &m.kernels, &m.total_s, &m.pairs, &m.runs_s, &m.stopped, &m.plans_s, &m.plans,
                   &m.heuristics_s, &m.queries, &m.allocating_s, &m.rest_s) != 11)
     return std::nullopt;
   return m;

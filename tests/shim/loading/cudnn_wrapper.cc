@@ -64,8 +64,11 @@ using Dlsym = void* (*)(void*, const char*);
 // The C library's dlsym, not this one.
 Dlsym real_dlsym() {
   static const Dlsym real = [] {
+    // glibc 2.34 moved dlsym into libc; before, the architecture's first version names it.
     void* found = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-    return reinterpret_cast<Dlsym>(found ? found : dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5"));
+    for (const char* first : {"GLIBC_2.2.5", "GLIBC_2.17"})
+      if (!found) found = dlvsym(RTLD_NEXT, "dlsym", first);
+    return reinterpret_cast<Dlsym>(found);
   }();
   return real;
 }
