@@ -18,8 +18,10 @@
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -83,15 +85,29 @@ void* next_of(const char* name) {
 #endif
 
 // A call that comes back to its own wrapper on the same thread loops: said, and stopped there,
-// rather than left to fill the stack or wait on a lock forever.
-thread_local int depth = 0;
+// rather than left to fill the stack or wait on a lock forever. The depth is a pthread key, not
+// thread_local: LeakSanitizer's exit check crashes on a thread_local in this preloaded library
+// beside the auditor (its tracer thread faults reading it).
+pthread_key_t depth_key() {
+  static const pthread_key_t key = [] {
+    pthread_key_t made;
+    pthread_key_create(&made, nullptr);
+    return made;
+  }();
+  return key;
+}
 struct Depth {
   Depth(const char* name) {
-    if (++depth <= 8) return;
+    const auto depth = reinterpret_cast<std::intptr_t>(pthread_getspecific(depth_key())) + 1;
+    pthread_setspecific(depth_key(), reinterpret_cast<void*>(depth));
+    if (depth <= 8) return;
     std::fprintf(stderr, "wrapper: %s calls itself back without end\n", name);
     std::_Exit(97);
   }
-  ~Depth() { --depth; }
+  ~Depth() {
+    const auto depth = reinterpret_cast<std::intptr_t>(pthread_getspecific(depth_key()));
+    pthread_setspecific(depth_key(), reinterpret_cast<void*>(depth - 1));
+  }
 };
 
 template <typename Function>
