@@ -81,17 +81,17 @@ void count_measured_pair(bool stopped) {
 }
 
 MeasuringAccount measuring_account() {
-  Account& account_ = account();
-  std::lock_guard lock(account_.mutex);
+  Account& sum = account();
+  std::lock_guard lock(sum.mutex);
   MeasuringAccount a;
-  a.kernels = account_.kernels.size();
-  a.total_s = static_cast<double>(account_.total_ns) * 1e-9;
+  a.kernels = sum.kernels.size();
+  a.total_s = static_cast<double>(sum.total_ns) * 1e-9;
   for (int i = 0; i < kMeasuringPhases; ++i)
-    a.phase_s[i] = static_cast<double>(account_.sum.phase_ns[i]) * 1e-9;
-  a.heuristics_queries = account_.sum.heuristics_queries;
-  a.plans = account_.sum.plans;
-  a.pairs = account_.sum.pairs;
-  a.stopped_early = account_.sum.stopped_early;
+    a.phase_s[i] = static_cast<double>(sum.sum.phase_ns[i]) * 1e-9;
+  a.heuristics_queries = sum.sum.heuristics_queries;
+  a.plans = sum.sum.plans;
+  a.pairs = sum.sum.pairs;
+  a.stopped_early = sum.sum.stopped_early;
   return a;
 }
 

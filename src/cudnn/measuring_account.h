@@ -5,7 +5,9 @@
 // kernel (MeasuringTime, around the whole of it) splits into cuDNN's heuristics, building and
 // finalizing the candidates' plans (or sizing a legacy algorithm's workspace), allocating their
 // buffers, and running and timing them; the rest is ucudnn's own (the database, the plan).
-// Process-wide atomics: several threads may measure, each on its own device.
+// Each thread gathers into its own record while it measures; the record joins a process-wide
+// account, under a lock, when the kernel's measuring ends (several threads may measure, each on
+// its own device).
 #include <cstdint>
 #include <string>
 
