@@ -27,10 +27,20 @@ constexpr EnumName<MathType> kMathTypeNames[] = {
     {MathType::kTensorOp, "TENSOR_OP"},
     {MathType::kTensorOpAllowConversion, "TENSOR_OP_ALLOW_CONVERSION"},
     {MathType::kFma, "FMA"},
+    {MathType::kTensorOpReducedPrecision, "TENSOR_OP_REDUCED_PRECISION_REDUCTION"},
+    {MathType::kTensorOpDownConvert, "TENSOR_OP_DOWN_CONVERT"},
 };
 
 std::string_view name_of(MathType value) {
   return name_in(kMathTypeNames, value);
+}
+
+bool allows_down_conversion(MathType math) {
+  return math == MathType::kTensorOpAllowConversion || math == MathType::kTensorOpDownConvert;
+}
+
+bool allows_reduced_precision_reduction(MathType math) {
+  return math == MathType::kTensorOpAllowConversion || math == MathType::kTensorOpReducedPrecision;
 }
 
 std::string_view name_of(ReorderType value) {

@@ -22,13 +22,27 @@ enum class DataType {
   kFp8E5M2
 };
 enum class ConvolutionMode { kConvolution, kCrossCorrelation };
-enum class MathType { kDefault, kTensorOp, kTensorOpAllowConversion, kFma };
+// What a kernel's numerics may use: cuDNN's legacy math types, and two that only a graph-API
+// application's engine states (its numerical notes), where it allows one of the two conversions
+// that TENSOR_OP_ALLOW_CONVERSION allows together. Appended: the values are part of stored keys.
+enum class MathType {
+  kDefault,
+  kTensorOp,
+  kTensorOpAllowConversion,  // inputs down-converted, reductions in reduced precision
+  kFma,
+  kTensorOpReducedPrecision,  // reductions in reduced precision, inputs as they are
+  kTensorOpDownConvert,       // inputs down-converted, reductions in the compute type
+};
 enum class ReorderType { kDefault, kNoReorder };
 
 std::string_view name_of(DataType value);
 std::size_t element_size(DataType value);  // bytes
 std::string_view name_of(ConvolutionMode value);
 std::string_view name_of(MathType value);
+// Whether `math` lets an engine convert its inputs to a narrower type (DOWN_CONVERT_INPUTS), and
+// reduce in a narrower type than the compute type (REDUCED_PRECISION_REDUCTION).
+bool allows_down_conversion(MathType math);
+bool allows_reduced_precision_reduction(MathType math);
 std::string_view name_of(ReorderType value);
 
 // Dimensions and strides in elements, outermost (N) first, as cuDNN's Nd descriptors.

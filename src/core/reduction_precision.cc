@@ -7,7 +7,7 @@ bool splitting_reduces_precision(const KernelKey& kernel) {
   const bool narrow = p.data_type == DataType::kHalf || p.data_type == DataType::kBFloat16;
   return kernel.operation == Operation::kBackwardFilter && narrow &&
          element_size(p.compute_type) > element_size(p.data_type) &&
-         p.math_type != MathType::kTensorOpAllowConversion;
+         !allows_reduced_precision_reduction(p.math_type);
 }
 
 BatchSizePolicy policy_for(const KernelKey& kernel, BatchSizePolicy policy) {

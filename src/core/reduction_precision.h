@@ -3,8 +3,9 @@
 // several micro-batches sums their dw in dw's own type (each adds into it with beta = 1), where
 // cuDNN sums the whole batch in its compute type. For half or bfloat16 data computed in float,
 // that is a reduction in reduced precision (one rounding to 16 bits per micro-batch): the
-// kernel allows it only where its math type allows conversions, as cuDNN's own engines with
-// the REDUCED_PRECISION_REDUCTION note. Forward and BackwardData write each output element
+// kernel allows it only where its math type allows reductions in reduced precision
+// (allows_reduced_precision_reduction), as cuDNN's own engines with the
+// REDUCED_PRECISION_REDUCTION note. Forward and BackwardData write each output element
 // from one micro-batch, so their splits are exact.
 #include <cstdint>
 #include <vector>

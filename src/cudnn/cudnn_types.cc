@@ -17,6 +17,10 @@ constexpr std::pair<cudnnMathType_t, MathType> kMathTypes[] = {
     {CUDNN_TENSOR_OP_MATH, MathType::kTensorOp},
     {CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION, MathType::kTensorOpAllowConversion},
     {CUDNN_FMA_MATH, MathType::kFma},
+    // Graph-API numerics, run by legacy descriptors as the nearest type that allows no more:
+    // after the four above, so that cuDNN's types still read as they did.
+    {CUDNN_TENSOR_OP_MATH, MathType::kTensorOpReducedPrecision},
+    {CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION, MathType::kTensorOpDownConvert},
 };
 }  // namespace
 

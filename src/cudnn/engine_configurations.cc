@@ -142,6 +142,9 @@ std::vector<EngineConfiguration> engine_configurations(const ConvolutionGraph& g
     }
     for (const BackendDescriptor& c : *results) {
       auto configuration = read_configuration(c);
+      // A result whose name or notes could not be read (a descriptor not made, a failed read)
+      // may read whole if asked again: left out now, and the answer is not whole.
+      if ((!configuration || !configuration->notes.known) && complete) *complete = false;
       if (configuration && seen.insert(configuration->name.to_string()).second)
         found.push_back(std::move(*configuration));
     }
@@ -164,8 +167,8 @@ PlanEngine plan_engine(cudnnBackendDescriptor_t plan) {
 
 bool allowed(const EngineNotes& notes, MathType math, bool deterministic_only) {
   if (notes.tensor_core && math == MathType::kFma) return false;
-  if ((notes.down_convert || notes.reduced_precision) && math != MathType::kTensorOpAllowConversion)
-    return false;
+  if (notes.down_convert && !allows_down_conversion(math)) return false;
+  if (notes.reduced_precision && !allows_reduced_precision_reduction(math)) return false;
   return !(notes.nondeterministic && deterministic_only);
 }
 

@@ -34,8 +34,8 @@ struct EngineConfiguration {
 EngineNotes engine_notes(const BackendDescriptor& engine);
 
 // Empty when the library offers none (or has no graph API).
-// `complete` (optional): false where a mode failed otherwise than by cuDNN's refusal (the answer
-// may differ if asked again).
+// `complete` (optional): false where a mode failed otherwise than by cuDNN's refusal, or a
+// result's name or notes could not be read (the answer may differ if asked again).
 std::vector<EngineConfiguration> engine_configurations(const ConvolutionGraph& graph,
                                                        bool* complete = nullptr);
 

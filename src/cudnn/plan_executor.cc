@@ -78,22 +78,28 @@ const EnginePlan* PlanExecutor::engine_plan(const Step& step, cudnnHandle_t hand
   if (alpha == 1 && beta == 0) return plans.one_zero.get();
   if (alpha == 1 && beta == 1 && plans.one_one) return plans.one_one.get();
   std::lock_guard lock(other_scalars_mutex_);
-  auto& plan = other_scalars_[{step.batch, plans.name.to_string(), alpha, beta}];
-  if (!plan) {
+  // A plan cuDNN refused, or one that needs more than the others at this shape (it could overrun
+  // the workspace), is kept as none: asked once, not at every call.
+  const auto [slot, made] = other_scalars_.try_emplace({&plans, alpha, beta});
+  if (made) {
     try {
-      plan = std::make_unique<EnginePlan>(handle, kernel_.operation,
-                                          kernel_.problem.with_batch(step.batch), plans.name, alpha,
-                                          beta);
+      auto plan = std::make_unique<EnginePlan>(handle, kernel_.operation,
+                                               kernel_.problem.with_batch(step.batch), plans.name,
+                                               alpha, beta);
+      if (plan->workspace_bytes() <= workspace_bytes_) slot->second = std::move(plan);
     } catch (const EngineRefused&) {
-      return nullptr;
-    }
-    // Sized like the others at this shape: a plan that needed more could overrun the workspace.
-    if (plan->workspace_bytes() > workspace_bytes_) {
-      plan.reset();
-      return nullptr;
     }
   }
-  return plan.get();
+  return slot->second.get();
+}
+
+void PlanExecutor::prepare_scalars(cudnnHandle_t handle, double alpha, double beta) const {
+  std::size_t offset = 0;
+  for (const Step& step : steps_) {
+    const bool accumulate = later_micro_batches_accumulate(kernel_.operation) && offset > 0;
+    if (step.engine) engine_plan(step, handle, alpha, accumulate ? 1 : beta);
+    offset += static_cast<std::size_t>(step.batch);
+  }
 }
 
 PlanExecutor::Result PlanExecutor::run(cudnnHandle_t handle, const void* alpha,

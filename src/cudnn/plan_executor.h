@@ -4,7 +4,8 @@
 // shape (engine_plan.h), a legacy algorithm's as a legacy call on descriptors of that size.
 // Scaling factors are part of an execution plan: plans for alpha = 1 with beta = 0 and (for
 // BackwardFilter's accumulation over several micro-batches) beta = 1 are made with the executor;
-// any other pair on first use, under a lock that the usual pairs never take. Running queues the
+// any other pair when a caller that knows it prepares it (prepare_scalars), else on first use,
+// and looked up under a lock of this executor's that the usual pairs never take. Running queues the
 // micro-batches on the handle's stream, each a pointer offset of n * strideN elements into the
 // caller's x and y, and never synchronizes. Forward and BackwardData apply the caller's alpha/beta
 // to every slice; BackwardFilter accumulates into dw: the caller's beta on the first micro-batch, 1
@@ -50,6 +51,9 @@ class PlanExecutor {
   // (CUDNN_STATUS_BAD_PARAM, output untouched).
   virtual Result run(cudnnHandle_t handle, const void* alpha, const ConvolutionBuffers& buffers,
                      void* workspace, std::size_t workspace_bytes, const void* beta) const;
+  // Makes the execution plans that run() with these scaling factors needs (a graph-API plan
+  // knows its scalars when it is made): none is then built while the application runs.
+  void prepare_scalars(cudnnHandle_t handle, double alpha, double beta) const;
 
  private:
   // An engine configuration's plans at one micro-batch shape.
@@ -72,8 +76,8 @@ class PlanExecutor {
   std::map<std::int64_t, std::unique_ptr<MicroBatchDescriptors>> descriptors_;
   std::map<std::pair<std::int64_t, std::string>, EnginePlans> engine_plans_;  // (batch, name)
   mutable std::mutex other_scalars_mutex_;
-  mutable std::map<std::tuple<std::int64_t, std::string, double, double>,
-                   std::unique_ptr<EnginePlan>>
+  // By the step's plans (a shape and configuration) and the scalars; null: cuDNN's refusal.
+  mutable std::map<std::tuple<const EnginePlans*, double, double>, std::unique_ptr<EnginePlan>>
       other_scalars_;
   std::vector<Step> steps_;
   std::size_t x_batch_stride_bytes_ = 0, y_batch_stride_bytes_ = 0;

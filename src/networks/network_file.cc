@@ -65,7 +65,9 @@ constexpr Choice<MathType> kMathTypes[] = {
     {"default", MathType::kDefault},
     {"tensor_op", MathType::kTensorOp},
     {"tensor_op_allow_conversion", MathType::kTensorOpAllowConversion},
-    {"fma", MathType::kFma}};
+    {"fma", MathType::kFma},
+    {"tensor_op_reduced_precision_reduction", MathType::kTensorOpReducedPrecision},
+    {"tensor_op_down_convert", MathType::kTensorOpDownConvert}};
 constexpr Choice<ConvolutionMode> kModes[] = {
     {"cross_correlation", ConvolutionMode::kCrossCorrelation},
     {"convolution", ConvolutionMode::kConvolution}};

@@ -32,11 +32,14 @@ inline constexpr std::size_t kLimitsPerKernel = 8;
 // and the one the application was last told about (Get/Find, GetWorkspaceSize): a
 // convolution call whose workspace fits that one runs it, so what Find reported is what runs.
 // Limits under which planning found nothing are remembered too: the kernel passes through
-// there until the next Find, instead of being planned again at every call.
+// there until the next Find, instead of being planned again at every call, each call running
+// the undivided algorithm cuDNN's heuristics chose for its workspace the first time (kept per
+// workspace size and determinism, so that no later call asks the heuristics again).
 struct KernelPlans {
   LruMap<std::uint64_t, std::shared_ptr<cudnn::PlanExecutor>> by_limit{kLimitsPerKernel};
   std::shared_ptr<cudnn::PlanExecutor> reported;
   std::vector<std::uint64_t> failed_limits;
+  LruMap<std::uint64_t, std::shared_ptr<cudnn::PlanExecutor>> undivided{kLimitsPerKernel};
 };
 
 struct HandleState {

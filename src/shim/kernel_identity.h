@@ -4,6 +4,7 @@
 // same shape can have plans and WD workspace segments of their own, and whether only
 // deterministic algorithms may run it (a graph API engine without the NONDETERMINISTIC note).
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/kernel_key.h"
@@ -38,14 +39,16 @@ inline std::string division_member_name(const KernelIdentity& identity) {
 }
 
 // What a call asks of the plan that runs it, beside its descriptors: the layer id of
-// UcudnnHandle_t's overloads, and determinism (the graph API's engines). Implicit from a layer
-// id, as the legacy calls pass one.
+// UcudnnHandle_t's overloads, and determinism and math type (the graph API's engines: the
+// legacy descriptors a graph-API call is carried by cannot say a math type that allows only one
+// of the two conversions). Implicit from a layer id, as the legacy calls pass one.
 struct PlanScope {
   PlanScope(std::int64_t layer_id = kNoLayer) : layer(layer_id) {}  // NOLINT: a layer id is one
   PlanScope(std::int64_t layer_id, bool deterministic)
       : layer(layer_id), deterministic_only(deterministic) {}
   std::int64_t layer;
   bool deterministic_only = false;
+  std::optional<MathType> math;  // the kernel's, over what the descriptors say
 };
 
 }  // namespace ucudnn::shim

@@ -36,7 +36,7 @@ std::size_t slot_of(const LegacyCall& call, const cudnn::DescriptorSnapshot& sna
        {static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(call.handle)),
         static_cast<std::uint64_t>(call.operation), static_cast<std::uint64_t>(call.layer),
         static_cast<std::uint64_t>(call.deterministic_only),
-        static_cast<std::uint64_t>(call.workspace_bytes)})
+        static_cast<std::uint64_t>(call.workspace_bytes), static_cast<std::uint64_t>(call.math)})
     h = (h ^ v) * 0x100000001b3ULL;
   return static_cast<std::size_t>(h ^ (h >> 29)) % kEntries;
 }

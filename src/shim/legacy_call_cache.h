@@ -24,6 +24,7 @@ struct LegacyCall {
   std::int64_t layer;
   bool deterministic_only;
   std::size_t workspace_bytes;
+  int math;  // PlanScope::math as an int, -1 where the descriptors say it
   friend bool operator==(const LegacyCall&, const LegacyCall&) = default;
 };
 

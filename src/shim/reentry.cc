@@ -23,12 +23,20 @@ void* cudnn_own_function(EntryPoint entry) {
   auto& slot = own_functions[static_cast<int>(entry)];
   if (void* known = slot.load(std::memory_order_acquire)) return known;
   void* function = cudnn::cudnn_own_symbol(entry_point_name(entry));
-  if (function) slot.store(function, std::memory_order_release);
+  if (function)
+    slot.store(function, std::memory_order_release);
+  else
+    warn_once(std::string("no-own-definition:") + entry_point_name(entry),
+              std::string("cuDNN's library defines no ") + entry_point_name(entry) +
+                  ": a call a tool hands back to ucudnn fails with CUDNN_STATUS_NOT_INITIALIZED");
   return function;
 }
 
 void note_reentry(EntryPoint entry, const void* caller) {
-  if (reentry_noted.load(std::memory_order_relaxed) || reentry_noted.exchange(true)) return;
+  // Said once, where it is said at all: not used up below the info level.
+  if (!log_enabled(LogLevel::kInfo) || reentry_noted.load(std::memory_order_relaxed) ||
+      reentry_noted.exchange(true))
+    return;
   Dl_info info;
   const char* from = caller && dladdr(caller, &info) && info.dli_fname && *info.dli_fname
                          ? info.dli_fname

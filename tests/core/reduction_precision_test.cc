@@ -24,7 +24,8 @@ KernelKey kernel(Operation operation, DataType data, DataType compute, MathType 
 
 TEST(ReductionPrecision, OnlyBackwardFilterOfSixteenBitDataComputedWiderIsKeptWhole) {
   using enum DataType;
-  for (MathType math : {MathType::kDefault, MathType::kTensorOp, MathType::kFma}) {
+  for (MathType math :
+       {MathType::kDefault, MathType::kTensorOp, MathType::kFma, MathType::kTensorOpDownConvert}) {
     EXPECT_TRUE(
         splitting_reduces_precision(kernel(Operation::kBackwardFilter, kBFloat16, kFloat, math)));
     EXPECT_TRUE(
@@ -39,9 +40,29 @@ TEST(ReductionPrecision, OnlyBackwardFilterOfSixteenBitDataComputedWiderIsKeptWh
     for (Operation op : {Operation::kForward, Operation::kBackwardData})
       EXPECT_FALSE(splitting_reduces_precision(kernel(op, kBFloat16, kFloat, math)));
   }
-  // Where the application allows conversions, reductions in 16 bits are allowed too.
+  // Where the application allows reductions in reduced precision (with down-conversion, or
+  // alone), reductions in 16 bits are allowed; down-conversion alone allows none.
   EXPECT_FALSE(splitting_reduces_precision(
       kernel(Operation::kBackwardFilter, kBFloat16, kFloat, MathType::kTensorOpAllowConversion)));
+  EXPECT_FALSE(splitting_reduces_precision(
+      kernel(Operation::kBackwardFilter, kBFloat16, kFloat, MathType::kTensorOpReducedPrecision)));
+}
+
+TEST(ReductionPrecision, EachMathTypeAllowsItsOwnConversions) {
+  using enum MathType;
+  for (MathType math : {kDefault, kTensorOp, kFma}) {
+    EXPECT_FALSE(allows_down_conversion(math)) << name_of(math);
+    EXPECT_FALSE(allows_reduced_precision_reduction(math)) << name_of(math);
+  }
+  EXPECT_TRUE(allows_down_conversion(kTensorOpAllowConversion));
+  EXPECT_TRUE(allows_reduced_precision_reduction(kTensorOpAllowConversion));
+  EXPECT_TRUE(allows_down_conversion(kTensorOpDownConvert));
+  EXPECT_FALSE(allows_reduced_precision_reduction(kTensorOpDownConvert));
+  EXPECT_FALSE(allows_down_conversion(kTensorOpReducedPrecision));
+  EXPECT_TRUE(allows_reduced_precision_reduction(kTensorOpReducedPrecision));
+  // Their names are part of stored kernel keys.
+  EXPECT_EQ(name_of(kTensorOpDownConvert), "TENSOR_OP_DOWN_CONVERT");
+  EXPECT_EQ(name_of(kTensorOpReducedPrecision), "TENSOR_OP_REDUCED_PRECISION_REDUCTION");
 }
 
 // Measures every algorithm at every size at a time that falls with the micro-batch count, so

@@ -3,10 +3,9 @@
 // backend_differential_test.cc), heuristics that rank the double's engines by modeled time
 // (backend_engines.cc), execution plans, variant packs, and cudnnBackendExecute, which runs a
 // lone convolution as the legacy convolution of the engine's algorithm and a forward
-// convolution with an epilogue as one fused kernel. Trace lines (README.md):
+// convolution with an epilogue as one fused kernel (backend_execution.h). Trace lines
+// (README.md):
 //   backend-finalize plan engine=<i> algo=<NAME> workspace=<bytes>
-//   backend-execute op=<...> engine=<i> n=<batch> epilogue=<count> x_uid=<the x tensor's uid>
-//                   workspace=<the engine's>
 //   backend-populate|backend-update engine=<i> workspace=<the engine's> (no native CUDA graphs:
 //                   NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API)
 #include <cudnn.h>
@@ -22,6 +21,7 @@
 
 #include "backend_attributes.h"
 #include "backend_descriptors.h"
+#include "backend_execution.h"
 #include "convolution_calls.h"
 #include "cudnn_session.h"
 #include "fakecuda_hooks.h"
@@ -145,13 +145,10 @@ std::optional<Readback> derived(const BackendDescriptor& d, cudnnBackendAttribut
       return readback_of<cudnnDataType_t>(CUDNN_TYPE_DATA_TYPE, {CUDNN_DATA_FLOAT});
     case CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT:
       return readback_of<std::int64_t>(CUDNN_TYPE_INT64, {d.graph ? d.graph->engine_count : 0});
-    case CUDNN_ATTR_ENGINE_NUMERICAL_NOTE: {
-      std::vector<cudnnBackendNumericalNote_t> notes;
-      if (d.engine && d.engine->tensor_core) notes.push_back(CUDNN_NUMERICAL_NOTE_TENSOR_CORE);
-      if (d.engine && !d.engine->deterministic)
-        notes.push_back(CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC);
-      return readback_of(CUDNN_TYPE_NUMERICAL_NOTE, notes);
-    }
+    case CUDNN_ATTR_ENGINE_NUMERICAL_NOTE:
+      return readback_of(CUDNN_TYPE_NUMERICAL_NOTE,
+                         d.engine && d.graph ? numerical_notes(*d.graph, *d.engine)
+                                             : std::vector<cudnnBackendNumericalNote_t>{});
     case CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE:
       return readback_of<cudnnBackendBehaviorNote_t>(CUDNN_TYPE_BEHAVIOR_NOTE, {});
     case CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE:
@@ -298,145 +295,6 @@ cudnnStatus_t get_attribute(const BackendDescriptor& d, cudnnBackendAttributeNam
   return CUDNN_STATUS_SUCCESS;
 }
 
-// The data pointers of a variant pack by unique id, and its workspace.
-struct Variants {
-  std::map<std::int64_t, void*> pointers;
-  void* workspace = nullptr;
-};
-
-Variants variants_of(const BackendDescriptor& pack) {
-  Variants v;
-  const auto uids = array_attribute<std::int64_t>(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS);
-  const auto pointers = array_attribute<void*>(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS);
-  for (std::size_t i = 0; i < uids.size() && i < pointers.size(); ++i)
-    v.pointers[uids[i]] = pointers[i];
-  v.workspace = scalar_attribute<void*>(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, nullptr);
-  return v;
-}
-
-// The scaling factors as the legacy API takes them: a double for double data, else a float.
-struct Scalars {
-  float f_alpha, f_beta;
-  double d_alpha, d_beta;
-  bool is_double;
-  const void* alpha() const { return is_double ? static_cast<const void*>(&d_alpha) : &f_alpha; }
-  const void* beta() const { return is_double ? static_cast<const void*>(&d_beta) : &f_beta; }
-};
-
-Scalars scalars(const BackendConvolution& c) {
-  return {static_cast<float>(c.alpha), static_cast<float>(c.beta), c.alpha, c.beta,
-          c.x.data_type == CUDNN_DATA_DOUBLE};
-}
-
-double apply(const BackendPointwise& p, double x, double b) {
-  switch (p.mode) {
-    case CUDNN_POINTWISE_ADD:
-      return p.alpha1 * x + p.alpha2 * b;
-    case CUDNN_POINTWISE_MUL:
-      return p.alpha1 * x * (p.alpha2 * b);
-    case CUDNN_POINTWISE_RELU_FWD:
-      return std::max(0.0, p.alpha1 * x);
-    default:
-      return p.alpha1 * x;
-  }
-}
-
-cudnnStatus_t execute_convolution(cudnnHandle_t handle, const BackendGraph& graph,
-                                  const BackendEngine& engine, const Variants& v) {
-  const char* function = "cudnnBackendExecute";
-  const BackendConvolution& c = *graph.convolution;
-  auto pointer = [&](std::int64_t uid) -> void* {
-    auto found = v.pointers.find(uid);
-    return found == v.pointers.end() ? nullptr : found->second;
-  };
-  const Scalars s = scalars(c);
-  if (graph.epilogue.empty()) {
-    void* x = pointer(c.x_uid);
-    void* w = pointer(c.w_uid);
-    void* y = pointer(c.y_uid);
-    if (!x || !w || !y)
-      return fail(CUDNN_STATUS_BAD_PARAM, function, "the variant pack lacks a tensor's pointer");
-    trace_line("backend-execute op=%s engine=%lld n=%d epilogue=0 x_uid=%lld workspace=%llu",
-               name_of(c.operation).data(), static_cast<long long>(engine.index),
-               c.x.dims.empty() ? 0 : c.x.dims[0], static_cast<long long>(c.x_uid),
-               static_cast<unsigned long long>(engine.workspace_bytes));
-    const Modeled as_configured{true, engine.time_ms, engine.workspace_bytes};
-    return run_convolution(function, handle, c.operation, s.alpha(), s.beta(), &c.x, x, &c.w, w,
-                           &c.conv, &c.y, y, engine.algorithm, v.workspace,
-                           static_cast<std::size_t>(engine.workspace_bytes), &as_configured);
-  }
-  // The fused engine: the convolution into scratch (the virtual tensor), then the epilogue.
-  void* x = pointer(c.x_uid);
-  void* w = pointer(c.w_uid);
-  void* y = pointer(graph.epilogue.back().y_uid);
-  for (const auto& p : graph.epilogue)
-    if (p.has_b && !pointer(p.b_uid)) x = nullptr;
-  if (!x || !w || !y)
-    return fail(CUDNN_STATUS_BAD_PARAM, function, "the variant pack lacks a tensor's pointer");
-  const float zero_float = 0;
-  const double zero_double = 0;
-  const void* zero = s.is_double ? static_cast<const void*>(&zero_double) : &zero_float;
-  CheckedConvolution checked = check_convolution(
-      function, handle, c.operation, s.alpha(), zero, &c.x, x, &c.w, w, &c.conv, &c.y, y,
-      engine.algorithm, v.workspace, static_cast<std::size_t>(engine.workspace_bytes));
-  if (checked.status != CUDNN_STATUS_SUCCESS) return checked.status;
-  std::vector<const void*> biases;
-  for (const auto& p : graph.epilogue) biases.push_back(p.has_b ? pointer(p.b_uid) : nullptr);
-  const cudaStream_t stream = handle->stream;
-  const auto epilogue = graph.epilogue;
-  const cudnnTensorStruct out = graph.epilogue.back().y;
-  const double alpha = c.alpha;
-  trace_line("backend-execute op=%s engine=%lld n=%d epilogue=%zu x_uid=%lld workspace=%llu",
-             name_of(c.operation).data(), static_cast<long long>(engine.index),
-             c.x.dims.empty() ? 0 : c.x.dims[0], epilogue.size(), static_cast<long long>(c.x_uid),
-             static_cast<unsigned long long>(engine.workspace_bytes));
-  trace_if_captured(
-      run_on_stream(
-          stream,
-          [=] {
-            if (!fakecuda_compute_enabled()) return;
-            const std::int64_t count = element_count(out.dims);
-            std::vector<double> scratch(static_cast<std::size_t>(count));
-            // The convolution's output in packed row-major order, as the virtual tensor.
-            cudnnTensorStruct packed = c.y;
-            packed.data_type = CUDNN_DATA_DOUBLE;
-            std::vector<std::int64_t> strides = packed_strides(c.y.dims, CUDNN_TENSOR_NCHW);
-            packed.strides.assign(strides.begin(), strides.end());
-            KernelKey kernel = checked.kernel;
-            kernel.problem.y.strides = strides;
-            std::vector<double> conv_out(static_cast<std::size_t>(count));
-            if (out.data_type == CUDNN_DATA_DOUBLE) {
-              cpu::reference_convolution(
-                  kernel, {const_cast<void*>(x), const_cast<void*>(w), conv_out.data()},
-                  {alpha, 0});
-            } else {
-              std::vector<float> as_float(static_cast<std::size_t>(count));
-              cpu::reference_convolution(
-                  kernel, {const_cast<void*>(x), const_cast<void*>(w), as_float.data()},
-                  {alpha, 0});
-              std::copy(as_float.begin(), as_float.end(), conv_out.begin());
-            }
-            for (std::int64_t i = 0; i < count; ++i) {
-              double value = conv_out[static_cast<std::size_t>(i)];
-              for (std::size_t k = 0; k < epilogue.size(); ++k) {
-                const BackendPointwise& p = epilogue[k];
-                const double b = p.has_b
-                                     ? read_element(biases[k], p.b.data_type,
-                                                    offset_of(i, out.dims, p.b.strides, p.b.dims))
-                                     : 0;
-                value = apply(p, value, b);
-              }
-              write_element(y, out.data_type, offset_of(i, out.dims, out.strides, out.dims), value);
-            }
-          },
-          [=] {
-            account(checked, stream, static_cast<std::size_t>(engine.workspace_bytes), {alpha, 0});
-          },
-          v.workspace, static_cast<std::size_t>(engine.workspace_bytes)),
-      checked);
-  return CUDNN_STATUS_SUCCESS;
-}
-
 // No engine of the double has native CUDA graphs; the trace says which plan was asked, so that
 // tests see what would have gone into a graph.
 cudnnStatus_t native_cuda_graph(const char* call, cudnnBackendDescriptor_t executionPlan) {
@@ -548,7 +406,7 @@ cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t
                   "not a finalized execution plan and variant pack");
     if (!plan->graph || !plan->engine)
       return fail(CUDNN_STATUS_BAD_PARAM, function, "the plan has no engine");
-    return execute_convolution(handle, *plan->graph, *plan->engine, variants_of(*pack));
+    return execute_convolution(handle, *plan->graph, *plan->engine, *pack);
   });
 }
 

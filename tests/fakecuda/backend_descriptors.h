@@ -130,5 +130,9 @@ cudnnStatus_t finalize_backend(BackendDescriptor& d);
 std::vector<BackendEngine> runnable_engines(const BackendGraph& graph, bool every_split = false);
 std::optional<BackendEngine> engine_of(const BackendGraph& graph, std::int64_t index,
                                        std::int64_t split = 1);
+// An engine's numerical notes: its model's (TENSOR_CORE, NONDETERMINISTIC) and any that
+// FAKECUDA_ENGINE_NOTES gives it.
+std::vector<cudnnBackendNumericalNote_t> numerical_notes(const BackendGraph& graph,
+                                                         const BackendEngine& engine);
 
 }  // namespace ucudnn::fakecuda

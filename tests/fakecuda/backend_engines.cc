@@ -7,9 +7,14 @@
 // their buffers, as an engine cuDNN finalizes for beta = 0 and refuses for beta = 1 would);
 // for a forward convolution with an
 // epilogue, one fused engine (IMPLICIT_PRECOMP_GEMM, then the pointwise operations).
+// FAKECUDA_ENGINE_NOTES="Forward:4=nondeterministic+down_convert;BackwardData:1=reduced_precision"
+// gives engines (by operation and global index) numerical notes beside their model's, so that
+// tests see each note an application's engine carries honoured, or forbidden to ucudnn's plans.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
+#include <string>
 
 #include "backend_descriptors.h"
 #include "cost_model.h"
@@ -27,7 +32,43 @@ bool split_k_without_beta() {
   return value && std::strcmp(value, "1") == 0;
 }
 
+// The notes FAKECUDA_ENGINE_NOTES gives `engine` of an `operation` graph (read at each call:
+// tests set it per run). An unknown note name is ignored.
+std::vector<cudnnBackendNumericalNote_t> configured_notes(Operation operation,
+                                                          std::int64_t engine) {
+  std::vector<cudnnBackendNumericalNote_t> notes;
+  const char* value = std::getenv("FAKECUDA_ENGINE_NOTES");
+  if (!value) return notes;
+  std::istringstream entries(value);
+  std::string entry;
+  const std::string prefix = std::string(name_of(operation)) + ":" + std::to_string(engine) + "=";
+  while (std::getline(entries, entry, ';')) {
+    if (entry.compare(0, prefix.size(), prefix) != 0) continue;
+    std::istringstream names(entry.substr(prefix.size()));
+    std::string name;
+    while (std::getline(names, name, '+')) {
+      if (name == "nondeterministic") notes.push_back(CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC);
+      if (name == "down_convert") notes.push_back(CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS);
+      if (name == "reduced_precision")
+        notes.push_back(CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION);
+      if (name == "tensor_core") notes.push_back(CUDNN_NUMERICAL_NOTE_TENSOR_CORE);
+    }
+  }
+  return notes;
+}
+
 }  // namespace
+
+std::vector<cudnnBackendNumericalNote_t> numerical_notes(const BackendGraph& graph,
+                                                         const BackendEngine& engine) {
+  std::vector<cudnnBackendNumericalNote_t> notes;
+  if (engine.tensor_core) notes.push_back(CUDNN_NUMERICAL_NOTE_TENSOR_CORE);
+  if (!engine.deterministic) notes.push_back(CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC);
+  if (graph.convolution)
+    for (const auto note : configured_notes(graph.convolution->operation, engine.index))
+      if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+  return notes;
+}
 
 std::optional<BackendEngine> engine_of(const BackendGraph& graph, std::int64_t index,
                                        std::int64_t split) {

@@ -23,6 +23,7 @@
 
 #include "cudnn_session.h"
 #include "descriptors.h"
+#include "trace.h"
 
 using namespace ucudnn::fakecuda;
 
@@ -110,7 +111,9 @@ cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId) {
   return CUDNN_STATUS_SUCCESS;
 }
 
+// Traced ("stream-query"), so that tests see a library's per-call bookkeeping.
 cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t* streamId) {
+  trace_line("stream-query");
   if (!alive(handle) || !streamId) return CUDNN_STATUS_BAD_PARAM;
   *streamId = handle->stream;
   return CUDNN_STATUS_SUCCESS;

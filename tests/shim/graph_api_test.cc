@@ -103,6 +103,94 @@ TEST_F(GraphApi, DeterministicEnginesNeverGetNondeterministicAlgorithms) {
             0);  // IMPLICIT_GEMM: planned
 }
 
+// The forward engines the application takes (the heuristics' first for each layer's forward
+// kernel), and the double's other forward engines.
+struct ForwardEngines {
+  std::set<int> application, others;
+};
+
+ForwardEngines forward_engines() {
+  ForwardEngines engines;
+  for (const auto& kernel : example_kernels(kBatch))
+    if (kernel.operation == Operation::kForward) {
+      const auto ranking = heuristics_ranking(kernel);
+      if (!ranking.empty()) engines.application.insert(ranking.front());
+    }
+  for (int a = 0; a < fakecuda::algorithm_count(Operation::kForward); ++a)
+    if (!engines.application.count(a)) engines.others.insert(a);
+  return engines;
+}
+
+// FAKECUDA_ENGINE_NOTES giving each forward engine of `engines` the notes `notes`.
+std::string forward_notes(const std::set<int>& engines, const std::string& notes) {
+  std::string text;
+  for (const int engine : engines) {
+    if (!text.empty()) text += ';';
+    text += "Forward:" + std::to_string(engine) + "=" + notes;
+  }
+  return text;
+}
+
+// The forward engines (cost_model.h's algorithm of the same index) whose convolutions ran.
+std::set<int> forward_engines_run(const std::string& trace) {
+  std::set<int> run;
+  for (const auto& [operation, algorithm, images] : convolutions(trace))
+    if (operation == "Forward")
+      for (int a = 0; a < fakecuda::algorithm_count(Operation::kForward); ++a)
+        if (fakecuda::algorithm_model(Operation::kForward, a)->name == algorithm) run.insert(a);
+  return run;
+}
+
+// What the application's engine allows is what ucudnn's plans may use, for every operation
+// and each note alone: a forward engine of cuDNN 9 may be NONDETERMINISTIC too (PyTorch's
+// deterministic mode drops those for every operation), and an engine that reduces in reduced
+// precision does not allow down-converted inputs (PyTorch always drops DOWN_CONVERT_INPUTS).
+// The doubles give the other forward engines the forbidden note; under the tight limit, where
+// ucudnn runs every plan as its own, none of them may run.
+TEST_F(GraphApi, EachNoteOfTheApplicationsEngineIsHonouredAlone) {
+  const ForwardEngines engines = forward_engines();
+  ASSERT_FALSE(engines.others.empty());
+  const Environment tight = {{"UCUDNN_WORKSPACE_LIMIT", std::to_string(kTightLimit)}};
+  const ProgramRun without = run({"--iterations", "1"}, {}, false);
+  // Unmarked, ucudnn's plans run some of the other engines: marking them means something.
+  const ProgramRun free = run({"--iterations", "1"}, tight, true);
+  std::set<int> others_run;
+  for (const int engine : forward_engines_run(free.trace))
+    if (engines.others.count(engine)) others_run.insert(engine);
+  ASSERT_FALSE(others_run.empty()) << free.trace;
+
+  struct Case {
+    const char* what;
+    std::string notes;
+    const char* math;  // the forward kernels' math type in the info log, where it says one
+  };
+  const Case cases[] = {
+      {"nondeterministic", forward_notes(others_run, "nondeterministic"), nullptr},
+      {"down-converting beside reduced-precision reductions",
+       forward_notes(engines.application, "reduced_precision") + ";" +
+           forward_notes(others_run, "down_convert"),
+       "math=TENSOR_OP_REDUCED_PRECISION_REDUCTION "},
+      {"reducing in reduced precision beside down-conversion",
+       forward_notes(engines.application, "down_convert") + ";" +
+           forward_notes(others_run, "reduced_precision"),
+       "math=TENSOR_OP_DOWN_CONVERT "},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    Environment marked = tight;
+    marked["FAKECUDA_ENGINE_NOTES"] = c.notes;
+    marked["UCUDNN_LOG_LEVEL"] = "info";
+    const ProgramRun with = run({"--iterations", "1"}, marked, true);
+    expect_same_results(without, with);
+    EXPECT_EQ(application_executes(with.trace), 0) << "ucudnn runs every plan here";
+    for (const int engine : forward_engines_run(with.trace))
+      EXPECT_EQ(others_run.count(engine), 0u) << "engine " << engine << " ran: " << c.notes;
+    if (c.math) {
+      EXPECT_GT(count_of(with.process.err, c.math), 0) << with.process.err;
+    }
+  }
+}
+
 TEST_F(GraphApi, FusedGraphsAreLeftToCudnn) {
   const Environment tight = {{"UCUDNN_WORKSPACE_LIMIT", std::to_string(kTightLimit)}};
   const ProgramRun without = run({"--graph", "fused", "--iterations", "1"}, {}, false);

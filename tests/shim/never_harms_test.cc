@@ -115,7 +115,7 @@ TEST_F(NeverHarms, GetPlansEachKernelOnceAndSteadyStateCausesNothing) {
 }
 
 // A kernel that gets no plan (memory short) is remembered: later calls pass through without
-// planning again, until the next Find.
+// planning again, until the next Find, and without asking cuDNN's heuristics again.
 TEST_F(NeverHarms, AKernelWithoutAPlanIsNotPlannedAtEveryCall) {
   Layer& l = add_layer(16, 24, 24, 3, 1);
   // Hold the device's memory but a little, as a framework's caching allocator does.
@@ -138,6 +138,10 @@ TEST_F(NeverHarms, AKernelWithoutAPlanIsNotPlannedAtEveryCall) {
   EXPECT_EQ(calls.host_allocations + calls.host_frees, 0);
   EXPECT_EQ(calls.convolutions, 8);  // passed through undivided
   EXPECT_GT(planning.failed_allocations, 0) << "the first call should have tried to plan";
+  // Nor asks cuDNN's heuristics again: the undivided algorithm chosen at the first call runs.
+  int selections = 0;
+  for (const auto& line : trace_lines(later)) selections += line.rfind("select ", 0) == 0;
+  EXPECT_EQ(selections, 0) << "later calls asked cuDNN's heuristics";
   cudaFree(held);
 }
 

@@ -129,6 +129,38 @@ TEST_F(SteadyState, APlannedCallReachesCudnnOnlyWithItsMicroBatches) {
   EXPECT_LT(relative_error(read(l.y_data, l.y_count()), reference_forward(l)), 1e-6);
 }
 
+// A framework that asks for the algorithm before every call (Get_v7, then the convolution with
+// the virtual algorithm it names) keeps the steady state: the same plan reported again changes
+// nothing a thread's cached call took from it. The general path reads the handle's stream
+// (cudnnGetStream: the double traces each) where the steady state does not, so the calls after
+// a Get read it no more than the calls without one.
+TEST_F(SteadyState, AFrameworkThatAsksBeforeEveryCallStaysInTheSteadyState) {
+  const Planned p = planned_layer(16, 5, 6, 3, 1);
+  cudnnConvolutionFwdAlgoPerf_t best{};
+  check(forward(p), "first forward");
+  check(get_v7(p.layer, &best), "Get_v7");
+  check(forward(p), "forward after a Get");
+  constexpr int kCalls = 20;
+  auto stream_queries = [&](bool ask, bool call) {
+    const std::size_t from = trace_size();
+    for (int i = 0; i < kCalls; ++i) {
+      if (ask) check(get_v7(p.layer, &best), "Get_v7");
+      if (call) check(forward(p), "forward");
+    }
+    int queries = 0;
+    for (const auto& line : trace_lines(from)) queries += line.rfind("stream-query", 0) == 0;
+    return queries;
+  };
+  const int calls_alone = stream_queries(false, true);
+  const int asks_alone = stream_queries(true, false);
+  const int asks_and_calls = stream_queries(true, true);
+  EXPECT_EQ(asks_and_calls - asks_alone, calls_alone)
+      << "calls after a Get left the steady state (the general path reads the stream)";
+  EXPECT_EQ(best.algo, kVirtualForward);
+  EXPECT_LT(relative_error(read(p.layer.y_data, p.layer.y_count()), reference_forward(p.layer)),
+            1e-6);
+}
+
 // At info, every call of every interposed function is counted, and the doubles' host cost per
 // legacy call shows inside cuDNN, not as ucudnn's own; below info nothing is counted.
 TEST_F(SteadyState, TheHostTimeAccountCountsEachCallAndWhereItsTimeWent) {

@@ -15,6 +15,7 @@
 #include "cudnn/cudnn_types.h"
 #include "cudnn/engine_configurations.h"
 #include "cudnn/real_call_clock.h"
+#include "shim/backend/application_numerics.h"
 #include "shim/backend/application_plan.h"
 #include "shim/backend/graph_convolution.h"
 #include "shim/backend/plan_promise.h"
@@ -62,38 +63,12 @@ bool called_by_cudnn(const void* caller) {
   return std::strncmp(name, "libcudnn", 8) == 0;
 }
 
-bool has_nondeterministic_algorithms(Operation operation) {
-  for (const auto& name : cudnn::algorithm_names(operation))
-    if (auto value = cudnn::algorithm_value(operation, name);
-        value && !cudnn::is_deterministic(operation, *value))
-      return true;
-  return false;
-}
-
 std::int64_t engine_workspace(cudnnBackendDescriptor_t plan) {
   std::int64_t bytes = 0, count = 0;
   if (cudnn::get_attribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1,
                            &count, &bytes) != CUDNN_STATUS_SUCCESS)
     return -1;
   return bytes;
-}
-
-// The engine's numerics as a legacy math type and a determinism requirement (none for an
-// operation whose algorithms are all deterministic: its kernel stays the legacy path's).
-// Conversions (down-converted inputs, reductions in reduced precision) are allowed where the
-// application's engine makes them. Unknown notes are taken as the strictest: no tensor cores,
-// no conversions, deterministic.
-void honour(const cudnn::EngineNotes& notes, Operation operation, ConvolutionProblem& problem,
-            bool& deterministic_only) {
-  deterministic_only =
-      (!notes.known || !notes.nondeterministic) && has_nondeterministic_algorithms(operation);
-  const bool converts = notes.known && (notes.down_convert || notes.reduced_precision);
-  if (converts)
-    problem.math_type = MathType::kTensorOpAllowConversion;
-  else if (notes.known && notes.tensor_core)
-    problem.math_type = MathType::kTensorOp;
-  else
-    problem.math_type = MathType::kFma;
 }
 
 // The workspace limit set for `handle` (UCUDNN_WORKSPACE_LIMIT or the handle's option), if any:
@@ -127,9 +102,10 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
   if (capturing(stream_of(c.handle))) return;
   const std::int64_t engine_bytes = engine_workspace(plan_descriptor);
   if (engine_bytes < 0) return;
-  bool deterministic_only = true;
   const cudnn::PlanEngine application = cudnn::plan_engine(plan_descriptor);
-  honour(application.notes, c.operation, c.problem, deterministic_only);
+  const ApplicationNumerics allowed = numerics_allowed_by(application.notes);
+  c.problem.math_type = allowed.math;
+  const bool deterministic_only = allowed.deterministic_only;
   auto& registry = Registry::instance();
   const int device = registry.state(c.handle)->device;
   if (application.name) {
@@ -155,6 +131,7 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
   promise->alpha_float = static_cast<float>(c.alpha);
   promise->beta_float = static_cast<float>(c.beta);
   promise->scope = PlanScope{kNoLayer, deterministic_only};
+  promise->scope.math = allowed.math;
   promise->claim = c.claim;
   // An engine over the limit the user set is no candidate: the application is told what
   // ucudnn's plan within the limit needs (a WR plan; WD's arena is ucudnn's own). Where the
@@ -179,6 +156,12 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
       application_plan_wins(plan_descriptor, c, *executor, deterministic_only,
                             static_cast<std::uint64_t>(engine_bytes)))
     return;
+  // The plan's scalars are known now: the execution plans they need are made with it, as the
+  // scalars run() will read (a float's, where the data is not double).
+  if (executor && promise->double_scaling)
+    executor->prepare_scalars(c.handle, promise->alpha_double, promise->beta_double);
+  else if (executor)
+    executor->prepare_scalars(c.handle, promise->alpha_float, promise->beta_float);
   promise->executor = std::move(executor);
   promise->engine_workspace_bytes = static_cast<std::uint64_t>(engine_bytes);
   promise->capped = capped;

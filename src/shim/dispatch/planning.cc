@@ -225,6 +225,33 @@ cudnnStatus_t undivided(Operation operation, cudnnHandle_t handle, const void* a
                          workspace, bytes, beta);
 }
 
+std::shared_ptr<cudnn::PlanExecutor> undivided_executor(HandleState& state,
+                                                        const KernelIdentity& kernel,
+                                                        const ConvolutionDescriptors& d,
+                                                        std::size_t bytes) {
+  auto& kept = state.plans[kernel].undivided;
+  if (auto* known = kept.find(bytes)) return *known;
+  const Operation operation = kernel.key.operation;
+  cudnnStatus_t status;
+  const auto algorithm = heuristic_algorithm(
+      operation, state.handle, d, bytes,
+      [&](int a) { return !kernel.deterministic_only || cudnn::is_deterministic(operation, a); },
+      status);
+  if (!algorithm) return nullptr;
+  MicroConfiguration whole{"cudnn", std::string(cudnn::algorithm_name(operation, *algorithm)),
+                           kernel.key.problem.batch()};
+  std::shared_ptr<cudnn::PlanExecutor> executor;
+  try {
+    executor = std::make_shared<cudnn::PlanExecutor>(cudnn::cudnn_api(), state.handle, kernel.key,
+                                                     Configuration{{whole}});
+  } catch (const std::exception&) {
+    return nullptr;  // descriptors cuDNN refuses as ucudnn builds them: undivided() answers
+  }
+  if (executor->workspace_bytes() > bytes) return nullptr;
+  kept[bytes] = executor;
+  return executor;
+}
+
 std::optional<Request> read_request(Operation operation, cudnnHandle_t handle,
                                     const ConvolutionDescriptors& d, PlanScope scope,
                                     cudnnStatus_t& status, bool& unsupported,
@@ -249,6 +276,7 @@ std::optional<Request> read_request(Operation operation, cudnnHandle_t handle,
     log(LogLevel::kDebug, "not planned: " + read.message);
     return std::nullopt;
   }
+  if (scope.math) problem.math_type = *scope.math;
   return Request{settings,
                  {{operation, std::move(problem)}, scope.layer, scope.deterministic_only}};
 }

@@ -137,6 +137,14 @@ cudnnStatus_t undivided(Operation operation, cudnnHandle_t handle, const void* a
                         void* workspace, std::size_t bytes, const void* beta,
                         bool deterministic_only);
 
+// What undivided() runs for `kernel` within `bytes`, as an executor kept with the kernel's plans
+// (KernelPlans::undivided): a call that passes through runs it again without asking cuDNN's
+// heuristics. Null where the heuristics rank none that fits (undivided() then answers).
+std::shared_ptr<cudnn::PlanExecutor> undivided_executor(HandleState& state,
+                                                        const KernelIdentity& kernel,
+                                                        const ConvolutionDescriptors& d,
+                                                        std::size_t bytes);
+
 struct Request {
   const Settings& settings;
   KernelIdentity kernel;

@@ -53,8 +53,9 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
       return fallback();
     };
     // The steady state: the plan this thread ran for the same call, if nothing changed.
-    const LegacyCall call{handle, operation, scope.layer, scope.deterministic_only,
-                          workspace_bytes};
+    const LegacyCall call{handle,          operation,
+                          scope.layer,     scope.deterministic_only,
+                          workspace_bytes, scope.math ? static_cast<int>(*scope.math) : -1};
     const std::uint64_t epoch = Registry::instance().plans_epoch();
     cudnn::DescriptorSnapshot snapshot;
     const bool snapshot_read =
@@ -113,6 +114,9 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
             } else {
               keep = plan_within(*state, kernel, limit, request->settings,
                                  planning_outside_find(request->settings));
+              // No plan at this limit: the undivided call, kept so that the next call runs it
+              // from the steady state.
+              if (!keep) keep = undivided_executor(*state, kernel, d, workspace_bytes);
             }
             if (!keep) return CUDNN_STATUS_NOT_SUPPORTED;
             plan = keep.get();

@@ -74,8 +74,12 @@ std::optional<AlgorithmPerf> planned_result(Operation operation, cudnn::Selectio
           executor = plan_within(*state, kernel, limit, request->settings, how);
         }
         if (!executor) return CUDNN_STATUS_NOT_SUPPORTED;
-        state->plans[kernel].reported = executor;
-        Registry::instance().plans_changed();
+        // Frameworks may ask before every call: a plan reported again changes nothing that a
+        // thread's steady state (legacy_call_cache.h) took from it.
+        if (auto& reported = state->plans[kernel].reported; reported != executor) {
+          reported = executor;
+          Registry::instance().plans_changed();
+        }
         if (executor_out) *executor_out = executor;
         plan =
             AlgorithmPerf{cudnn::virtual_algorithm(operation),
