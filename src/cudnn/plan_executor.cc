@@ -93,11 +93,15 @@ const EnginePlan* PlanExecutor::engine_plan(const Step& step, cudnnHandle_t hand
   return slot->second.get();
 }
 
-void PlanExecutor::prepare_scalars(cudnnHandle_t handle, double alpha, double beta) const {
+void PlanExecutor::prepare_scalars(cudnnHandle_t handle, const void* alpha,
+                                   const void* beta) const {
+  const DataType type = kernel_.problem.data_type;
   std::size_t offset = 0;
   for (const Step& step : steps_) {
     const bool accumulate = later_micro_batches_accumulate(kernel_.operation) && offset > 0;
-    if (step.engine) engine_plan(step, handle, alpha, accumulate ? 1 : beta);
+    if (step.engine)
+      engine_plan(step, handle, scaling_value(alpha, type),
+                  accumulate ? 1 : scaling_value(beta, type));
     offset += static_cast<std::size_t>(step.batch);
   }
 }

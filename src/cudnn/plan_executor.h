@@ -51,9 +51,9 @@ class PlanExecutor {
   // (CUDNN_STATUS_BAD_PARAM, output untouched).
   virtual Result run(cudnnHandle_t handle, const void* alpha, const ConvolutionBuffers& buffers,
                      void* workspace, std::size_t workspace_bytes, const void* beta) const;
-  // Makes the execution plans that run() with these scaling factors needs (a graph-API plan
-  // knows its scalars when it is made): none is then built while the application runs.
-  void prepare_scalars(cudnnHandle_t handle, double alpha, double beta) const;
+  // Makes the execution plans that run() with these scaling factors (passed as to run()) needs
+  // (a graph-API plan knows its scalars when it is made): none is then built while it runs.
+  void prepare_scalars(cudnnHandle_t handle, const void* alpha, const void* beta) const;
 
  private:
   // An engine configuration's plans at one micro-batch shape.

@@ -156,12 +156,8 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
       application_plan_wins(plan_descriptor, c, *executor, deterministic_only,
                             static_cast<std::uint64_t>(engine_bytes)))
     return;
-  // The plan's scalars are known now: the execution plans they need are made with it, as the
-  // scalars run() will read (a float's, where the data is not double).
-  if (executor && promise->double_scaling)
-    executor->prepare_scalars(c.handle, promise->alpha_double, promise->beta_double);
-  else if (executor)
-    executor->prepare_scalars(c.handle, promise->alpha_float, promise->beta_float);
+  // The plan's scalars are known now: the execution plans they need are made with it.
+  if (executor) executor->prepare_scalars(c.handle, promise->alpha(), promise->beta());
   promise->executor = std::move(executor);
   promise->engine_workspace_bytes = static_cast<std::uint64_t>(engine_bytes);
   promise->capped = capped;
