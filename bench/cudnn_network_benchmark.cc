@@ -3,9 +3,10 @@
 // (Forward, BackwardData and BackwardFilter of every layer) with cuDNN's fastest undivided
 // algorithm within the limit, with WR plans (policies powerOfTwo and all), and with a WD plan
 // whose one workspace is the limit times the number of layers (the memory a framework that
-// gives every layer its own workspace would use). Planned times are sums of measured
-// micro-configurations; with --run, the undivided choice and the WR plans are also run for
-// real, side by side (interleaved, medians), with CUDA events.
+// gives every layer its own workspace would use), beside the fastest undivided configuration
+// with no limit (what an application free of the limit runs). Planned times are sums of
+// measured micro-configurations; --per-kernel shows each kernel's; with --run, the undivided choice
+// and the WR plans are also run for real, side by side (interleaved, medians), with CUDA events.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -40,6 +41,19 @@ struct Options {
   bool per_kernel = false;
 };
 
+// One kernel's plan beside the best undivided configuration within the limit and with none.
+void print_kernel_baselines(const std::string& label, const std::string& policy,
+                            const Configuration& plan, const MicroConfiguration& undivided,
+                            const MicroConfiguration* unlimited) {
+  std::printf("    %-24s %-10s %-48s %9.3f ms; undivided %s %.3f ms (%s)", label.c_str(),
+              policy.c_str(), plan.to_string().c_str(), plan.time_ms(), undivided.algorithm.c_str(),
+              undivided.time_ms, format_byte_size(undivided.workspace_bytes).c_str());
+  if (unlimited)
+    std::printf("; no limit %s %.3f ms (%s)", unlimited->algorithm.c_str(), unlimited->time_ms,
+                format_byte_size(unlimited->workspace_bytes).c_str());
+  std::printf("\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,8 +66,9 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", options.repeats, "timed repeats per measurement (median)");
   app.add_flag("--run", options.run, "also run undivided and WR plans for real, side by side");
   app.add_flag("--per-kernel", options.per_kernel,
-               "with --run: each kernel's plan, planned and real time (run twice: a first run "
-               "that pays for cuDNN's own set-up shows as a gap between the two)");
+               "each kernel's plan, the best undivided within the limit and with none; with "
+               "--run also their real times (the plan run twice: a first run that pays for "
+               "cuDNN's own set-up shows as a gap between the two)");
   CLI11_PARSE(app, argc, argv);
 
   const auto& api = cudnn::cudnn_api();
@@ -79,8 +94,9 @@ int main(int argc, char** argv) {
                                  cudnn::GpuBenchmarkOptions::with_repeats(options.repeats));
   MemoizingBenchmarker memo(device);
 
-  std::printf("%-9s %5s %8s | %12s %12s %12s %12s | %7s %7s %7s\n", "network", "batch", "limit",
-              "undivided ms", "WR pow2 ms", "WR all ms", "WD ms", "pow2 x", "all x", "WD x");
+  std::printf("%-9s %5s %8s | %12s %12s %12s %12s %12s | %7s %7s %7s\n", "network", "batch",
+              "limit", "undivided ms", "WR pow2 ms", "WR all ms", "WD ms", "no limit ms", "pow2 x",
+              "all x", "WD x");
   for (const auto& name : options.networks)
     for (auto batch : options.batches) {
       auto network = load_network(name, batch);
@@ -89,9 +105,13 @@ int main(int argc, char** argv) {
         return 2;
       }
       std::vector<KernelKey> kernels;
+      std::vector<std::string> labels;  // "conv2 BackwardData"
       for (const auto& layer : network->layers)
-        for (auto op : {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter})
+        for (auto op :
+             {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter}) {
           kernels.push_back({op, layer.problem});
+          labels.push_back(layer.name + " " + std::string(name_of(op)));
+        }
       // One measurement serves every limit; the widest policy's table contains the others'.
       std::map<std::string, std::vector<MicroTable>> tables;
       for (const auto& policy_name : options.policies) {
@@ -114,8 +134,9 @@ int main(int argc, char** argv) {
           std::fprintf(stderr, "ucudnn-bench-cudnn: %s\n", limit.error().c_str());
           return 2;
         }
-        double undivided = 0;
+        double undivided = 0, unlimited = 0;
         std::vector<Configuration> undivided_plans;
+        std::vector<const MicroConfiguration*> unlimited_best;
         std::map<std::string, double> reuse;
         std::map<std::string, std::vector<Configuration>> reuse_plans;
         bool feasible = true;
@@ -136,6 +157,10 @@ int main(int argc, char** argv) {
                 undivided += best->time_ms;
                 undivided_plans.push_back(Configuration{{*best}});
               }
+              // Measured with no limit: the whole batch's fastest, at any workspace.
+              const MicroConfiguration* no_limit = fastest(table[i].candidates.back());
+              unlimited += no_limit ? no_limit->time_ms : 0;
+              unlimited_best.push_back(no_limit);
             }
           }
         if (!feasible) {
@@ -169,12 +194,18 @@ int main(int argc, char** argv) {
         };
         const std::optional<double> wd =
             division ? std::optional<double>(division->time_ms) : std::nullopt;
-        std::printf(
-            "%-9s %5lld %8s | %12.3f %12s %12s %12s | %7s %7s %7s\n", name.c_str(),
-            static_cast<long long>(batch), limit_text.c_str(), undivided,
-            cell(plan_ms("powerOfTwo"), "%.3f").c_str(), cell(plan_ms("all"), "%.3f").c_str(),
-            cell(wd, "%.3f").c_str(), cell(speedup(plan_ms("powerOfTwo")), "%.2fx").c_str(),
-            cell(speedup(plan_ms("all")), "%.2fx").c_str(), cell(speedup(wd), "%.2fx").c_str());
+        std::printf("%-9s %5lld %8s | %12.3f %12s %12s %12s %12.3f | %7s %7s %7s\n", name.c_str(),
+                    static_cast<long long>(batch), limit_text.c_str(), undivided,
+                    cell(plan_ms("powerOfTwo"), "%.3f").c_str(),
+                    cell(plan_ms("all"), "%.3f").c_str(), cell(wd, "%.3f").c_str(), unlimited,
+                    cell(speedup(plan_ms("powerOfTwo")), "%.2fx").c_str(),
+                    cell(speedup(plan_ms("all")), "%.2fx").c_str(),
+                    cell(speedup(wd), "%.2fx").c_str());
+        if (options.per_kernel && !options.run)
+          for (const auto& [policy, plans] : reuse_plans)
+            for (std::size_t i = 0; i < kernels.size(); ++i)
+              print_kernel_baselines(labels[i], policy, plans[i], undivided_plans[i].micro[0],
+                                     unlimited_best[i]);
         if (options.run)
           for (const auto& [policy, plans] : reuse_plans) {
             double plain = 0, planned = 0;
@@ -195,11 +226,11 @@ int main(int argc, char** argv) {
                 const auto again = cudnn::time_configuration(api, runtime, handle, kernels[i],
                                                              plans[i], options.repeats);
                 std::printf(
-                    "    %-14s %-60s planned %9.3f ms, real %9.3f then %9.3f ms "
+                    "    %-24s %-48s planned %9.3f ms, real %9.3f then %9.3f ms "
                     "(undivided %.3f)\n",
-                    std::string(name_of(kernels[i].operation)).c_str(),
-                    plans[i].to_string().c_str(), plans[i].time_ms(), b.value_or(std::nan("")),
-                    again.value_or(std::nan("")), a.value_or(std::nan("")));
+                    labels[i].c_str(), plans[i].to_string().c_str(), plans[i].time_ms(),
+                    b.value_or(std::nan("")), again.value_or(std::nan("")),
+                    a.value_or(std::nan("")));
               }
             }
             std::printf("  run for real, WR %s: undivided %.3f ms, planned %.3f ms: %.2fx\n",

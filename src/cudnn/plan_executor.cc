@@ -137,6 +137,7 @@ PlanExecutor::Result PlanExecutor::run(cudnnHandle_t handle, const void* alpha,
     result.output_touched = true;
     offset += static_cast<std::size_t>(step.batch);
   }
+  runs_->fetch_add(1, std::memory_order_relaxed);
   return result;
 }
 

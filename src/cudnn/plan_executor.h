@@ -10,6 +10,8 @@
 // caller's x and y, and never synchronizes. Forward and BackwardData apply the caller's alpha/beta
 // to every slice; BackwardFilter accumulates into dw: the caller's beta on the first micro-batch, 1
 // on every later one.
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -42,6 +44,9 @@ class PlanExecutor {
   // Whether every micro-batch runs deterministically: a legacy algorithm cuDNN documents so,
   // an engine without the NONDETERMINISTIC note.
   bool deterministic() const { return deterministic_; }
+  // How many times run() has run the whole plan, shared so that an account can read it after
+  // the executor is gone (the line ucudnn logs at exit weights each kernel by its runs).
+  std::shared_ptr<const std::atomic<std::uint64_t>> runs() const { return runs_; }
 
   struct Result {
     cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
@@ -83,6 +88,10 @@ class PlanExecutor {
   std::size_t x_batch_stride_bytes_ = 0, y_batch_stride_bytes_ = 0;
   std::uint64_t workspace_bytes_ = 0;
   bool deterministic_ = true;
+  // One relaxed increment per run: each kernel's executor is run by one framework thread at a
+  // time, so the line is not shared between PyTorch's forward and autograd threads.
+  std::shared_ptr<std::atomic<std::uint64_t>> runs_ =
+      std::make_shared<std::atomic<std::uint64_t>>(0);
 };
 
 }  // namespace ucudnn::cudnn

@@ -128,6 +128,10 @@ TEST_F(ReportTest, AlexNetPageShowsEveryKernelWithPlanJsonsNumbers) {
           << "a faster undivided candidate was left out of the limit for its workspace";
     }
     unlimited_ms += k["unlimited"]["time_ms"].get<double>();
+    const auto tick = row.select_node("line[@class='unlimited-mark']").node();
+    ASSERT_TRUE(tick) << "the best undivided with no limit, per layer";
+    EXPECT_EQ(figures[k["kernel_hash"].get<std::string>()]["unlimited"], k["unlimited"]);
+    EXPECT_EQ(tick.attribute("data-time-ms").as_double(), k["unlimited"]["time_ms"].get<double>());
     const auto blocks = row.select_nodes("rect[@class='micro-batch']");
     ASSERT_EQ(blocks.size(), k["plan"]["micro"].size());
     std::int64_t samples = 0;

@@ -40,6 +40,7 @@ svg text.axis-title { font-size: 10px; fill: #333; }
 .layer-separator { stroke: #999; stroke-width: 0.5; }
 .plan-bar { fill: #0072B2; }
 .undivided-bar { fill: url(#undivided-hatch); stroke: #8a6100; stroke-width: 0.6; }
+.unlimited-mark { stroke: #222; stroke-width: 2; }
 .micro-batch { stroke: #fff; stroke-width: 0.7; }
 .micro-batch.host { stroke: #000; stroke-dasharray: 2 1; }
 .gauge { fill: #f1f1f1; stroke: #999; stroke-width: 0.6; }
@@ -159,6 +160,10 @@ void bar_legend(pugi::xml_node parent, const AlgorithmColors& colors) {
   legend_entry(legend, "best undivided algorithm within the limit", [](pugi::xml_node svg) {
     element(svg, "rect",
             {{"class", "undivided-bar"}, {"x", 1.0}, {"y", 3.0}, {"width", 20.0}, {"height", 8.0}});
+  });
+  legend_entry(legend, "best undivided algorithm with no limit", [](pugi::xml_node svg) {
+    element(svg, "line",
+            {{"class", "unlimited-mark"}, {"x1", 11.0}, {"x2", 11.0}, {"y1", 1.0}, {"y2", 13.0}});
   });
   // The algorithms in the order their colours were given.
   std::vector<std::string> names(colors.indices().size());

@@ -28,7 +28,7 @@ std::string ms(double value) {
 
 void column_titles(pugi::xml_node svg) {
   text_element(svg, "text", "layer and operation", {{"x", 4.0}, {"y", 14.0}, {"class", "head"}});
-  text_element(svg, "text", "time (ms): plan, and the best undivided algorithm that fits",
+  text_element(svg, "text", "time (ms): plan, best undivided that fits, | with no limit",
                {{"x", kBarsFrom}, {"y", 14.0}, {"class", "head"}});
   text_element(svg, "text", "plan's micro-batches across the batch",
                {{"x", kMicroFrom}, {"y", 14.0}, {"class", "head"}});
@@ -116,6 +116,7 @@ void draw_layer_times(pugi::xml_node parent, const ReportModel& model,
     const KernelPlan& p = stored.plan.of(i);
     if (p.plan) times.push_back(p.plan->time_ms());
     if (p.undivided) times.push_back(p.undivided->time_ms);
+    if (p.unlimited) times.push_back(p.unlimited->time_ms);
   }
   // Rows are taller by the text line under the micro-batches.
   const double row = kRow + 12;
@@ -123,8 +124,9 @@ void draw_layer_times(pugi::xml_node parent, const ReportModel& model,
   const Axis axis = Axis::fit(times, kBarsFrom, kBarsTo, /*allow_log=*/false);
   pugi::xml_node svg =
       svg_figure(parent, kWidth, height,
-                 "Per layer and operation: the plan's time and the best undivided algorithm's, the "
-                 "plan's micro-batches, and its workspace against the limit",
+                 "Per layer and operation: the plan's time, the best undivided algorithm's within "
+                 "the limit and with no limit, the plan's micro-batches, and its workspace against "
+                 "the limit",
                  "layer-times");
   column_titles(svg);
   time_axis(svg, axis, height - 8);
@@ -177,6 +179,20 @@ void draw_layer_times(pugi::xml_node parent, const ReportModel& model,
       if (p.plan) numbers += formatted(": %.2fx", t / p.plan->time_ms());
     } else {
       numbers += ", no undivided fits";
+    }
+    if (p.unlimited) {
+      // A tick across both bars: what an application free of the limit would run.
+      const double t = p.unlimited->time_ms;
+      const double x = axis.position(t);
+      pugi::xml_node tick = element(g, "line",
+                                    {{"class", "unlimited-mark"},
+                                     {"x1", x},
+                                     {"x2", x},
+                                     {"y1", y},
+                                     {"y2", y + 22},
+                                     {"data-time-ms", Exact{t}}});
+      hover_text(tick, "best undivided with no limit: " + p.unlimited->algorithm + ": " + ms(t) +
+                           ", " + format_byte_size(p.unlimited->workspace_bytes));
     }
     text_element(g, "text", numbers, {{"x", kNumbersAt}, {"y", y + 14}, {"class", "small"}});
     workspace_gauge(g, p, stored.request.workspace_limit, y);

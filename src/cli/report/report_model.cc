@@ -29,6 +29,7 @@ KernelFigure kernel_figure(const StoredNetworkPlan& stored, std::size_t d) {
                                             static_cast<double>(kernel_plan.table.batch)});
   figure.wr = kernel_plan.plan;
   figure.undivided = kernel_plan.undivided;
+  figure.unlimited = kernel_plan.unlimited;
   if (plan.division && *plan.division) figure.wd = (**plan.division).chosen[d];
   return figure;
 }
@@ -82,11 +83,12 @@ nlohmann::json ReportModel::to_json() const {
                           {"time_ms", m.micro.time_ms},
                           {"workspace_bytes", m.micro.workspace_bytes},
                           {"whole_batch_ms", m.whole_batch_ms}});
-    json undivided = nullptr;
-    if (k.undivided)
-      undivided = {{"algorithm", k.undivided->algorithm},
-                   {"time_ms", k.undivided->time_ms},
-                   {"workspace_bytes", k.undivided->workspace_bytes}};
+    auto undivided_json = [](const std::optional<MicroConfiguration>& micro) -> json {
+      if (!micro) return nullptr;
+      return {{"algorithm", micro->algorithm},
+              {"time_ms", micro->time_ms},
+              {"workspace_bytes", micro->workspace_bytes}};
+    };
     figures.push_back({{"kernel_hash", k.hash},
                        {"layers", k.labels},
                        {"batch", k.batch},
@@ -94,7 +96,8 @@ nlohmann::json ReportModel::to_json() const {
                        {"measured", std::move(measured)},
                        {"wr", optional_configuration(k.wr)},
                        {"wd", optional_configuration(k.wd)},
-                       {"undivided", std::move(undivided)}});
+                       {"undivided", undivided_json(k.undivided)},
+                       {"unlimited", undivided_json(k.unlimited)}});
   }
   json arena_json = nullptr;
   if (arena) {

@@ -30,6 +30,7 @@ struct KernelFigure {
   std::optional<Configuration> wr;              // the WR plan under the per-kernel limit
   std::optional<Configuration> wd;              // the division's choice (times unweighted)
   std::optional<MicroConfiguration> undivided;  // the fastest that fits the limit
+  std::optional<MicroConfiguration> unlimited;  // the fastest undivided at any workspace
   std::string name() const;                     // the first use, "(x3)" when repeated
 };
 
@@ -55,7 +56,8 @@ struct ReportModel {
   std::string division_error;         // when WD was planned and found none
   nlohmann::json plan;                // exactly `ucudnn plan --json`'s document
 
-  // {"plan": ..., "kernels": [{hash, layers, batch, front, measured, wr, wd, undivided}],
+  // {"plan": ..., "kernels": [{hash, layers, batch, front, measured, wr, wd, undivided,
+  //                            unlimited}],
   //  "arena": null | {workspace_bytes, total_limit, time_ms, segments: [...]}}
   nlohmann::json to_json() const;
 };

@@ -207,7 +207,7 @@ std::shared_ptr<cudnn::PlanExecutor> plan_within(HandleState& state, const Kerne
         .device(state.device)
         .planned.record(kernel.key.to_string(), plan->time_ms(),
                         baseline ? std::optional<double>(baseline->time_ms) : std::nullopt,
-                        slot->workspace_bytes());
+                        slot->workspace_bytes(), slot->runs());
   }
   return slot;
 }
