@@ -42,10 +42,11 @@ struct Options {
 };
 
 // One kernel's plan beside the best undivided configuration within the limit and with none.
-void print_kernel_baselines(const std::string& label, const std::string& policy,
+// `width`: of the longest label, so that the columns line up.
+void print_kernel_baselines(const std::string& label, int width, const std::string& policy,
                             const Configuration& plan, const MicroConfiguration& undivided,
                             const MicroConfiguration* unlimited) {
-  std::printf("    %-24s %-10s %-48s %9.3f ms; undivided %s %.3f ms (%s)", label.c_str(),
+  std::printf("    %-*s %-10s %-48s %9.3f ms; undivided %s %.3f ms (%s)", width, label.c_str(),
               policy.c_str(), plan.to_string().c_str(), plan.time_ms(), undivided.algorithm.c_str(),
               undivided.time_ms, format_byte_size(undivided.workspace_bytes).c_str());
   if (unlimited)
@@ -112,6 +113,9 @@ int main(int argc, char** argv) {
           kernels.push_back({op, layer.problem});
           labels.push_back(layer.name + " " + std::string(name_of(op)));
         }
+      int label_width = 0;
+      for (const auto& label : labels)
+        label_width = std::max(label_width, static_cast<int>(label.size()));
       // One measurement serves every limit; the widest policy's table contains the others'.
       std::map<std::string, std::vector<MicroTable>> tables;
       for (const auto& policy_name : options.policies) {
@@ -204,8 +208,8 @@ int main(int argc, char** argv) {
         if (options.per_kernel && !options.run)
           for (const auto& [policy, plans] : reuse_plans)
             for (std::size_t i = 0; i < kernels.size(); ++i)
-              print_kernel_baselines(labels[i], policy, plans[i], undivided_plans[i].micro[0],
-                                     unlimited_best[i]);
+              print_kernel_baselines(labels[i], label_width, policy, plans[i],
+                                     undivided_plans[i].micro[0], unlimited_best[i]);
         if (options.run)
           for (const auto& [policy, plans] : reuse_plans) {
             double plain = 0, planned = 0;
@@ -226,11 +230,12 @@ int main(int argc, char** argv) {
                 const auto again = cudnn::time_configuration(api, runtime, handle, kernels[i],
                                                              plans[i], options.repeats);
                 std::printf(
-                    "    %-24s %-48s planned %9.3f ms, real %9.3f then %9.3f ms "
-                    "(undivided %.3f)\n",
-                    labels[i].c_str(), plans[i].to_string().c_str(), plans[i].time_ms(),
-                    b.value_or(std::nan("")), again.value_or(std::nan("")),
-                    a.value_or(std::nan("")));
+                    "    %-*s %-48s planned %9.3f ms, real %9.3f then %9.3f ms "
+                    "(undivided %.3f; no limit, planned %.3f)\n",
+                    label_width, labels[i].c_str(), plans[i].to_string().c_str(),
+                    plans[i].time_ms(), b.value_or(std::nan("")), again.value_or(std::nan("")),
+                    a.value_or(std::nan("")),
+                    unlimited_best[i] ? unlimited_best[i]->time_ms : std::nan(""));
               }
             }
             std::printf("  run for real, WR %s: undivided %.3f ms, planned %.3f ms: %.2fx\n",

@@ -93,15 +93,20 @@ const EnginePlan* PlanExecutor::engine_plan(const Step& step, cudnnHandle_t hand
   return slot->second.get();
 }
 
+const void* PlanExecutor::step_beta(std::size_t offset, const void* beta) const {
+  if (later_micro_batches_accumulate(kernel_.operation) && offset > 0)
+    return scaling_one(kernel_.problem.data_type);
+  return beta;
+}
+
 void PlanExecutor::prepare_scalars(cudnnHandle_t handle, const void* alpha,
                                    const void* beta) const {
   const DataType type = kernel_.problem.data_type;
   std::size_t offset = 0;
   for (const Step& step : steps_) {
-    const bool accumulate = later_micro_batches_accumulate(kernel_.operation) && offset > 0;
     if (step.engine)
       engine_plan(step, handle, scaling_value(alpha, type),
-                  accumulate ? 1 : scaling_value(beta, type));
+                  scaling_value(step_beta(offset, beta), type));
     offset += static_cast<std::size_t>(step.batch);
   }
 }
@@ -109,7 +114,6 @@ void PlanExecutor::prepare_scalars(cudnnHandle_t handle, const void* alpha,
 PlanExecutor::Result PlanExecutor::run(cudnnHandle_t handle, const void* alpha,
                                        const ConvolutionBuffers& buffers, void* workspace,
                                        std::size_t workspace_bytes, const void* beta) const {
-  const void* one = scaling_one(kernel_.problem.data_type);
   std::size_t offset = 0;  // images before this micro-batch
   Result result;
   if (workspace_bytes < workspace_bytes_ || (!workspace && workspace_bytes_ > 0)) {
@@ -120,24 +124,22 @@ PlanExecutor::Result PlanExecutor::run(cudnnHandle_t handle, const void* alpha,
     ConvolutionBuffers slice = buffers;
     slice.x = static_cast<char*>(buffers.x) + offset * x_batch_stride_bytes_;
     slice.y = static_cast<char*>(buffers.y) + offset * y_batch_stride_bytes_;
-    const bool accumulate = later_micro_batches_accumulate(kernel_.operation) && offset > 0;
-    const void* step_beta = accumulate ? one : beta;
+    const void* beta_here = step_beta(offset, beta);
     if (step.engine) {
       const DataType type = kernel_.problem.data_type;
       const EnginePlan* plan =
-          engine_plan(step, handle, scaling_value(alpha, type), scaling_value(step_beta, type));
+          engine_plan(step, handle, scaling_value(alpha, type), scaling_value(beta_here, type));
       result.status = plan ? plan->execute(handle, slice, workspace) : CUDNN_STATUS_NOT_SUPPORTED;
     } else {
       const MicroBatchDescriptors& d = *step.descriptors;
       result.status = convolve(api_, handle, kernel_.operation, step.algorithm, alpha,
                                {d.x.get(), d.w.get(), d.convolution.get(), d.y.get()}, slice,
-                               workspace, workspace_bytes, step_beta);
+                               workspace, workspace_bytes, beta_here);
     }
     if (result.status != CUDNN_STATUS_SUCCESS) return result;
     result.output_touched = true;
     offset += static_cast<std::size_t>(step.batch);
   }
-  runs_->fetch_add(1, std::memory_order_relaxed);
   return result;
 }
 

@@ -44,9 +44,14 @@ class PlanExecutor {
   // Whether every micro-batch runs deterministically: a legacy algorithm cuDNN documents so,
   // an engine without the NONDETERMINISTIC note.
   bool deterministic() const { return deterministic_; }
-  // How many times run() has run the whole plan, shared so that an account can read it after
-  // the executor is gone (the line ucudnn logs at exit weights each kernel by its runs).
-  std::shared_ptr<const std::atomic<std::uint64_t>> runs() const { return runs_; }
+  // The application's calls this plan served (count_run(): the caller's to say, so that
+  // ucudnn's own timing runs are not counted), shared so that an account can read it after
+  // the executor is gone: the line ucudnn logs at exit weights each kernel by its runs.
+  struct alignas(64) RunCount {  // a line of its own: executors run on different threads
+    std::atomic<std::uint64_t> value{0};
+  };
+  std::shared_ptr<const RunCount> runs() const { return runs_; }
+  void count_run() const { runs_->value.fetch_add(1, std::memory_order_relaxed); }
 
   struct Result {
     cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
@@ -72,6 +77,9 @@ class PlanExecutor {
     const EnginePlans* engine;  // engine configurations
     std::int64_t batch;
   };
+  // The beta of the micro-batch `offset` images into the batch: the caller's, or 1 where later
+  // micro-batches add to the output (BackwardFilter's dw).
+  const void* step_beta(std::size_t offset, const void* beta) const;
   // The step's plan for these scaling factors; null when cuDNN refuses to make it.
   const EnginePlan* engine_plan(const Step& step, cudnnHandle_t handle, double alpha,
                                 double beta) const;
@@ -88,10 +96,7 @@ class PlanExecutor {
   std::size_t x_batch_stride_bytes_ = 0, y_batch_stride_bytes_ = 0;
   std::uint64_t workspace_bytes_ = 0;
   bool deterministic_ = true;
-  // One relaxed increment per run: each kernel's executor is run by one framework thread at a
-  // time, so the line is not shared between PyTorch's forward and autograd threads.
-  std::shared_ptr<std::atomic<std::uint64_t>> runs_ =
-      std::make_shared<std::atomic<std::uint64_t>>(0);
+  std::shared_ptr<RunCount> runs_ = std::make_shared<RunCount>();
 };
 
 }  // namespace ucudnn::cudnn

@@ -8,11 +8,56 @@
 
 namespace ucudnn::shim {
 
+namespace {
+
+std::uint64_t value(const PlannedKernels::RunCount& runs) {
+  return runs->value.load(std::memory_order_relaxed);
+}
+
+// The runs taken as one iteration: the least among kernels run at least an eighth of the
+// median (planned_kernels.h); 0 where none ran.
+std::uint64_t iteration_runs(std::vector<std::uint64_t> counts) {
+  if (counts.empty()) return 0;
+  std::sort(counts.begin(), counts.end());
+  const std::uint64_t floor = std::max<std::uint64_t>(1, counts[counts.size() / 2] / 8);
+  return *std::lower_bound(counts.begin(), counts.end(), floor);
+}
+
+}  // namespace
+
+std::uint64_t PlannedKernels::Entry::runs() const {
+  std::uint64_t total = retired_runs;
+  for (const auto& e : executors) total += value(e.runs);
+  return total;
+}
+
+std::uint64_t PlannedKernels::Entry::workspace_used() const {
+  std::uint64_t used = retired_workspace;
+  for (const auto& e : executors)
+    if (value(e.runs) > 0) used = std::max(used, e.workspace_bytes);
+  return used;
+}
+
 void PlannedKernels::record(const std::string& kernel, double plan_ms,
                             std::optional<double> undivided_ms, std::uint64_t workspace_bytes,
                             RunCount runs) {
   std::lock_guard lock(mutex_);
-  kernels_[kernel] = {plan_ms, undivided_ms, workspace_bytes, std::move(runs)};
+  Entry& entry = kernels_[kernel];
+  entry.plan_ms = plan_ms;
+  entry.undivided_ms = undivided_ms;
+  entry.workspace_bytes = workspace_bytes;
+  // A count only the account holds belongs to an executor that is gone: its runs are final.
+  std::erase_if(entry.executors, [&](const Executor& e) {
+    if (e.runs.use_count() > 1) return false;
+    const std::uint64_t ran = value(e.runs);
+    entry.retired_runs += ran;
+    if (ran > 0) entry.retired_workspace = std::max(entry.retired_workspace, e.workspace_bytes);
+    return true;
+  });
+  if (!runs) return;
+  const bool known = std::any_of(entry.executors.begin(), entry.executors.end(),
+                                 [&](const Executor& e) { return e.runs == runs; });
+  if (!known) entry.executors.push_back({std::move(runs), workspace_bytes});
 }
 
 void PlannedKernels::held(std::uint64_t bytes, std::uint64_t total) {
@@ -27,25 +72,24 @@ PlannedKernels::Summary PlannedKernels::summary() const {
   s.peak_held = peak_held_;
   s.division_total = division_total_;
   s.kernels = kernels_.size();
-  auto runs_of = [](const Entry& e) -> std::uint64_t {
-    return e.runs ? e.runs->load(std::memory_order_relaxed) : 0;
-  };
-  std::uint64_t least = std::numeric_limits<std::uint64_t>::max();
+  // Read once: the counts may still move while the summary is made.
+  std::map<const Entry*, std::uint64_t> runs;
+  std::vector<std::uint64_t> counts;
   for (const auto& [kernel, e] : kernels_)
-    if (const auto runs = runs_of(e); runs > 0) {
-      ++s.kernels_run;
-      least = std::min(least, runs);
-    }
-  s.iterations = s.kernels_run > 0 ? least : 0;
+    if (const std::uint64_t n = runs[&e] = e.runs(); n > 0) counts.push_back(n);
+  s.kernels_run = counts.size();
+  s.iterations = iteration_runs(std::move(counts));
   for (const auto& [kernel, e] : kernels_) {
-    const std::uint64_t runs = runs_of(e);
-    if (s.iterations > 0 && runs == 0) continue;  // planned, never run: not in an iteration
-    s.largest_workspace = std::max(s.largest_workspace, e.workspace_bytes);
+    const std::uint64_t n = runs[&e];
+    if (s.iterations > 0 && n == 0) continue;  // planned, served no call: not in an iteration
+    s.largest_workspace =
+        std::max(s.largest_workspace, s.iterations > 0 ? e.workspace_used() : e.workspace_bytes);
     if (!e.undivided_ms) {
       ++s.without_undivided;
       continue;
     }
-    const double weight = s.iterations > 0 ? static_cast<double>(runs) / s.iterations : 1.0;
+    const double weight =
+        s.iterations > 0 ? static_cast<double>(n) / static_cast<double>(s.iterations) : 1.0;
     s.plan_ms += weight * e.plan_ms;
     s.undivided_ms += weight * *e.undivided_ms;
   }
@@ -57,22 +101,30 @@ std::string PlannedKernels::line(int device, const Summary& s) {
   std::string line = "GPU " + std::to_string(device) + ": ";
   char text[512];
   if (s.kernels > 0) {
-    char weighting[160];
+    const std::size_t counted = s.iterations > 0 ? s.kernels_run : s.kernels;
+    char over[200];
     if (s.iterations > 0)
-      std::snprintf(weighting, sizeof weighting,
-                    "per iteration (%zu kernels ran, the least-run %llu times: each kernel "
-                    "weighs its runs over that)",
+      std::snprintf(over, sizeof over,
+                    "per iteration, over the %zu kernels whose calls ran ucudnn's plans (the "
+                    "least-run, %llu times, taken as once an iteration)",
                     s.kernels_run, static_cast<unsigned long long>(s.iterations));
     else
-      std::snprintf(weighting, sizeof weighting, "each kernel once (no plan has run)");
-    std::snprintf(
-        text, sizeof text,
-        "%zu kernels planned; planned convolution time %.6g ms against %.6g ms for the "
-        "best undivided candidates within the limit (%.2fx), %s%s; the most workspace "
-        "a planned call %s: %s",
-        s.kernels, s.plan_ms, s.undivided_ms, s.plan_ms > 0 ? s.undivided_ms / s.plan_ms : 1.0,
-        weighting, s.without_undivided ? " (not counting the kernels where none fits)" : "",
-        s.iterations > 0 ? "used" : "needs", format_byte_size(s.largest_workspace).c_str());
+      std::snprintf(over, sizeof over, "each kernel once (no call has run a plan)");
+    if (s.without_undivided == counted)
+      std::snprintf(text, sizeof text,
+                    "%zu kernels planned; none of the %zu counted, %s, has an undivided "
+                    "candidate within the limit; the most workspace a planned call %s: %s",
+                    s.kernels, counted, over, s.iterations > 0 ? "used" : "needs",
+                    format_byte_size(s.largest_workspace).c_str());
+    else
+      std::snprintf(
+          text, sizeof text,
+          "%zu kernels planned; planned convolution time %.6g ms against %.6g ms for "
+          "the best undivided candidates within the limit (%.2fx), %s%s; the most "
+          "workspace a planned call %s: %s",
+          s.kernels, s.plan_ms, s.undivided_ms, s.plan_ms > 0 ? s.undivided_ms / s.plan_ms : 1.0,
+          over, s.without_undivided ? " (not counting the kernels where none fits)" : "",
+          s.iterations > 0 ? "used" : "needs", format_byte_size(s.largest_workspace).c_str());
     line += text;
   }
   if (s.peak_held > 0) {

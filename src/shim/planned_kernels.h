@@ -1,40 +1,45 @@
 #pragma once
 // What ucudnn planned on one device, for the line it logs at exit (UCUDNN_LOG_LEVEL=info): the
-// kernels planned under WR and their planned time per iteration beside the best undivided
-// candidate within the same limit (cudnn-frontend's capped autotuning), and the most workspace
-// a planned call used; under WD, the most workspace ucudnn held at once (the arena and a
-// waiting kernel's buffer).
+// kernels planned under WR; over those whose calls ran ucudnn's plans, the planned time per
+// iteration beside the best undivided candidate within the same limit (cudnn-frontend's capped
+// autotuning), and the most workspace a planned call used; under WD, the most workspace ucudnn
+// held at once (the arena and a waiting kernel's buffer).
 //
-// Per iteration: the shim does not see a framework's iterations, so it counts each plan's runs
-// and takes the least-run planned kernel as run once per iteration (a network's first layer:
-// its Forward runs once a step). Each kernel then weighs its runs over that kernel's: a ResNet
-// block repeated three times counts three times, as the step runs it. Each kernel counts at its
-// last plan, whatever the handles. Where no plan has run yet, each kernel counts once.
-#include <atomic>
+// Per iteration: the shim does not see a framework's iterations, so each plan counts the calls
+// it served, and the least-run kernel is taken as run once an iteration (a network's first
+// layer: its Forward runs once a step). Each kernel then weighs its runs over that count: a
+// ResNet block repeated three times counts three times, as the step runs it. Kernels run far
+// less than the rest (under an eighth of the median: an epoch's last, smaller batch is a kernel
+// of its own) do not set that count; their few runs still weigh. A kernel's runs are those of
+// every plan made for it (each handle has its own; a new limit makes another), its time that of
+// its last plan. Where no plan has served a call, each kernel counts once and the line says so.
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "cudnn/plan_executor.h"
 
 namespace ucudnn::shim {
 
 class PlannedKernels {
  public:
-  using RunCount = std::shared_ptr<const std::atomic<std::uint64_t>>;
+  using RunCount = std::shared_ptr<const cudnn::PlanExecutor::RunCount>;
   // `undivided_ms`: nullopt where no undivided candidate fits the limit. `runs`: the plan's
-  // count of whole runs (PlanExecutor::runs()); null counts as never run.
+  // count of the calls it served (PlanExecutor::runs()); null counts as never run.
   void record(const std::string& kernel, double plan_ms, std::optional<double> undivided_ms,
               std::uint64_t workspace_bytes, RunCount runs);
 
   struct Summary {
     std::size_t kernels = 0, kernels_run = 0;
-    // Per iteration, over the kernels with both; `iterations` 0: no plan ran, each kernel once.
+    // Per iteration, over the kernels run with a baseline; `iterations` 0: none ran, each once.
     double plan_ms = 0, undivided_ms = 0;
     std::uint64_t iterations = 0;
-    std::size_t without_undivided = 0;
-    // Of the plans that ran (of every plan where none ran).
+    std::size_t without_undivided = 0;  // counted kernels with no undivided candidate
+    // Of the plans that served calls (of every plan where none did).
     std::uint64_t largest_workspace = 0;
     std::uint64_t peak_held = 0, division_total = 0;  // WD's
   };
@@ -45,11 +50,19 @@ class PlannedKernels {
   static std::string line(int device, const Summary& summary);
 
  private:
+  struct Executor {
+    RunCount runs;
+    std::uint64_t workspace_bytes = 0;
+  };
   struct Entry {
     double plan_ms = 0;
     std::optional<double> undivided_ms;
-    std::uint64_t workspace_bytes = 0;
-    RunCount runs;
+    std::uint64_t workspace_bytes = 0;    // of its last plan
+    std::vector<Executor> executors;      // of its plans whose executors live
+    std::uint64_t retired_runs = 0;       // of those whose executors are gone
+    std::uint64_t retired_workspace = 0;  // the largest of those that ran
+    std::uint64_t runs() const;
+    std::uint64_t workspace_used() const;
   };
   mutable std::mutex mutex_;
   std::map<std::string, Entry> kernels_;

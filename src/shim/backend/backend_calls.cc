@@ -346,7 +346,10 @@ cudnnStatus_t execute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descri
   if (promise->executor && promise->executor->workspace_bytes() <= bytes) {
     const auto result = promise->executor->run(handle, promise->alpha(), buffers, pack->workspace,
                                                bytes, promise->beta());
-    if (result.status == CUDNN_STATUS_SUCCESS) return CUDNN_STATUS_SUCCESS;
+    if (result.status == CUDNN_STATUS_SUCCESS) {
+      promise->executor->count_run();
+      return CUDNN_STATUS_SUCCESS;
+    }
     // Redone where nothing was written yet, or where beta = 0 (every output element is
     // overwritten without being read): by cuDNN's engine where the workspace holds it, else
     // undivided with an algorithm that fits the workspace.

@@ -64,7 +64,10 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
     if (snapshot_read)
       if (const cudnn::PlanExecutor* plan = LegacyCallCache::find(call, snapshot, epoch)) {
         const auto result = plan->run(handle, alpha, buffers, workspace, workspace_bytes, beta);
-        if (result.status == CUDNN_STATUS_SUCCESS) return result.status;
+        if (result.status == CUDNN_STATUS_SUCCESS) {
+          plan->count_run();
+          return result.status;
+        }
         return after_failure(plan->kernel(), result, true);
       }
     cudnnStatus_t status;
@@ -123,6 +126,7 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
           }
           ran = true;
           result = plan->run(handle, alpha, buffers, plan_workspace, plan_bytes, beta);
+          if (result.status == CUDNN_STATUS_SUCCESS) plan->count_run();
           // A WR plan (no placement in a WD arena) runs again as it is while nothing changes.
           if (result.status == CUDNN_STATUS_SUCCESS && keep && !placement && snapshot_read)
             LegacyCallCache::remember(call, snapshot, epoch, keep);
