@@ -383,8 +383,8 @@ TEST_F(GraphApi, TheApplicationsPlanRunsWhereUcudnnsIsNoFaster) {
       EXPECT_GT(ours, 0) << "the slowest engines alone should lose to ucudnn's plans";
     }
     // The line at exit counts the calls ucudnn's plans served, two per kernel, not the runs
-    // that timed them against the application's.
-    if (ours > 0) {
+    // that timed them against the application's (one plan per kernel here, each executed).
+    if (case_args.front() == "--engine-only" && ours > 0) {
       EXPECT_NE(with.process.err.find("kernels whose calls ran ucudnn's plans (the least-run, 2 "
                                       "times, taken as once an iteration)"),
                 std::string::npos)
