@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <limits>
 
 #include "user_input/byte_size.h"
 
@@ -40,10 +39,11 @@ std::uint64_t PlannedKernels::Entry::workspace_used() const {
 
 void PlannedKernels::record(const std::string& kernel, double plan_ms,
                             std::optional<double> undivided_ms, std::uint64_t workspace_bytes,
-                            RunCount runs) {
+                            RunCount runs, bool split_with_host) {
   std::lock_guard lock(mutex_);
   Entry& entry = kernels_[kernel];
   entry.plan_ms = plan_ms;
+  entry.split_with_host = split_with_host;
   entry.undivided_ms = undivided_ms;
   entry.workspace_bytes = workspace_bytes;
   // A count only the account holds belongs to an executor that is gone: its runs are final.
@@ -75,8 +75,10 @@ PlannedKernels::Summary PlannedKernels::summary() const {
   // Read once: the counts may still move while the summary is made.
   std::map<const Entry*, std::uint64_t> runs;
   std::vector<std::uint64_t> counts;
-  for (const auto& [kernel, e] : kernels_)
+  for (const auto& [kernel, e] : kernels_) {
     if (const std::uint64_t n = runs[&e] = e.runs(); n > 0) counts.push_back(n);
+    s.split_with_host += e.split_with_host ? 1 : 0;
+  }
   s.kernels_run = counts.size();
   s.iterations = iteration_runs(std::move(counts));
   for (const auto& [kernel, e] : kernels_) {
@@ -99,10 +101,13 @@ PlannedKernels::Summary PlannedKernels::summary() const {
 std::string PlannedKernels::line(int device, const Summary& s) {
   if (s.kernels == 0 && s.peak_held == 0) return {};
   std::string line = "GPU " + std::to_string(device) + ": ";
-  char text[512];
+  char text[768];
   if (s.kernels > 0) {
     const std::size_t counted = s.iterations > 0 ? s.kernels_run : s.kernels;
     char over[200];
+    char split[64] = "";
+    if (s.split_with_host > 0)
+      std::snprintf(split, sizeof split, " (%zu split with the CPU)", s.split_with_host);
     if (s.iterations > 0)
       std::snprintf(over, sizeof over,
                     "per iteration, over the %zu kernels whose calls ran ucudnn's plans (the "
@@ -112,19 +117,20 @@ std::string PlannedKernels::line(int device, const Summary& s) {
       std::snprintf(over, sizeof over, "each kernel once (no call has run a plan)");
     if (s.without_undivided == counted)
       std::snprintf(text, sizeof text,
-                    "%zu kernels planned; none of the %zu counted, %s, has an undivided "
+                    "%zu kernels planned%s; none of the %zu counted, %s, has an undivided "
                     "candidate within the limit; the most workspace a planned call %s: %s",
-                    s.kernels, counted, over, s.iterations > 0 ? "used" : "needs",
+                    s.kernels, split, counted, over, s.iterations > 0 ? "used" : "needs",
                     format_byte_size(s.largest_workspace).c_str());
     else
-      std::snprintf(
-          text, sizeof text,
-          "%zu kernels planned; planned convolution time %.6g ms against %.6g ms for "
-          "the best undivided candidates within the limit (%.2fx), %s%s; the most "
-          "workspace a planned call %s: %s",
-          s.kernels, s.plan_ms, s.undivided_ms, s.plan_ms > 0 ? s.undivided_ms / s.plan_ms : 1.0,
-          over, s.without_undivided ? " (not counting the kernels where none fits)" : "",
-          s.iterations > 0 ? "used" : "needs", format_byte_size(s.largest_workspace).c_str());
+      std::snprintf(text, sizeof text,
+                    "%zu kernels planned%s; planned convolution time %.6g ms against %.6g ms for "
+                    "the best undivided candidates within the limit (%.2fx), %s%s; the most "
+                    "workspace a planned call %s: %s",
+                    s.kernels, split, s.plan_ms, s.undivided_ms,
+                    s.plan_ms > 0 ? s.undivided_ms / s.plan_ms : 1.0, over,
+                    s.without_undivided ? " (not counting the kernels where none fits)" : "",
+                    s.iterations > 0 ? "used" : "needs",
+                    format_byte_size(s.largest_workspace).c_str());
     line += text;
   }
   if (s.peak_held > 0) {

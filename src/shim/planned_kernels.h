@@ -30,11 +30,13 @@ class PlannedKernels {
   using RunCount = std::shared_ptr<const cudnn::PlanExecutor::RunCount>;
   // `undivided_ms`: nullopt where no undivided candidate fits the limit. `runs`: the plan's
   // count of the calls it served (PlanExecutor::runs()); null counts as never run.
+  // `split_with_host`: a CPU/GPU hybrid plan (UCUDNN_HYBRID), `plan_ms` its split's time.
   void record(const std::string& kernel, double plan_ms, std::optional<double> undivided_ms,
-              std::uint64_t workspace_bytes, RunCount runs);
+              std::uint64_t workspace_bytes, RunCount runs, bool split_with_host = false);
 
   struct Summary {
     std::size_t kernels = 0, kernels_run = 0;
+    std::size_t split_with_host = 0;  // kernels whose last plan is a CPU/GPU split
     // Per iteration, over the kernels run with a baseline; `iterations` 0: none ran, each once.
     double plan_ms = 0, undivided_ms = 0;
     std::uint64_t iterations = 0;
@@ -58,6 +60,7 @@ class PlannedKernels {
     double plan_ms = 0;
     std::optional<double> undivided_ms;
     std::uint64_t workspace_bytes = 0;    // of its last plan
+    bool split_with_host = false;         // its last plan
     std::vector<Executor> executors;      // of its plans whose executors live
     std::uint64_t retired_runs = 0;       // of those whose executors are gone
     std::uint64_t retired_workspace = 0;  // the largest of those that ran

@@ -44,6 +44,24 @@ TEST(PlannedKernels, AKernelThatRunsTwiceAnIterationCountsTwice) {
       << line;
 }
 
+TEST(PlannedKernels, ACpuGpuSplitCountsLikeAnyPlanAndIsNamed) {
+  PlannedKernels account;
+  account.record("conv1", 2.0, 3.0, 100, runs(4), /*split_with_host=*/true);
+  account.record("conv2", 1.0, 1.0, 100, runs(4));
+  // A kernel re-planned on the GPU alone (a new limit) is no longer a split.
+  const Runs conv3 = runs(4);
+  account.record("conv3", 1.0, 1.0, 100, conv3, true);
+  account.record("conv3", 1.0, 1.0, 100, conv3);
+  const auto s = account.summary();
+  EXPECT_EQ(s.split_with_host, 1u);
+  EXPECT_DOUBLE_EQ(s.plan_ms, 2.0 + 1.0 + 1.0);
+  const std::string line = PlannedKernels::line(0, s);
+  EXPECT_TRUE(contains(line,
+                       "GPU 0: 3 kernels planned (1 split with the CPU); planned "
+                       "convolution time 4 ms against 5 ms"))
+      << line;
+}
+
 TEST(PlannedKernels, RunsAreReadAtTheSummaryNotAtTheRecord) {
   PlannedKernels account;
   const Runs stem = runs(0), block = runs(0);

@@ -56,6 +56,20 @@ std::optional<HostSide> host_side(HandleState& state, const Settings& settings, 
   return host;
 }
 
+// For the line logged at exit (planned_kernels.h): the plan beside the best undivided candidate
+// within the same limit. Only at the info level, which that line needs: the baseline may ask
+// cuDNN's heuristics.
+void account_plan(HandleState& state, const PlannerContext& context, const KernelIdentity& kernel,
+                  std::uint64_t limit, double plan_ms, const cudnn::PlanExecutor& executor,
+                  bool split_with_host) {
+  const auto baseline = undivided_within(context, kernel.key, limit);
+  Registry::instance()
+      .device(state.device)
+      .planned.record(kernel.key.to_string(), plan_ms,
+                      baseline ? std::optional<double>(baseline->time_ms) : std::nullopt,
+                      executor.workspace_bytes(), executor.runs(), split_with_host);
+}
+
 // The hybrid executor for `kernel` beside its GPU plan `device_only`, or nullptr where
 // hybrid is off, pays nothing (auto) or cannot be set up: the GPU's plan runs.
 std::shared_ptr<cudnn::PlanExecutor> hybrid_within(HandleState& state, const KernelIdentity& kernel,
@@ -76,9 +90,12 @@ std::shared_ptr<cudnn::PlanExecutor> hybrid_within(HandleState& state, const Ker
     auto executor =
         std::make_shared<HybridExecutor>(cudnn::cudnn_api(), cudnn::cuda_runtime(), state.handle,
                                          kernel.key, device_only, *split, *host->backend);
-    log(LogLevel::kInfo, std::string(name_of(kernel.key.operation)) + " hybrid plan within " +
-                             format_byte_size(limit) + ": " + split->to_string() + " (" +
-                             std::to_string(split->time_ms()) + " ms)");
+    if (log_enabled(LogLevel::kInfo)) {
+      log(LogLevel::kInfo, std::string(name_of(kernel.key.operation)) + " hybrid plan within " +
+                               format_byte_size(limit) + ": " + split->to_string() + " (" +
+                               std::to_string(split->time_ms()) + " ms)");
+      account_plan(state, context, kernel, limit, split->time_ms(), *executor, true);
+    }
     return executor;
   } catch (const std::exception& error) {
     warn_once("hybrid-setup:" + kernel.key.to_string(),
@@ -202,12 +219,7 @@ std::shared_ptr<cudnn::PlanExecutor> plan_within(HandleState& state, const Kerne
                              format_byte_size(limit) + ": " + plan->to_string() + " (" +
                              std::to_string(plan->time_ms()) + " ms, " +
                              format_byte_size(slot->workspace_bytes()) + ")");
-    const auto baseline = undivided_within(context, kernel.key, limit);
-    Registry::instance()
-        .device(state.device)
-        .planned.record(kernel.key.to_string(), plan->time_ms(),
-                        baseline ? std::optional<double>(baseline->time_ms) : std::nullopt,
-                        slot->workspace_bytes(), slot->runs());
+    account_plan(state, context, kernel, limit, plan->time_ms(), *slot, false);
   }
   return slot;
 }
