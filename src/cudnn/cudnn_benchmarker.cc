@@ -255,14 +255,12 @@ std::optional<Measurement> CudnnBenchmarker::benchmark_engine(const KernelKey& k
   try {
     const PhaseTime building(MeasuringPhase::kPlans);
     plan.emplace(handle_, kernel.operation, shape, engine, 1, 0);
-    count_finalized_plan();
     bytes = plan->workspace_bytes();
     // Below the batch, later micro-batches may add to the output (beta = 1): the configuration
     // is a candidate there only if cuDNN finalizes that too, with the larger workspace.
     if (later_micro_batches_accumulate(kernel.operation) && micro_batch < kernel.problem.batch()) {
       bytes = std::max(
           bytes, EnginePlan(handle_, kernel.operation, shape, engine, 1, 1).workspace_bytes());
-      count_finalized_plan();
     }
   } catch (const EngineRefused&) {
     return std::nullopt;  // not a candidate at this shape

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "cudnn/measuring_account.h"
 #include "cudnn/real_call_clock.h"
 
 namespace ucudnn::cudnn {
@@ -60,7 +61,11 @@ EnginePlan::EnginePlan(cudnnHandle_t handle, Operation operation, const Convolut
   require(plan_.set(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), name, "handle");
   require(plan_.set(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, c),
           name, "plan's configuration");
-  require(plan_.finalize(), name, "execution plan");
+  // Where cuDNN builds the plan's kernels (compiles them, for a runtime-compiled engine).
+  const std::uint64_t start = RealCallClock::now();
+  const cudnnStatus_t finalized = plan_.finalize();
+  count_finalized_plan(RealCallClock::now() - start, name, problem.batch());
+  require(finalized, name, "execution plan");
   std::int64_t bytes = 0, count = 0;
   require(plan_.get(CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &count, &bytes),
           name, "workspace size");

@@ -14,19 +14,44 @@ namespace ucudnn::cudnn {
 namespace {
 
 // What one MeasuringTime gathered on its thread, added to the account when it ends.
+// Finalizations over kSlowFinalizeNs.
+struct SlowPlans {
+  std::uint64_t count = 0, total_ns = 0, slowest_ns = 0;
+  std::string slowest;
+
+  void add(std::uint64_t ns, const EngineName& configuration, std::int64_t images) {
+    ++count;
+    total_ns += ns;
+    if (ns <= slowest_ns) return;
+    slowest_ns = ns;
+    slowest = "cudnn:" + configuration.to_string() + " at " + std::to_string(images) + " images";
+  }
+  void add(const SlowPlans& other) {
+    count += other.count;
+    total_ns += other.total_ns;
+    if (other.slowest_ns <= slowest_ns) return;
+    slowest_ns = other.slowest_ns;
+    slowest = other.slowest;
+  }
+};
+
 struct Gathered {
   bool open = false;
   std::uint64_t phase_ns[kMeasuringPhases] = {};
   std::uint64_t heuristics_queries = 0, plans = 0, pairs = 0, stopped_early = 0;
+  SlowPlans slow;
 };
 thread_local Gathered gathered;
 
-// Process-wide; measuring is slow, so a lock per kernel measured costs nothing.
+// Process-wide; measuring is slow, so a lock per kernel measured costs nothing, and plans are
+// made to run once per kernel and limit.
 struct Account {
   std::mutex mutex;
   std::set<std::string> kernels;
   std::uint64_t total_ns = 0;
   Gathered sum;
+  std::uint64_t running_plans = 0, running_plans_ns = 0;
+  SlowPlans running_slow;
 };
 
 Account& account() {
@@ -67,13 +92,25 @@ MeasuringTime::~MeasuringTime() {
   a.sum.plans += mine.plans;
   a.sum.pairs += mine.pairs;
   a.sum.stopped_early += mine.stopped_early;
+  a.sum.slow.add(mine.slow);
 }
 
 void count_heuristics_query() {
   ++gathered.heuristics_queries;
 }
-void count_finalized_plan() {
-  ++gathered.plans;
+void count_finalized_plan(std::uint64_t nanoseconds, const EngineName& configuration,
+                          std::int64_t images) {
+  const bool slow = nanoseconds > kSlowFinalizeNs;
+  if (gathered.open) {
+    ++gathered.plans;
+    if (slow) gathered.slow.add(nanoseconds, configuration, images);
+    return;
+  }
+  Account& a = account();
+  std::lock_guard lock(a.mutex);
+  ++a.running_plans;
+  a.running_plans_ns += nanoseconds;
+  if (slow) a.running_slow.add(nanoseconds, configuration, images);
 }
 void count_measured_pair(bool stopped) {
   ++gathered.pairs;
@@ -92,22 +129,41 @@ MeasuringAccount measuring_account() {
   a.plans = sum.sum.plans;
   a.pairs = sum.sum.pairs;
   a.stopped_early = sum.sum.stopped_early;
+  a.running_plans = sum.running_plans;
+  a.running_plans_s = static_cast<double>(sum.running_plans_ns) * 1e-9;
+  SlowPlans slow = sum.sum.slow;
+  slow.add(sum.running_slow);
+  a.slow_plans = slow.count;
+  a.slow_plans_s = static_cast<double>(slow.total_ns) * 1e-9;
+  a.slowest_s = static_cast<double>(slow.slowest_ns) * 1e-9;
+  a.slowest = slow.slowest;
   return a;
 }
 
 std::string MeasuringAccount::to_string() const {
-  if (kernels == 0) return "";
-  const auto phase = [&](MeasuringPhase p) { return phase_s[static_cast<int>(p)]; };
-  double parts = 0;
-  for (double s : phase_s) parts += s;
-  return "measuring " + std::to_string(kernels) + " kernels took " + seconds(total_s) +
+  std::string line;
+  const auto part = [&](const std::string& text) { line += (line.empty() ? "" : "; ") + text; };
+  if (kernels > 0) {
+    const auto phase = [&](MeasuringPhase p) { return phase_s[static_cast<int>(p)]; };
+    double parts = 0;
+    for (double s : phase_s) parts += s;
+    part("measuring " + std::to_string(kernels) + " kernels took " + seconds(total_s) +
          ": running and timing " + std::to_string(pairs) + " (candidate, micro-batch) pairs " +
          seconds(phase(MeasuringPhase::kRuns)) + " (" + std::to_string(stopped_early) +
          " stopped early), building plans " + seconds(phase(MeasuringPhase::kPlans)) + " (" +
          std::to_string(plans) + " finalized), cuDNN's heuristics " +
          seconds(phase(MeasuringPhase::kHeuristics)) + " (" + std::to_string(heuristics_queries) +
          " queries), allocating " + seconds(phase(MeasuringPhase::kAllocation)) + ", the rest " +
-         seconds(std::max(0.0, total_s - parts));
+         seconds(std::max(0.0, total_s - parts)));
+  }
+  if (running_plans > 0)
+    part("plans made to run: " + std::to_string(running_plans) + " finalized in " +
+         seconds(running_plans_s));
+  if (slow_plans > 0)
+    part(std::to_string(slow_plans) + " finalizations took over " +
+         std::to_string(kSlowFinalizeNs / 1'000'000) + " ms, " + seconds(slow_plans_s) +
+         " in all, the slowest " + slowest + " (" + seconds(slowest_s) + ")");
+  return line;
 }
 
 }  // namespace ucudnn::cudnn

@@ -150,7 +150,9 @@ std::optional<Readback> derived(const BackendDescriptor& d, cudnnBackendAttribut
                          d.engine && d.graph ? numerical_notes(*d.graph, *d.engine)
                                              : std::vector<cudnnBackendNumericalNote_t>{});
     case CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE:
-      return readback_of<cudnnBackendBehaviorNote_t>(CUDNN_TYPE_BEHAVIOR_NOTE, {});
+      return readback_of(CUDNN_TYPE_BEHAVIOR_NOTE, d.engine && d.graph
+                                                       ? behavior_notes(*d.graph, *d.engine)
+                                                       : std::vector<cudnnBackendBehaviorNote_t>{});
     case CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE:
     case CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE:
       return readback_of<std::int64_t>(

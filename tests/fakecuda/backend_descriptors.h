@@ -134,5 +134,9 @@ std::optional<BackendEngine> engine_of(const BackendGraph& graph, std::int64_t i
 // FAKECUDA_ENGINE_NOTES gives it.
 std::vector<cudnnBackendNumericalNote_t> numerical_notes(const BackendGraph& graph,
                                                          const BackendEngine& engine);
+// An engine's behavior notes: RUNTIME_COMPILATION where FAKECUDA_ENGINE_NOTES gives it
+// "runtime_compiled" (its execution plans' Finalize then charges the compile cost, host_cost.h).
+std::vector<cudnnBackendBehaviorNote_t> behavior_notes(const BackendGraph& graph,
+                                                       const BackendEngine& engine);
 
 }  // namespace ucudnn::fakecuda

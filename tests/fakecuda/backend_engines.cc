@@ -9,7 +9,8 @@
 // epilogue, one fused engine (IMPLICIT_PRECOMP_GEMM, then the pointwise operations).
 // FAKECUDA_ENGINE_NOTES="Forward:4=nondeterministic+down_convert;BackwardData:1=reduced_precision"
 // gives engines (by operation and global index) numerical notes beside their model's, so that
-// tests see each note an application's engine carries honoured, or forbidden to ucudnn's plans.
+// tests see each note an application's engine carries honoured, or forbidden to ucudnn's plans;
+// "runtime_compiled" gives the behavior note of an engine cuDNN compiles at Finalize.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -32,27 +33,34 @@ bool split_k_without_beta() {
   return value && std::strcmp(value, "1") == 0;
 }
 
-// The notes FAKECUDA_ENGINE_NOTES gives `engine` of an `operation` graph (read at each call:
-// tests set it per run). An unknown note name is ignored.
-std::vector<cudnnBackendNumericalNote_t> configured_notes(Operation operation,
-                                                          std::int64_t engine) {
-  std::vector<cudnnBackendNumericalNote_t> notes;
+// The note names FAKECUDA_ENGINE_NOTES gives `engine` of an `operation` graph (read at each
+// call: tests set it per run).
+std::vector<std::string> configured_note_names(Operation operation, std::int64_t engine) {
+  std::vector<std::string> names;
   const char* value = std::getenv("FAKECUDA_ENGINE_NOTES");
-  if (!value) return notes;
+  if (!value) return names;
   std::istringstream entries(value);
   std::string entry;
   const std::string prefix = std::string(name_of(operation)) + ":" + std::to_string(engine) + "=";
   while (std::getline(entries, entry, ';')) {
     if (entry.compare(0, prefix.size(), prefix) != 0) continue;
-    std::istringstream names(entry.substr(prefix.size()));
+    std::istringstream listed(entry.substr(prefix.size()));
     std::string name;
-    while (std::getline(names, name, '+')) {
-      if (name == "nondeterministic") notes.push_back(CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC);
-      if (name == "down_convert") notes.push_back(CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS);
-      if (name == "reduced_precision")
-        notes.push_back(CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION);
-      if (name == "tensor_core") notes.push_back(CUDNN_NUMERICAL_NOTE_TENSOR_CORE);
-    }
+    while (std::getline(listed, name, '+')) names.push_back(name);
+  }
+  return names;
+}
+
+// Its numerical notes among them; an unknown name is ignored.
+std::vector<cudnnBackendNumericalNote_t> configured_notes(Operation operation,
+                                                          std::int64_t engine) {
+  std::vector<cudnnBackendNumericalNote_t> notes;
+  for (const std::string& name : configured_note_names(operation, engine)) {
+    if (name == "nondeterministic") notes.push_back(CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC);
+    if (name == "down_convert") notes.push_back(CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS);
+    if (name == "reduced_precision")
+      notes.push_back(CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION);
+    if (name == "tensor_core") notes.push_back(CUDNN_NUMERICAL_NOTE_TENSOR_CORE);
   }
   return notes;
 }
@@ -68,6 +76,14 @@ std::vector<cudnnBackendNumericalNote_t> numerical_notes(const BackendGraph& gra
     for (const auto note : configured_notes(graph.convolution->operation, engine.index))
       if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
   return notes;
+}
+
+std::vector<cudnnBackendBehaviorNote_t> behavior_notes(const BackendGraph& graph,
+                                                       const BackendEngine& engine) {
+  if (!graph.convolution) return {};
+  const auto names = configured_note_names(graph.convolution->operation, engine.index);
+  if (std::find(names.begin(), names.end(), "runtime_compiled") == names.end()) return {};
+  return {CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION};
 }
 
 std::optional<BackendEngine> engine_of(const BackendGraph& graph, std::int64_t index,

@@ -6,6 +6,7 @@
 #include "backend_descriptors.h"
 #include "cost_model.h"
 #include "descriptors.h"
+#include "host_cost.h"
 #include "trace.h"
 
 namespace ucudnn::fakecuda {
@@ -395,6 +396,8 @@ cudnnStatus_t finalize_plan(BackendDescriptor& d) {
   if (!configuration) return CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED;
   d.graph = configuration->graph;
   d.engine = configuration->engine;
+  if (d.graph && d.engine && !behavior_notes(*d.graph, *d.engine).empty())
+    charge_host_cost(HostCost::kPlanCompilation);
   return CUDNN_STATUS_SUCCESS;
 }
 

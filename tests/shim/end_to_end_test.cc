@@ -291,6 +291,42 @@ TEST_F(EndToEnd, SecondRunWithTheDatabaseBenchmarksNothing) {
   EXPECT_FALSE(measuring_line(second.process.err)) << second.process.err;
 }
 
+// An engine cuDNN compiles at Finalize (its runtime-compiled engines: 100 ms and more each) is
+// named in the exit line, so that a warm-up's plan building can be told apart on a GPU.
+TEST_F(EndToEnd, FinalizationsThatCompileAreCountedAndTheSlowestIsNamed) {
+  const std::string database = ::testing::TempDir() + "ucudnn-e2e-compile-" + seed_ + ".db";
+  const auto cap = std::to_string(kTightLimit);
+  const ProgramRun run = preloaded({"--workspace-limit", cap},
+                                   {{"UCUDNN_WORKSPACE_LIMIT", cap},
+                                    {"UCUDNN_DATABASE", database},
+                                    {"UCUDNN_LOG_LEVEL", "info"},
+                                    {"FAKECUDA_ENGINE_NOTES", "Forward:0=runtime_compiled"},
+                                    {"FAKECUDA_HOST_COST_US", "compile=60000"}});
+  std::remove(database.c_str());
+  expect_ran_on_doubles(run);
+  const auto line = measuring_line(run.process.err);
+  ASSERT_TRUE(line) << "the measuring part reads as before: " << run.process.err;
+  const auto at = run.process.err.find("finalizations took over 50 ms");
+  ASSERT_NE(at, std::string::npos) << run.process.err;
+  int slow = 0, images = 0;
+  double all_s = 0, slowest_s = 0;
+  char slowest[128] = {};
+  ASSERT_EQ(std::sscanf(run.process.err.c_str() + run.process.err.rfind("; ", at) + 2,
+                        "%d finalizations took over 50 ms, %lf s in all, the slowest %127s at %d "
+                        "images (%lf s)",
+                        &slow, &all_s, slowest, &images, &slowest_s),
+            5)
+      << run.process.err;
+  // Each of engine 0's Forward plans: those measured, and those made to run.
+  EXPECT_GE(slow, 1);
+  EXPECT_LE(slow, line->plans + count_of(run.process.err, "plan within") * 8);
+  EXPECT_EQ(std::string(slowest), "cudnn:eng0") << "a Forward plan of the compiled engine";
+  EXPECT_GE(images, 1);
+  EXPECT_GE(slowest_s, 0.06 - 0.005);
+  EXPECT_GE(all_s, slow * 0.06 - 0.01);
+  EXPECT_GE(line->plans_s, 0.06 - 0.01) << "measuring's share is in its building of plans";
+}
+
 // The same programs against the real cuDNN on a GPU (scripts/gpu-validate.sh). Different
 // algorithms round differently (FFT, Winograd, TF32 tensor cores under the default math
 // type), so results agree to a looser tolerance; a lost micro-batch or a wrong beta would be
