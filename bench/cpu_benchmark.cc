@@ -253,7 +253,7 @@ WrResults wr_comparison(std::int64_t batch, const BatchSizePolicy& policy,
                         std::mt19937_64& random) {
   std::printf("\nWR on the CPU: AlexNet, batch %lld, policy %s\n", static_cast<long long>(batch),
               policy_name.c_str());
-  CpuBenchmarker device(pool, {1, 3, 0.3});
+  CpuBenchmarker device(pool, {1, 3, 0.3, {}});
   MemoizingBenchmarker memo(device);
   std::vector<KernelKey> kernels;
   std::vector<std::string> names;

@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   const auto limit = static_cast<std::uint64_t>(limit_mib * (1 << 20));
   ScaledModel gpu(gpu_scale);
   cpu::ThreadPool pool;
-  cpu::CpuBenchmarker host(pool, {1, repeats, 0.5});
+  cpu::CpuBenchmarker host(pool, {1, repeats, 0.5, {}});
   std::vector<Operation> ops = {Operation::kForward};
   if (operations == "all")
     ops = {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter};

@@ -49,6 +49,10 @@ std::optional<Measurement> CpuBenchmarker::benchmark(const KernelKey& kernel,
   const auto y_slice =
       static_cast<std::size_t>(kernel.problem.y.strides[0] * micro_batch) * element;
   const std::int64_t slices = batch / micro_batch;
+  // The fastest solver of this shape that needs no more workspace: one stopped early is
+  // dominated by it (slower, and more workspace), at every limit.
+  const std::pair<std::string, std::int64_t> shape{kernel.to_string(), micro_batch};
+  const std::optional<double> bound = early_stop_.bound(shape, bytes);
   std::vector<double> times;
   try {
     // Inside the try: a batch too large for this machine's memory is "not supported".
@@ -62,17 +66,33 @@ std::optional<Measurement> CpuBenchmarker::benchmark(const KernelKey& kernel,
       return t;
     };
     const bool accumulates = kernel.operation == Operation::kBackwardFilter;
-    for (int i = 0; i < options_.warmup; ++i) solver->run(micro, slice(0), {1, 0}, ws, pool_);
+    // One slice's run, in ms.
+    auto run = [&](std::int64_t i) {
+      const auto start = std::chrono::steady_clock::now();
+      solver->run(micro, slice(i), {1, accumulates && i > 0 ? 1.0 : 0.0}, ws, pool_);
+      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+          .count();
+    };
+    bool stopped = false;
+    for (int i = 0; i < options_.warmup && !stopped; ++i) {
+      const double ms = run(0);
+      if (i == 0 && bound && early_stop_.hopeless(ms, *bound)) {
+        times.push_back(ms);
+        stopped = true;
+      }
+    }
     double spent = 0;
-    while (times.empty() || (times.size() < static_cast<std::size_t>(options_.repeats) &&
-                             spent < options_.max_seconds)) {
+    while (!stopped &&
+           (times.empty() || (times.size() < static_cast<std::size_t>(options_.repeats) &&
+                              spent < options_.max_seconds * 1e3))) {
       for (std::int64_t i = 0; i < slices; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        solver->run(micro, slice(i), {1, accumulates && i > 0 ? 1.0 : 0.0}, ws, pool_);
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        spent += seconds;
-        times.push_back(seconds * 1e3);
+        const double ms = run(i);
+        spent += ms;
+        times.push_back(ms);
+        if (times.size() == 1 && bound && early_stop_.slow(ms, *bound)) {
+          stopped = true;
+          break;
+        }
       }
     }
   } catch (const std::bad_alloc&) {
@@ -84,8 +104,10 @@ std::optional<Measurement> CpuBenchmarker::benchmark(const KernelKey& kernel,
     return std::nullopt;
   }
   std::sort(times.begin(), times.end());
-  return Measurement{times[times.size() / 2], bytes, times.front(), times.back(),
-                     static_cast<int>(times.size())};
+  const Measurement m{times[times.size() / 2], bytes, times.front(), times.back(),
+                      static_cast<int>(times.size())};
+  early_stop_.measured(shape, bytes, m.time_ms);
+  return m;
 }
 
 namespace {

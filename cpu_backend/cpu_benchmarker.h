@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "core/benchmarker.h"
+#include "core/early_stop.h"
 #include "host_tensors.h"
 #include "thread_pool.h"
 
@@ -20,13 +21,15 @@ struct BenchmarkOptions {
   int warmup = 1;            // runs of the first slice
   int repeats = 3;           // at least this many slices timed (whole passes); the median kept
   double max_seconds = 0.5;  // no further pass once this much time is spent
+  // Per slice: the warm-up run (timed) and the first timed slice (core/early_stop.h).
+  EarlyStopRule early_stop;
 };
 
 // Thread-compatible: one measurement at a time (they would time each other's load anyway).
 class CpuBenchmarker final : public Benchmarker {
  public:
   CpuBenchmarker(ThreadPool& pool, BenchmarkOptions options = {})
-      : pool_(pool), options_(options) {}
+      : pool_(pool), options_(options), early_stop_(options.early_stop) {}
 
   std::string backend_name() const override { return "cpu"; }
   // CPU model, physical cores in use, the BLAS kernel, oneDNN and ucudnn versions.
@@ -40,6 +43,7 @@ class CpuBenchmarker final : public Benchmarker {
 
   ThreadPool& pool_;
   BenchmarkOptions options_;
+  EarlyStop early_stop_;  // what was measured at each (kernel text, micro-batch)
   std::optional<ConvolutionProblem> tensors_problem_;  // the problem whole_batch_ holds
   std::unique_ptr<HostTensors> whole_batch_;
 };

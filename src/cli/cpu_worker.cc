@@ -9,7 +9,7 @@
 
 namespace ucudnn::cli {
 
-CpuWorker::CpuWorker(int repeats) : benchmarker_(pool_, {1, repeats, 0.5}) {}
+CpuWorker::CpuWorker(int repeats) : benchmarker_(pool_, {1, repeats, 0.5, {}}) {}
 
 std::string CpuWorker::description() const {
   return "CPU (" + std::to_string(pool_.size()) + " threads, BLAS kernel " +

@@ -26,7 +26,8 @@ CudnnBenchmarker::CudnnBenchmarker(const CudnnApi& api, const CudaRuntime& runti
       runtime_(runtime),
       handle_(handle),
       options_(options),
-      fingerprint_(std::move(fingerprint)) {}
+      fingerprint_(std::move(fingerprint)),
+      early_stop_(options_.early_stop) {}
 
 std::vector<std::string> CudnnBenchmarker::algorithms(const KernelKey& kernel) {
   if (!options_.engines || !has_graph_api(backend_api())) return algorithm_names(kernel.operation);
@@ -211,38 +212,35 @@ std::optional<Measurement> CudnnBenchmarker::time(const KernelKey& kernel,
     }
     throw MeasurementUnavailable("cannot time " + algorithm + " with CUDA events");
   };
-  auto& measured_here = measured_[{kernel.to_string(), micro_batch}];
+  const std::pair<std::string, std::int64_t> shape{kernel.to_string(), micro_batch};
   auto measured = [&](std::vector<double> times, bool stopped_early) {
     count_measured_pair(stopped_early);
     std::sort(times.begin(), times.end());
     const Measurement m{times[times.size() / 2], bytes, times.front(), times.back(),
                         static_cast<int>(times.size())};
-    measured_here.push_back({bytes, m.time_ms});
+    early_stop_.measured(shape, bytes, m.time_ms);
     return m;
   };
-  // The bound: the fastest candidate of this shape that needs no more workspace. One stopped
-  // early is dominated by it (slower, and more workspace), at every limit.
-  double fastest = std::numeric_limits<double>::infinity();
-  for (const auto& [their_bytes, their_ms] : measured_here)
-    if (their_bytes <= bytes) fastest = std::min(fastest, their_ms);
-  const bool may_stop = options_.slow_factor > 0 && std::isfinite(fastest);
+  // The fastest candidate of this shape that needs no more workspace: one stopped early is
+  // dominated by it (slower, and more workspace), at every limit.
+  const std::optional<double> bound = early_stop_.bound(shape, bytes);
   std::vector<double> times;
   for (int i = 0; i < options_.warmup; ++i) {
-    if (i > 0 || !may_stop) {
+    if (i > 0 || !bound) {
       if (!run()) return failed_run();
       continue;
     }
     if (!timed(1, times)) return failed_run();
     const double first = times.front();
     times.clear();
-    if (first > std::max(options_.hopeless_factor * fastest, fastest + options_.hopeless_margin_ms))
-      return measured({first}, true);
+    if (early_stop_.hopeless(first, *bound)) return measured({first}, true);
   }
   const int repeats = std::max(1, options_.repeats);
-  if (!timed(may_stop ? 1 : repeats, times)) return failed_run();
-  if (may_stop && repeats > 1 && times.front() <= options_.slow_factor * fastest &&
-      !timed(repeats - 1, times))
-    return failed_run();
+  if (!timed(bound ? 1 : repeats, times)) return failed_run();
+  if (bound && repeats > 1) {
+    if (early_stop_.slow(times.front(), *bound)) return measured(std::move(times), true);
+    if (!timed(repeats - 1, times)) return failed_run();
+  }
   return measured(std::move(times), false);
 }
 

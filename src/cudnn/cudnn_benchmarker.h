@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/benchmarker.h"
+#include "core/early_stop.h"
 #include "core/engine_name.h"
 #include "cudnn/cuda_runtime.h"
 #include "cudnn/cudnn_api.h"
@@ -42,18 +43,8 @@ struct CallerBuffers {
 
 struct GpuBenchmarkOptions {
   int warmup = 1;
-  int repeats = 3;  // median of these
-  // Measuring costs mostly the running of slow candidates: on the H200, ResNet-50's bf16
-  // configurations over 3x the fastest of their shape took 94% of the GPU time of measuring.
-  // Beside the fastest candidate measured at the same kernel and micro-batch that needs no more
-  // workspace (so that the one stopped is dominated at every limit), one stops early: at its
-  // warm-up run (timed) where that is over `hopeless_factor` times the fastest and
-  // `hopeless_margin_ms` more (no first run's loading explains that), else at its first timed run
-  // where that is over `slow_factor` times the fastest; the runs taken are its measurement
-  // (repeats says how many). slow_factor = 0: every candidate takes every run.
-  double slow_factor = 3;
-  double hopeless_factor = 10;
-  double hopeless_margin_ms = 20;
+  int repeats = 3;           // median of these
+  EarlyStopRule early_stop;  // core/early_stop.h; the runs taken are the measurement
   std::uint64_t workspace_limit = std::numeric_limits<std::uint64_t>::max();
   std::optional<CallerBuffers> caller;
   bool engines = true;              // engine configurations where the graph API offers them
@@ -131,10 +122,7 @@ class CudnnBenchmarker final : public Benchmarker {
   std::int64_t scratch_failed_at_ = 0;  // the smallest batch of scratch_key_ that did not fit
   std::optional<DeviceBuffer> workspace_;
   std::size_t workspace_failed_at_ = 0;  // the smallest workspace that could not be allocated
-  // What was measured at each (kernel text, micro-batch): (workspace bytes, ms), the early
-  // stop's bounds.
-  std::map<std::pair<std::string, std::int64_t>, std::vector<std::pair<std::uint64_t, double>>>
-      measured_;
+  EarlyStop early_stop_;                 // what was measured at each (kernel text, micro-batch)
 };
 
 }  // namespace ucudnn::cudnn

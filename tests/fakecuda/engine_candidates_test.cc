@@ -201,25 +201,25 @@ TEST(EngineCandidates, ACandidateFarSlowerThanTheFastestAtItsShapeStopsEarly) {
     return runs_of(slow, options, fast_first);
   };
   cudnn::GpuBenchmarkOptions hopeless;
-  hopeless.hopeless_factor = ratio / 2;
-  hopeless.hopeless_margin_ms = 0;
+  hopeless.early_stop.hopeless_factor = ratio / 2;
+  hopeless.early_stop.hopeless_margin_ms = 0;
   EXPECT_EQ(runs(hopeless, true), std::make_pair(1, 1)) << "stopped at the warm-up run";
-  hopeless.hopeless_margin_ms = slow_ms;  // no first run's cost explains less
-  hopeless.slow_factor = ratio * 2;
+  hopeless.early_stop.hopeless_margin_ms = slow_ms;  // no first run's cost explains less
+  hopeless.early_stop.slow_factor = ratio * 2;
   EXPECT_EQ(runs(hopeless, true), std::make_pair(4, 3)) << "within the margin: every run";
   cudnn::GpuBenchmarkOptions slow_only;
-  slow_only.hopeless_factor = ratio * 2;
-  slow_only.slow_factor = ratio / 2;
+  slow_only.early_stop.hopeless_factor = ratio * 2;
+  slow_only.early_stop.slow_factor = ratio / 2;
   EXPECT_EQ(runs(slow_only, true), std::make_pair(2, 1)) << "stopped at the first timed run";
   EXPECT_EQ(runs(slow_only, false), std::make_pair(4, 3)) << "nothing measured before it";
   cudnn::GpuBenchmarkOptions off = slow_only;
-  off.slow_factor = 0;
+  off.early_stop.slow_factor = 0;
   EXPECT_EQ(runs(off, true), std::make_pair(4, 3)) << "slow_factor 0: every run";
   // However slow, one that needs less workspace than the fast one takes every run.
   cudnn::GpuBenchmarkOptions eager;
-  eager.hopeless_factor = 1.01;
-  eager.hopeless_margin_ms = 0;
-  eager.slow_factor = 1.01;
+  eager.early_stop.hopeless_factor = 1.01;
+  eager.early_stop.hopeless_margin_ms = 0;
+  eager.early_stop.slow_factor = 1.01;
   EXPECT_GT(all[lean].time_ms, 1.01 * fast_ms);
   EXPECT_EQ(runs_of(lean, eager, true), std::make_pair(4, 3)) << lean << " beside " << fast;
   // Another micro-batch's fastest is no bound at this one.
