@@ -21,7 +21,8 @@ struct BenchmarkOptions {
   int warmup = 1;            // runs of the first slice
   int repeats = 3;           // at least this many slices timed (whole passes); the median kept
   double max_seconds = 0.5;  // no further pass once this much time is spent
-  // Per slice: the warm-up run (timed) and the first timed slice (core/early_stop.h).
+  // Per slice, at the first timed slice only (core/early_stop.h's slow rule): the warm-up run
+  // pays the first touch of a fresh workspace, so it is not timed.
   EarlyStopRule early_stop;
 };
 

@@ -105,13 +105,14 @@ deadline=${GPU_VALIDATE_DEADLINE:-0}
 [ -n "${GPU_VALIDATE_LOGS:-}" ] && mkdir -p "$GPU_VALIDATE_LOGS"
 for part_file in scripts/gpu-validate/*.sh; do
   # shellcheck source=/dev/null
-  source "$part_file"
+  source "$part_file" || { echo "gpu-validate: cannot read $part_file"; exit 2; }
 done
 
 
 for part in ${GPU_VALIDATE_PARTS:-1 2 3 4 5 6}; do
   case "$part" in
     1 | 2 | 3 | 4 | 5 | 6)
+      declare -F "part_$part" > /dev/null || { echo "gpu-validate: part $part is not defined"; status=1; continue; }
       part_start=$(date +%s)
       "part_$part"
       echo "== part $part took $(($(date +%s) - part_start)) s"

@@ -54,8 +54,9 @@ part_5() {
         # This precision's kernels are not in the database yet: the first run measures them.
         measured_precisions="$measured_precisions $precision"
         [ -n "$autotuned" ] && echo "   warm-up with an empty database: ucudnn $(result_field "$line" warmup_s) s, PyTorch's cudnn.benchmark $(result_field "$autotuned" warmup_s) s, PyTorch without it $(result_field "$base" warmup_s) s; $(awk '/benchmarked [0-9]+ \(algorithm/ { for (i = 1; i < NF; i++) if ($i == "benchmarked") m += $(i + 1); else if ($i == "could" && $(i - 1) ~ /^[0-9]+$/) s += $(i - 1); k++ } END { printf "%d kernels measured: %d (candidate, micro-batch) pairs, %d skipped as unable to win", k, m, s }' "$out/log")"
-        # Where ucudnn's warm-up went: measuring's phases, the plans made to run, slow finalizes.
-        grep -E 'measuring [0-9]+ kernels took|plans made to run' "$out/log" | sed 's/^ucudnn: info: */   /'
+        # Where ucudnn's warm-up went: measuring's phases, the plans built outside it, slow
+        # finalizes.
+        grep -E 'measuring [0-9]+ kernels took|outside measuring, [0-9]+ plans' "$out/log" | sed 's/^ucudnn: info: */   /'
       fi
     done
     # The gate: steps that run ahead of the GPU vary by several percent between identical runs

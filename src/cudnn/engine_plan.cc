@@ -63,9 +63,8 @@ EnginePlan::EnginePlan(cudnnHandle_t handle, Operation operation, const Convolut
           name, "plan's configuration");
   // Where cuDNN builds the plan's kernels (compiles them, for a runtime-compiled engine).
   const std::uint64_t start = RealCallClock::now();
-  const cudnnStatus_t finalized = plan_.finalize();
+  require(plan_.finalize(), name, "execution plan");
   count_finalized_plan(RealCallClock::now() - start, name, problem.batch());
-  require(finalized, name, "execution plan");
   std::int64_t bytes = 0, count = 0;
   require(plan_.get(CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &count, &bytes),
           name, "workspace size");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <utility>
@@ -14,24 +15,26 @@ namespace ucudnn::cudnn {
 namespace {
 
 // What one MeasuringTime gathered on its thread, added to the account when it ends.
-// Finalizations over kSlowFinalizeNs.
+// Finalizations over kSlowFinalizeNs. Trivially destructible (a thread's record outlives no
+// exit handler that may still plan).
 struct SlowPlans {
   std::uint64_t count = 0, total_ns = 0, slowest_ns = 0;
-  std::string slowest;
+  char slowest[160] = {};  // "cudnn:eng12{k2=1} at 16 images", cut where longer
 
   void add(std::uint64_t ns, const EngineName& configuration, std::int64_t images) {
     ++count;
     total_ns += ns;
     if (ns <= slowest_ns) return;
     slowest_ns = ns;
-    slowest = "cudnn:" + configuration.to_string() + " at " + std::to_string(images) + " images";
+    std::snprintf(slowest, sizeof slowest, "cudnn:%s at %lld images",
+                  configuration.to_string().c_str(), static_cast<long long>(images));
   }
   void add(const SlowPlans& other) {
     count += other.count;
     total_ns += other.total_ns;
     if (other.slowest_ns <= slowest_ns) return;
     slowest_ns = other.slowest_ns;
-    slowest = other.slowest;
+    std::memcpy(slowest, other.slowest, sizeof slowest);
   }
 };
 
@@ -157,7 +160,7 @@ std::string MeasuringAccount::to_string() const {
          seconds(std::max(0.0, total_s - parts)));
   }
   if (running_plans > 0)
-    part("plans made to run: " + std::to_string(running_plans) + " finalized in " +
+    part("outside measuring, " + std::to_string(running_plans) + " plans finalized in " +
          seconds(running_plans_s));
   if (slow_plans > 0)
     part(std::to_string(slow_plans) + " finalizations took over " +

@@ -49,9 +49,10 @@ class MeasuringTime {
 // Counted with the thread's MeasuringTime, as the phases.
 void count_heuristics_query();
 // One execution plan finalized (engine_plan.h), `nanoseconds` long, of `configuration` at a
-// batch of `images`: counted with the thread's MeasuringTime where one is open, else as a plan
-// made to run. A finalize that compiles its kernels (cuDNN's runtime-compiled engines) takes
-// 100 ms and more where others take a millisecond: those over kSlowFinalizeNs are told apart.
+// batch of `images`: counted with the thread's MeasuringTime where one is open, else as one
+// outside measuring (a plan made to run, or one checking a stored plan's workspace). A finalize
+// that compiles its kernels (cuDNN's runtime-compiled engines) takes 100 ms and more where others
+// take a millisecond: those over kSlowFinalizeNs are told apart.
 void count_finalized_plan(std::uint64_t nanoseconds, const EngineName& configuration,
                           std::int64_t images);
 inline constexpr std::uint64_t kSlowFinalizeNs = 50'000'000;
@@ -63,7 +64,8 @@ struct MeasuringAccount {
   double total_s = 0;
   double phase_s[kMeasuringPhases] = {};
   std::uint64_t heuristics_queries = 0, plans = 0, pairs = 0, stopped_early = 0;
-  // Outside measuring: the plans made to run (the chosen configurations' micro-batches).
+  // Outside measuring: the plans made to run (the chosen configurations' micro-batches), and
+  // those built to check a stored plan's workspace.
   std::uint64_t running_plans = 0;
   double running_plans_s = 0;
   // Measuring's and the running plans' finalizations over kSlowFinalizeNs, and the slowest.
@@ -72,9 +74,10 @@ struct MeasuringAccount {
   std::string slowest;  // "cudnn:eng12{k2=1} at 16 images"
   // "measuring 68 kernels took 12.31 s: running and timing 3675 (candidate, micro-batch) pairs
   // 7.10 s (220 stopped early), building plans 3.20 s (4102 finalized), cuDNN's heuristics
-  // 1.50 s (68 queries), allocating 0.21 s, the rest 0.30 s; plans made to run: 161 finalized
-  // in 0.05 s; 14 finalizations took over 50 ms, 2.10 s in all, the slowest cudnn:eng12{k2=1}
-  // at 16 images (0.41 s)", each part where there is one; empty when there is none.
+  // 1.50 s (68 queries), allocating 0.21 s, the rest 0.30 s; outside measuring, 161 plans
+  // finalized in 0.05 s; 14 finalizations took over 50 ms, 2.10 s in all, the slowest
+  // cudnn:eng12{k2=1} at 16 images (0.41 s)", each part where there is one; empty when there is
+  // none.
   std::string to_string() const;
 };
 

@@ -301,7 +301,7 @@ TEST_F(EndToEnd, FinalizationsThatCompileAreCountedAndTheSlowestIsNamed) {
                                     {"UCUDNN_DATABASE", database},
                                     {"UCUDNN_LOG_LEVEL", "info"},
                                     {"FAKECUDA_ENGINE_NOTES", "Forward:0=runtime_compiled"},
-                                    {"FAKECUDA_HOST_COST_US", "compile=60000"}});
+                                    {"FAKECUDA_HOST_COST_US", "compile=300000"}});
   std::remove(database.c_str());
   expect_ran_on_doubles(run);
   const auto line = measuring_line(run.process.err);
@@ -317,14 +317,15 @@ TEST_F(EndToEnd, FinalizationsThatCompileAreCountedAndTheSlowestIsNamed) {
                         &slow, &all_s, slowest, &images, &slowest_s),
             5)
       << run.process.err;
-  // Each of engine 0's Forward plans: those measured, and those made to run.
+  // Each of engine 0's Forward plans, those measured and those built outside measuring (and
+  // any other finalize a loaded machine stalled past 50 ms, never as long as a compile).
   EXPECT_GE(slow, 1);
   EXPECT_LE(slow, line->plans + count_of(run.process.err, "plan within") * 8);
   EXPECT_EQ(std::string(slowest), "cudnn:eng0") << "a Forward plan of the compiled engine";
   EXPECT_GE(images, 1);
-  EXPECT_GE(slowest_s, 0.06 - 0.005);
-  EXPECT_GE(all_s, slow * 0.06 - 0.01);
-  EXPECT_GE(line->plans_s, 0.06 - 0.01) << "measuring's share is in its building of plans";
+  EXPECT_GE(slowest_s, 0.3 - 0.005);
+  EXPECT_GE(all_s, slowest_s - 0.005);
+  EXPECT_GE(line->plans_s, 0.3 - 0.01) << "measuring's share is in its building of plans";
 }
 
 // The same programs against the real cuDNN on a GPU (scripts/gpu-validate.sh). Different

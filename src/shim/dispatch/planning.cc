@@ -86,23 +86,24 @@ std::shared_ptr<cudnn::PlanExecutor> hybrid_within(HandleState& state, const Ker
     return nullptr;
   }
   if (!split->offload) return nullptr;
+  std::shared_ptr<HybridExecutor> executor;
   try {
-    auto executor =
+    executor =
         std::make_shared<HybridExecutor>(cudnn::cudnn_api(), cudnn::cuda_runtime(), state.handle,
                                          kernel.key, device_only, *split, *host->backend);
-    if (log_enabled(LogLevel::kInfo)) {
-      log(LogLevel::kInfo, std::string(name_of(kernel.key.operation)) + " hybrid plan within " +
-                               format_byte_size(limit) + ": " + split->to_string() + " (" +
-                               std::to_string(split->time_ms()) + " ms)");
-      account_plan(state, context, kernel, limit, split->time_ms(), *executor, true);
-    }
-    return executor;
   } catch (const std::exception& error) {
     warn_once("hybrid-setup:" + kernel.key.to_string(),
               "the CPU/GPU split of " + kernel.key.to_string() + " cannot run (" + error.what() +
                   "); the GPU takes the whole batch");
     return nullptr;
   }
+  if (log_enabled(LogLevel::kInfo)) {
+    log(LogLevel::kInfo, std::string(name_of(kernel.key.operation)) + " hybrid plan within " +
+                             format_byte_size(limit) + ": " + split->to_string() + " (" +
+                             std::to_string(split->time_ms()) + " ms)");
+    account_plan(state, context, kernel, limit, split->time_ms(), *executor, true);
+  }
+  return executor;
 }
 
 }  // namespace
