@@ -1,7 +1,6 @@
 #include "cudnn/cudnn_benchmarker.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>

@@ -14,7 +14,6 @@ namespace ucudnn::cudnn {
 
 namespace {
 
-// What one MeasuringTime gathered on its thread, added to the account when it ends.
 // Finalizations over kSlowFinalizeNs. Trivially destructible (a thread's record outlives no
 // exit handler that may still plan).
 struct SlowPlans {
@@ -38,6 +37,7 @@ struct SlowPlans {
   }
 };
 
+// What one MeasuringTime gathered on its thread, added to the account when it ends.
 struct Gathered {
   bool open = false;
   std::uint64_t phase_ns[kMeasuringPhases] = {};
@@ -47,14 +47,14 @@ struct Gathered {
 thread_local Gathered gathered;
 
 // Process-wide; measuring is slow, so a lock per kernel measured costs nothing, and plans are
-// made to run once per kernel and limit.
+// built outside measuring once per kernel and limit.
 struct Account {
   std::mutex mutex;
   std::set<std::string> kernels;
   std::uint64_t total_ns = 0;
   Gathered sum;
-  std::uint64_t running_plans = 0, running_plans_ns = 0;
-  SlowPlans running_slow;
+  std::uint64_t outside_plans = 0, outside_plans_ns = 0;
+  SlowPlans outside_slow;
 };
 
 Account& account() {
@@ -111,9 +111,9 @@ void count_finalized_plan(std::uint64_t nanoseconds, const EngineName& configura
   }
   Account& a = account();
   std::lock_guard lock(a.mutex);
-  ++a.running_plans;
-  a.running_plans_ns += nanoseconds;
-  if (slow) a.running_slow.add(nanoseconds, configuration, images);
+  ++a.outside_plans;
+  a.outside_plans_ns += nanoseconds;
+  if (slow) a.outside_slow.add(nanoseconds, configuration, images);
 }
 void count_measured_pair(bool stopped) {
   ++gathered.pairs;
@@ -132,10 +132,10 @@ MeasuringAccount measuring_account() {
   a.plans = sum.sum.plans;
   a.pairs = sum.sum.pairs;
   a.stopped_early = sum.sum.stopped_early;
-  a.running_plans = sum.running_plans;
-  a.running_plans_s = static_cast<double>(sum.running_plans_ns) * 1e-9;
+  a.outside_plans = sum.outside_plans;
+  a.outside_plans_s = static_cast<double>(sum.outside_plans_ns) * 1e-9;
   SlowPlans slow = sum.sum.slow;
-  slow.add(sum.running_slow);
+  slow.add(sum.outside_slow);
   a.slow_plans = slow.count;
   a.slow_plans_s = static_cast<double>(slow.total_ns) * 1e-9;
   a.slowest_s = static_cast<double>(slow.slowest_ns) * 1e-9;
@@ -159,9 +159,9 @@ std::string MeasuringAccount::to_string() const {
          " queries), allocating " + seconds(phase(MeasuringPhase::kAllocation)) + ", the rest " +
          seconds(std::max(0.0, total_s - parts)));
   }
-  if (running_plans > 0)
-    part("outside measuring, " + std::to_string(running_plans) + " plans finalized in " +
-         seconds(running_plans_s));
+  if (outside_plans > 0)
+    part("outside measuring, " + std::to_string(outside_plans) + " plans finalized in " +
+         seconds(outside_plans_s));
   if (slow_plans > 0)
     part(std::to_string(slow_plans) + " finalizations took over " +
          std::to_string(kSlowFinalizeNs / 1'000'000) + " ms, " + seconds(slow_plans_s) +

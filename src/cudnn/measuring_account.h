@@ -66,9 +66,9 @@ struct MeasuringAccount {
   std::uint64_t heuristics_queries = 0, plans = 0, pairs = 0, stopped_early = 0;
   // Outside measuring: the plans made to run (the chosen configurations' micro-batches), and
   // those built to check a stored plan's workspace.
-  std::uint64_t running_plans = 0;
-  double running_plans_s = 0;
-  // Measuring's and the running plans' finalizations over kSlowFinalizeNs, and the slowest.
+  std::uint64_t outside_plans = 0;
+  double outside_plans_s = 0;
+  // Finalizations over kSlowFinalizeNs, in measuring and outside it, and the slowest.
   std::uint64_t slow_plans = 0;
   double slow_plans_s = 0, slowest_s = 0;
   std::string slowest;  // "cudnn:eng12{k2=1} at 16 images"

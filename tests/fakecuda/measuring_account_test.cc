@@ -10,8 +10,8 @@ namespace {
 TEST(MeasuringAccount, EachPartIsSaidWhereThereIsOne) {
   MeasuringAccount a;
   EXPECT_EQ(a.to_string(), "");
-  a.running_plans = 30;
-  a.running_plans_s = 0.004;
+  a.outside_plans = 30;
+  a.outside_plans_s = 0.004;
   EXPECT_EQ(a.to_string(), "outside measuring, 30 plans finalized in 0.00 s");
   a.slow_plans = 2;
   a.slow_plans_s = 0.25;
@@ -44,8 +44,8 @@ TEST(MeasuringAccount, AFinalizeCountsInMeasuringWhereItMeasuresElseAsAPlanMadeT
   count_finalized_plan(1'000'000, quick, 8);
   count_finalized_plan(kSlowFinalizeNs + 10'000'000, compiled, 4);
   const MeasuringAccount running = measuring_account();
-  EXPECT_EQ(running.running_plans, before.running_plans + 2);
-  EXPECT_NEAR(running.running_plans_s - before.running_plans_s, 0.061, 1e-9);
+  EXPECT_EQ(running.outside_plans, before.outside_plans + 2);
+  EXPECT_NEAR(running.outside_plans_s - before.outside_plans_s, 0.061, 1e-9);
   EXPECT_EQ(running.slow_plans, before.slow_plans + 1) << "1 ms is not slow";
   EXPECT_EQ(running.plans, before.plans);
   if (before.slowest_s < 0.06) {
@@ -59,7 +59,7 @@ TEST(MeasuringAccount, AFinalizeCountsInMeasuringWhereItMeasuresElseAsAPlanMadeT
   }
   const MeasuringAccount measured = measuring_account();
   EXPECT_EQ(measured.plans, before.plans + 2);
-  EXPECT_EQ(measured.running_plans, running.running_plans) << "measuring's own are not";
+  EXPECT_EQ(measured.outside_plans, running.outside_plans) << "measuring's own are not";
   EXPECT_EQ(measured.slow_plans, running.slow_plans + 1) << "both parts' slow ones are named";
   if (before.slowest_s < 0.07) {
     EXPECT_EQ(measured.slowest, "cudnn:eng7{k2=4} at 2 images");
