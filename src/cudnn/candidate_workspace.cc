@@ -1,5 +1,7 @@
 #include "cudnn/candidate_workspace.h"
 
+#include <memory>
+
 #include "cudnn/algorithms.h"
 #include "cudnn/convolution_calls.h"
 #include "cudnn/engine_plan.h"
@@ -8,10 +10,19 @@
 namespace ucudnn::cudnn {
 
 std::optional<std::uint64_t> candidate_workspace(const CudnnApi& api, cudnnHandle_t handle,
-                                                 const KernelKey& kernel, const std::string& name) {
+                                                 const KernelKey& kernel, const std::string& name,
+                                                 FinalizedPlans* kept) {
   try {
-    if (const auto engine = EngineName::parse(name))
-      return EnginePlan(handle, kernel.operation, kernel.problem, *engine, 1, 0).workspace_bytes();
+    if (const auto engine = EngineName::parse(name)) {
+      if (kept)
+        if (const EnginePlan* plan = kept->find(kernel, *engine, 1, 0))
+          return plan->workspace_bytes();
+      auto plan =
+          std::make_unique<EnginePlan>(handle, kernel.operation, kernel.problem, *engine, 1, 0);
+      const std::uint64_t bytes = plan->workspace_bytes();
+      if (kept) kept->keep(kernel, *engine, 1, 0, std::move(plan));
+      return bytes;
+    }
     const auto algorithm = algorithm_value(kernel.operation, name);
     if (!algorithm) return std::nullopt;
     const MicroBatchDescriptors d(api, kernel.problem, kernel.problem.batch());

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "cudnn/algorithms.h"
@@ -246,26 +247,33 @@ std::optional<Measurement> CudnnBenchmarker::time(const KernelKey& kernel,
 std::optional<Measurement> CudnnBenchmarker::benchmark_engine(const KernelKey& kernel,
                                                               const EngineName& engine,
                                                               std::int64_t micro_batch) {
-  const ConvolutionProblem shape = kernel.problem.with_batch(micro_batch);
-  std::optional<EnginePlan> plan;
+  const KernelKey shape = kernel.with_batch(micro_batch);
+  std::unique_ptr<EnginePlan> plan, accumulating;
   std::uint64_t bytes = 0;
   try {
     const PhaseTime building(MeasuringPhase::kPlans);
-    plan.emplace(handle_, kernel.operation, shape, engine, 1, 0);
+    plan = std::make_unique<EnginePlan>(handle_, kernel.operation, shape.problem, engine, 1, 0);
     bytes = plan->workspace_bytes();
     // Below the batch, later micro-batches may add to the output (beta = 1): the configuration
     // is a candidate there only if cuDNN finalizes that too, with the larger workspace.
     if (later_micro_batches_accumulate(kernel.operation) && micro_batch < kernel.problem.batch()) {
-      bytes = std::max(
-          bytes, EnginePlan(handle_, kernel.operation, shape, engine, 1, 1).workspace_bytes());
+      accumulating =
+          std::make_unique<EnginePlan>(handle_, kernel.operation, shape.problem, engine, 1, 1);
+      bytes = std::max(bytes, accumulating->workspace_bytes());
     }
   } catch (const EngineRefused&) {
     return std::nullopt;  // not a candidate at this shape
   }
-  return time(kernel, engine.to_string(), micro_batch, static_cast<std::size_t>(bytes),
-              [&](const ConvolutionBuffers& buffers, void* workspace) {
-                return plan->execute(handle_, buffers, workspace);
-              });
+  auto measurement = time(kernel, engine.to_string(), micro_batch, static_cast<std::size_t>(bytes),
+                          [&](const ConvolutionBuffers& buffers, void* workspace) {
+                            return plan->execute(handle_, buffers, workspace);
+                          });
+  // The plans of a measured candidate are the ones its executor runs at this shape.
+  if (measurement && options_.kept_plans) {
+    options_.kept_plans->keep(shape, engine, 1, 0, std::move(plan));
+    options_.kept_plans->keep(shape, engine, 1, 1, std::move(accumulating));
+  }
+  return measurement;
 }
 
 std::optional<Measurement> CudnnBenchmarker::benchmark(const KernelKey& kernel,

@@ -28,6 +28,7 @@
 #include "cudnn/cudnn_api.h"
 #include "cudnn/device_memory.h"
 #include "cudnn/engine_configurations.h"
+#include "cudnn/finalized_plans.h"
 #include "cudnn/heuristics_cache.h"
 
 namespace ucudnn::cudnn {
@@ -55,6 +56,9 @@ struct GpuBenchmarkOptions {
   // The device's answers of cuDNN's heuristics, asked once per kernel (nullptr: asked per
   // benchmarker).
   HeuristicsCache* heuristics = nullptr;
+  // Where the execution plans it times are kept for the kernel's executor (finalized_plans.h;
+  // nullptr: dropped once timed).
+  FinalizedPlans* kept_plans = nullptr;
 
   static GpuBenchmarkOptions with_repeats(int repeats) {
     GpuBenchmarkOptions options;

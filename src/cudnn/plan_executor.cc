@@ -10,7 +10,7 @@
 namespace ucudnn::cudnn {
 
 PlanExecutor::PlanExecutor(const CudnnApi& api, cudnnHandle_t handle, const KernelKey& kernel,
-                           Configuration configuration)
+                           Configuration configuration, FinalizedPlans* kept)
     : api_(api), kernel_(kernel), configuration_(std::move(configuration)) {
   const auto& problem = kernel_.problem;
   // A share for the host runs only through the hybrid executor (shim/hybrid_executor.h):
@@ -28,16 +28,14 @@ PlanExecutor::PlanExecutor(const CudnnApi& api, cudnnHandle_t handle, const Kern
     if (const auto engine = EngineName::parse(m.algorithm)) {
       auto& plans = engine_plans_[{m.batch, m.algorithm}];
       if (!plans.one_zero) {
-        const ConvolutionProblem shape = problem.with_batch(m.batch);
+        const KernelKey shape = kernel_.with_batch(m.batch);
         try {
           plans.name = *engine;
-          plans.one_zero =
-              std::make_unique<EnginePlan>(handle, kernel_.operation, shape, *engine, 1, 0);
+          plans.one_zero = kept_or_finalized(kept, handle, shape, *engine, 1, 0);
           // Only later micro-batches accumulate: a one-micro-batch plan makes its beta = 1 plan
           // on first use, if ever.
           if (later_micro_batches_accumulate(kernel_.operation) && configuration_.micro.size() > 1)
-            plans.one_one =
-                std::make_unique<EnginePlan>(handle, kernel_.operation, shape, *engine, 1, 1);
+            plans.one_one = kept_or_finalized(kept, handle, shape, *engine, 1, 1);
         } catch (const EngineRefused& e) {
           throw std::invalid_argument(std::string(e.what()) + " at " + std::to_string(m.batch) +
                                       " images");

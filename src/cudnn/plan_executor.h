@@ -22,6 +22,7 @@
 #include "core/configuration.h"
 #include "cudnn/convolution_calls.h"
 #include "cudnn/engine_plan.h"
+#include "cudnn/finalized_plans.h"
 #include "cudnn/micro_batch_descriptors.h"
 
 namespace ucudnn::cudnn {
@@ -32,9 +33,11 @@ class PlanExecutor {
   // what the library says now, never what a stored configuration claims. Throws
   // std::invalid_argument for a configuration that does not cover the batch, names an
   // algorithm cuDNN does not have or one it refuses at that size, std::runtime_error when a
-  // descriptor is refused.
+  // descriptor is refused. The execution plans it runs are taken from `kept` where it holds
+  // them (finalized on `handle` while the kernel was planned, finalized_plans.h), else
+  // finalized here.
   PlanExecutor(const CudnnApi& api, cudnnHandle_t handle, const KernelKey& kernel,
-               Configuration configuration);
+               Configuration configuration, FinalizedPlans* kept = nullptr);
   virtual ~PlanExecutor() = default;
 
   const KernelKey& kernel() const { return kernel_; }

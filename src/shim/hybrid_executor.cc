@@ -112,8 +112,9 @@ struct HybridExecutor::Staging {
 
 HybridExecutor::HybridExecutor(const cudnn::CudnnApi& api, const cudnn::CudaRuntime& runtime,
                                cudnnHandle_t handle, const KernelKey& kernel,
-                               Configuration device_only, Configuration split, HostBackend& host)
-    : PlanExecutor(api, handle, kernel, std::move(device_only)),
+                               Configuration device_only, Configuration split, HostBackend& host,
+                               cudnn::FinalizedPlans* kept)
+    : PlanExecutor(api, handle, kernel, std::move(device_only), kept),
       api_(api),
       runtime_(runtime),
       split_(std::move(split)),
@@ -132,8 +133,9 @@ HybridExecutor::HybridExecutor(const cudnn::CudnnApi& api, const cudnn::CudaRunt
   host_kernel_ = kernel.with_batch(split_.offload->batch());
   host_configuration_ = Configuration{split_.offload->micro, std::nullopt};
   if (device_samples_ > 0)
-    device_share_ = std::make_unique<cudnn::PlanExecutor>(
-        api, handle, kernel.with_batch(device_samples_), Configuration{split_.micro, std::nullopt});
+    device_share_ =
+        std::make_unique<cudnn::PlanExecutor>(api, handle, kernel.with_batch(device_samples_),
+                                              Configuration{split_.micro, std::nullopt}, kept);
 
   auto staging = std::make_unique<Staging>(runtime);
   staging->workspace_bytes = host_.workspace_bytes(host_kernel_, host_configuration_);

@@ -109,6 +109,7 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
   if (context.application_engines)
     options.application_engines = context.application_engines->of(kernel.to_string());
   options.heuristics = context.heuristics;
+  options.kept_plans = context.kept_plans;
   cudnn::CudnnBenchmarker device(context.api, context.runtime, context.handle, context.fingerprint,
                                  options);
   ExcludingBenchmarker allowed(device, *context.excluded);
@@ -146,10 +147,11 @@ std::optional<std::string> device_plan_problem(const PlannerContext& context,
                                                const KernelKey& kernel, const Configuration& plan,
                                                std::uint64_t limit) {
   if (auto problem = excluded_problem(context, plan)) return problem;
-  return plan_validation_error(
-      kernel, plan, "cudnn", limit, [&](const KernelKey& micro, const std::string& name) {
-        return cudnn::candidate_workspace(context.api, context.handle, micro, name);
-      });
+  return plan_validation_error(kernel, plan, "cudnn", limit,
+                               [&](const KernelKey& micro, const std::string& name) {
+                                 return cudnn::candidate_workspace(context.api, context.handle,
+                                                                   micro, name, context.kept_plans);
+                               });
 }
 
 }  // namespace
@@ -179,7 +181,7 @@ std::optional<std::string> outdated(const PlannerContext& context, const KernelK
   if (!context.unplanned_application_engine) return std::nullopt;
   const auto bytes =
       cudnn::candidate_workspace(context.api, context.handle, smallest_planned(context, kernel),
-                                 *context.unplanned_application_engine);
+                                 *context.unplanned_application_engine, context.kept_plans);
   if (!bytes || *bytes > limit) return std::nullopt;
   return " was made without the application's engine configuration " +
          *context.unplanned_application_engine + ": planning it again with it";
@@ -324,8 +326,8 @@ std::shared_ptr<cudnn::PlanExecutor> make_executor(const PlannerContext& context
                                                    const KernelKey& kernel,
                                                    const Configuration& configuration) {
   if (!configuration.offload)
-    return std::make_shared<cudnn::PlanExecutor>(context.api, context.handle, kernel,
-                                                 configuration);
+    return std::make_shared<cudnn::PlanExecutor>(context.api, context.handle, kernel, configuration,
+                                                 context.kept_plans);
   if (!context.host)
     throw std::invalid_argument("the plan gives the CPU a share, and CPU/GPU hybrid is off");
   auto device_only = plan_reuse(context, kernel, configuration.workspace_bytes());
@@ -333,7 +335,8 @@ std::shared_ptr<cudnn::PlanExecutor> make_executor(const PlannerContext& context
     throw std::invalid_argument("no plan for the GPU alone within the split's workspace: " +
                                 device_only.error());
   return std::make_shared<HybridExecutor>(context.api, context.runtime, context.handle, kernel,
-                                          *device_only, configuration, *context.host->backend);
+                                          *device_only, configuration, *context.host->backend,
+                                          context.kept_plans);
 }
 
 Expected<ParetoFront> desirable_set(const PlannerContext& context, const KernelKey& kernel,

@@ -17,6 +17,7 @@
 #include "cudnn/cuda_runtime.h"
 #include "cudnn/cudnn_api.h"
 #include "cudnn/cudnn_benchmarker.h"
+#include "cudnn/finalized_plans.h"
 #include "cudnn/plan_executor.h"
 #include "shim/kernel_identity.h"
 #include "shim/settings.h"
@@ -70,6 +71,9 @@ struct PlannerContext {
   // may measure. Read by for_kernel, before planning measures it (the GPU's own plan is made,
   // and measures it, before the kernel's hybrid plan is looked up).
   std::optional<std::string> unplanned_application_engine = std::nullopt;
+  // Where the execution plans that measuring and a stored plan's check finalize are kept for
+  // the kernel's executor (cudnn/finalized_plans.h; one planning's, on `handle`; null: none).
+  cudnn::FinalizedPlans* kept_plans = nullptr;
 
   static const AlgorithmExclusion kNothingExcluded;
 };
@@ -106,8 +110,8 @@ std::optional<std::string> plan_problem(const PlannerContext& context, const Ker
                                         const Configuration& plan, std::uint64_t limit);
 
 // The executor of `configuration`: cuDNN's, or for one with a host share the hybrid executor
-// beside the GPU's WR plan within the same workspace (what runs during capture). Throws as the
-// executors' constructors do.
+// beside the GPU's WR plan within the same workspace (what runs during capture), taking the
+// execution plans it runs from `context.kept_plans`. Throws as the executors' constructors do.
 std::shared_ptr<cudnn::PlanExecutor> make_executor(const PlannerContext& context,
                                                    const KernelKey& kernel,
                                                    const Configuration& configuration);

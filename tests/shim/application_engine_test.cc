@@ -135,18 +135,11 @@ std::size_t kernels_keeping_their_key() {
   return kept;
 }
 
-std::string temporary_database(const std::string& seed) {
-  const std::string database = ::testing::TempDir() + "ucudnn-application-engine-" +
-                               std::to_string(getpid()) + "-" + seed + ".db";
-  std::remove(database.c_str());
-  return database;
-}
-
 const std::string kReplanned =
     " was made without the application's engine configuration eng" + std::to_string(kHidden);
 
 TEST_F(ApplicationEngine, AStoredPlanMadeWithoutItIsPlannedAgain) {
-  const std::string database = temporary_database(seed_);
+  const std::string database = database_path();
   Environment environment = {{"FAKECUDA_HIDDEN_ENGINES", std::to_string(kHidden)},
                              {"UCUDNN_DATABASE", database}};
   // First the heuristics' engines only: the plans are stored without the hidden one. (Each
@@ -166,7 +159,6 @@ TEST_F(ApplicationEngine, AStoredPlanMadeWithoutItIsPlannedAgain) {
   const auto replans = plans_with(true, true, kLimit);
   EXPECT_NE(calls_of(replans), calls_of(plans_with(true, false, kLimit)));
   EXPECT_EQ(steady_calls(args, environment), calls_of(replans));
-  std::remove(database.c_str());
 }
 
 // How many of a file database's measurements are of `configuration` at micro-batch `size`.
@@ -193,7 +185,7 @@ int measurements_of(const std::string& database, const std::string& configuratio
 // instead of planning every kernel again, every run.
 TEST_F(ApplicationEngine, ASlowConfigurationSkippedBelowTheFullBatchKeepsTheStoredPlans) {
   constexpr int kSlow = 0;  // IMPLICIT_GEMM, and its knob variants: hidden from the heuristics
-  const std::string database = temporary_database(seed_);
+  const std::string database = database_path();
   Environment environment = {{"FAKECUDA_HIDDEN_ENGINES", std::to_string(kSlow)},
                              {"UCUDNN_DATABASE", database}};
   const std::vector<std::string> args = {"--engine-index", std::to_string(kSlow), "--iterations",
@@ -209,13 +201,12 @@ TEST_F(ApplicationEngine, ASlowConfigurationSkippedBelowTheFullBatchKeepsTheStor
   EXPECT_EQ(count_of(again.process.err, "without the application's engine configuration"), 0)
       << again.process.err;
   EXPECT_EQ(count_of(again.process.err, "benchmarked "), 0) << again.process.err;
-  std::remove(database.c_str());
 }
 
 // The same for a stored CPU/GPU hybrid plan (UCUDNN_HYBRID=on): its GPU share is planned among
 // the same candidates, so it too is planned again, once, and then reused.
 TEST_F(ApplicationEngine, AStoredHybridPlanMadeWithoutItIsPlannedAgain) {
-  const std::string database = temporary_database(seed_);
+  const std::string database = database_path();
   Environment environment = {{"FAKECUDA_HIDDEN_ENGINES", std::to_string(kHidden)},
                              {"UCUDNN_DATABASE", database},
                              {"UCUDNN_HYBRID", "on"}};
@@ -239,7 +230,6 @@ TEST_F(ApplicationEngine, AStoredHybridPlanMadeWithoutItIsPlannedAgain) {
             count_of(replanned.process.err, "hybrid plan within"))
       << "the same kernels run hybrid plans\n"
       << reused.process.err;
-  std::remove(database.c_str());
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #pragma once
 // The fixture of the suites that run examples/conv_network under ucudnn on the cuDNN/CUDA test
-// doubles (end_to_end_test.cc, stored_plans_test.cc): the program with and without the
-// preload, each run with a fresh seed, and the limits the suites plan within.
+// doubles (end_to_end_test.cc, plan_building_test.cc, stored_plans_test.cc): the program with
+// and without the preload, each run with a fresh seed, a folder of its own for databases, and
+// the limits the suites plan within.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 
 #include "example_program.h"
 #include "support/random_seed.h"
+#include "support/temp_folder.h"
 
 namespace ucudnn {
 
@@ -35,8 +37,13 @@ class EndToEnd : public ::testing::Test {
     return run(UCUDNN_EXAMPLE, args, environment);
   }
 
+  // A database file of the test's own, removed with whatever SQLite and the shim leave beside
+  // it (its lock file, a journal) however the test ends.
+  std::string database_path() const { return folder_.file("ucudnn.db"); }
+
   testing::SeededRandom random_;
   std::string seed_;
+  testing::TempFolder folder_{"ucudnn-e2e"};
 };
 
 }  // namespace ucudnn

@@ -24,6 +24,7 @@
 #include "end_to_end_fixture.h"
 #include "example_kernels.h"
 #include "example_program.h"
+#include "measuring_line.h"
 #include "model_benchmarker.h"
 #include "network_layers.h"
 #include "support/random_seed.h"
@@ -37,6 +38,7 @@ using testing::count_of;
 using testing::Environment;
 using testing::expect_ran_on_doubles;
 using testing::expect_same_results;
+using testing::measuring_line;
 using testing::micro_batched_calls;
 using testing::ProgramRun;
 
@@ -217,26 +219,6 @@ TEST_F(EndToEnd, BadSettingsWarnOnceAndTheProgramRuns) {
 // With a database, the second run of the same program benchmarks nothing: every plan and
 // measurement comes from the first run's file.
 // The exit line of where measuring spent the host's time (cudnn/measuring_account.h).
-struct MeasuringLine {
-  int kernels = 0, pairs = 0, stopped = 0, plans = 0, queries = 0;
-  double total_s = 0, runs_s = 0, plans_s = 0, heuristics_s = 0, allocating_s = 0, rest_s = 0;
-};
-
-std::optional<MeasuringLine> measuring_line(const std::string& err) {
-  const auto at = err.find("measuring ");
-  if (at == std::string::npos) return std::nullopt;
-  MeasuringLine m;
-  if (std::sscanf(err.c_str() + at,
-                  "measuring %d kernels took %lf s: running and timing %d (candidate, "
-                  "micro-batch) pairs %lf s (%d stopped early), building plans %lf s (%d "
-                  "finalized), cuDNN's heuristics %lf s (%d queries), allocating %lf s, the rest "
-                  "%lf s",
-                  &m.kernels, &m.total_s, &m.pairs, &m.runs_s, &m.stopped, &m.plans_s, &m.plans,
-                  &m.heuristics_s, &m.queries, &m.allocating_s, &m.rest_s) != 11)
-    return std::nullopt;
-  return m;
-}
-
 // What "benchmarked N (algorithm, micro-batch) pairs of ..." lines add up to: kernels, pairs.
 std::pair<int, int> benchmarked_lines(const std::string& err) {
   std::pair<int, int> total{0, 0};
@@ -251,13 +233,12 @@ std::pair<int, int> benchmarked_lines(const std::string& err) {
 }
 
 TEST_F(EndToEnd, SecondRunWithTheDatabaseBenchmarksNothing) {
-  const std::string database = ::testing::TempDir() + "ucudnn-e2e-" + seed_ + ".db";
+  const std::string database = database_path();
   const auto cap = std::to_string(kTightLimit);
   const Environment environment = {
       {"UCUDNN_WORKSPACE_LIMIT", cap}, {"UCUDNN_DATABASE", database}, {"UCUDNN_LOG_LEVEL", "info"}};
   const ProgramRun first = preloaded({"--workspace-limit", cap}, environment);
   const ProgramRun second = preloaded({"--workspace-limit", cap}, environment);
-  std::remove(database.c_str());
   expect_ran_on_doubles(first);
   expect_ran_on_doubles(second);
   expect_same_results(first, second);
@@ -289,43 +270,6 @@ TEST_F(EndToEnd, SecondRunWithTheDatabaseBenchmarksNothing) {
   EXPECT_NEAR(line->runs_s + line->plans_s + line->heuristics_s + line->allocating_s + line->rest_s,
               line->total_s, 0.03);
   EXPECT_FALSE(measuring_line(second.process.err)) << second.process.err;
-}
-
-// An engine cuDNN compiles at Finalize (its runtime-compiled engines: 100 ms and more each) is
-// named in the exit line, so that a warm-up's plan building can be told apart on a GPU.
-TEST_F(EndToEnd, FinalizationsThatCompileAreCountedAndTheSlowestIsNamed) {
-  const std::string database = ::testing::TempDir() + "ucudnn-e2e-compile-" + seed_ + ".db";
-  const auto cap = std::to_string(kTightLimit);
-  const ProgramRun run = preloaded({"--workspace-limit", cap},
-                                   {{"UCUDNN_WORKSPACE_LIMIT", cap},
-                                    {"UCUDNN_DATABASE", database},
-                                    {"UCUDNN_LOG_LEVEL", "info"},
-                                    {"FAKECUDA_ENGINE_NOTES", "Forward:0=runtime_compiled"},
-                                    {"FAKECUDA_HOST_COST_US", "compile=300000"}});
-  std::remove(database.c_str());
-  expect_ran_on_doubles(run);
-  const auto line = measuring_line(run.process.err);
-  ASSERT_TRUE(line) << "the measuring part reads as before: " << run.process.err;
-  const auto at = run.process.err.find("finalizations took over 50 ms");
-  ASSERT_NE(at, std::string::npos) << run.process.err;
-  int slow = 0, images = 0;
-  double all_s = 0, slowest_s = 0;
-  char slowest[128] = {};
-  ASSERT_EQ(std::sscanf(run.process.err.c_str() + run.process.err.rfind("; ", at) + 2,
-                        "%d finalizations took over 50 ms, %lf s in all, the slowest %127s at %d "
-                        "images (%lf s)",
-                        &slow, &all_s, slowest, &images, &slowest_s),
-            5)
-      << run.process.err;
-  // Each of engine 0's Forward plans, those measured and those built outside measuring (and
-  // any other finalize a loaded machine stalled past 50 ms, never as long as a compile).
-  EXPECT_GE(slow, 1);
-  EXPECT_LE(slow, line->plans + count_of(run.process.err, "plan within") * 8);
-  EXPECT_EQ(std::string(slowest), "cudnn:eng0") << "a Forward plan of the compiled engine";
-  EXPECT_GE(images, 1);
-  EXPECT_GE(slowest_s, 0.3 - 0.005);
-  EXPECT_GE(all_s, slowest_s - 0.005);
-  EXPECT_GE(line->plans_s, 0.3 - 0.01) << "measuring's share is in its building of plans";
 }
 
 // The same programs against the real cuDNN on a GPU (scripts/gpu-validate.sh). Different

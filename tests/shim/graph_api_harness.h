@@ -22,6 +22,7 @@
 #include "support/random_seed.h"
 #include "support/relative_error.h"
 #include "support/subprocess.h"
+#include "support/temp_folder.h"
 #include "tensor_dump.h"
 
 namespace ucudnn {
@@ -131,8 +132,13 @@ class GraphApi : public ::testing::Test {
     }
   }
 
+  // A database file of the test's own, removed with whatever SQLite and the shim leave beside
+  // it (its lock file, a journal) however the test ends.
+  std::string database_path() const { return folder_.file("ucudnn.db"); }
+
   testing::SeededRandom random_;
   std::string seed_;
+  testing::TempFolder folder_{"ucudnn-graph"};
 };
 
 // The engine configurations of an algorithm (it and its knob variants), as exclusion entries

@@ -296,9 +296,7 @@ TEST_F(GraphApi, WorkspaceDivisionServesGraphPlans) {
 // workspace, so a division shared between the two kinds would be invalid for the deterministic
 // job, discarded, divided anew and stored over the other's, at every start.
 TEST_F(GraphApi, DeterministicAndUnrestrictedJobsKeepTheirOwnDivisions) {
-  const std::string database =
-      ::testing::TempDir() + "ucudnn-graph-wd-" + std::to_string(getpid()) + "-" + seed_ + ".db";
-  std::remove(database.c_str());
+  const std::string database = database_path();
   const Environment shared = {{"UCUDNN_TOTAL_WORKSPACE_SIZE", "1"},
                               {"UCUDNN_DATABASE", database},
                               {"UCUDNN_LOG_LEVEL", "info"}};
@@ -311,7 +309,6 @@ TEST_F(GraphApi, DeterministicAndUnrestrictedJobsKeepTheirOwnDivisions) {
   const ProgramRun other = run(deterministic, shared, true);
   const ProgramRun again = run(unrestricted, shared, true);
   const ProgramRun other_again = run(deterministic, shared, true);
-  std::remove(database.c_str());
   expect_same_results(without, again);
   for (const ProgramRun* r : {&other, &again, &other_again})
     EXPECT_EQ(count_of(r->process.err, "discarding an invalid stored workspace division"), 0)

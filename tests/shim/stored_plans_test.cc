@@ -47,7 +47,7 @@ int plan_rows(const std::string& database) {
 // the next measured workspace, so however many runs, the rows stay within the number of
 // those intervals the runs' limits fall in, and a limit seen before benchmarks nothing.
 TEST_F(EndToEnd, FindExLimitsThatChangeEveryRunShareStoredPlans) {
-  const std::string database = ::testing::TempDir() + "ucudnn-e2e-limits-" + seed_ + ".db";
+  const std::string database = database_path();
   ModelBenchmarker model;
   std::vector<std::vector<std::uint64_t>> workspaces;  // per kernel, every measured one
   for (const auto& kernel : example_kernels(kBatch)) {
@@ -90,14 +90,13 @@ TEST_F(EndToEnd, FindExLimitsThatChangeEveryRunShareStoredPlans) {
       "(bound %zu)\n",
       runs + 1, static_cast<unsigned long long>(kTightLimit / 4),
       static_cast<unsigned long long>(2 * kTightLimit), rows, workspaces.size(), intervals.size());
-  for (const char* suffix : {"", ".lock", "-journal"}) std::remove((database + suffix).c_str());
 }
 
 // A shared database may be poisoned: a stored plan whose micro-batches cover twice the batch
 // would write past the caller's tensors if it were trusted. The shim validates it, warns,
 // re-plans, and the results stay right (the doubles check every pointer range).
 TEST_F(EndToEnd, PoisonedStoredPlansAreDiscardedAndReplanned) {
-  const std::string database = ::testing::TempDir() + "ucudnn-e2e-poison-" + seed_ + ".db";
+  const std::string database = database_path();
   const auto cap = std::to_string(kTightLimit);
   const Environment environment = {{"UCUDNN_WORKSPACE_LIMIT", cap}, {"UCUDNN_DATABASE", database}};
   const ProgramRun without = baseline({"--workspace-limit", cap});
@@ -120,7 +119,6 @@ TEST_F(EndToEnd, PoisonedStoredPlansAreDiscardedAndReplanned) {
     sqlite3_close(db);
   }
   const ProgramRun second = preloaded({"--workspace-limit", cap}, environment);
-  std::remove(database.c_str());
   expect_ran_on_doubles(second);
   expect_same_results(without, second);
   EXPECT_GT(count_of(second.process.err, "discarding an invalid stored plan"), 0)
@@ -132,7 +130,7 @@ TEST_F(EndToEnd, PoisonedStoredPlansAreDiscardedAndReplanned) {
 // UCUDNN_EXCLUDE_ALGORITHMS: an excluded algorithm never reaches cuDNN, neither to be
 // benchmarked nor from a stored plan that uses it (discarded and planned again).
 TEST_F(EndToEnd, ExcludedAlgorithmsNeverRunEvenFromStoredPlans) {
-  const std::string database = ::testing::TempDir() + "ucudnn-e2e-exclude-" + seed_ + ".db";
+  const std::string database = database_path();
   const auto cap = std::to_string(kTightLimit);
   // The legacy algorithms as candidates: their names are what is excluded.
   Environment environment = {{"UCUDNN_WORKSPACE_LIMIT", cap},
@@ -148,7 +146,6 @@ TEST_F(EndToEnd, ExcludedAlgorithmsNeverRunEvenFromStoredPlans) {
 
   environment["UCUDNN_EXCLUDE_ALGORITHMS"] = "cudnn:fft*, cudnn:WINOGRAD*";
   const ProgramRun second = preloaded({"--workspace-limit", cap}, environment);
-  std::remove(database.c_str());
   expect_ran_on_doubles(second);
   expect_same_results(without, second);
   for (const auto& name : fast) EXPECT_EQ(count_of(second.trace, name), 0) << name;
@@ -160,7 +157,7 @@ TEST_F(EndToEnd, ExcludedAlgorithmsNeverRunEvenFromStoredPlans) {
 // A database written when the legacy algorithms were the candidates: its plans still run where
 // engines are off, and are planned again among the engine configurations where they are on.
 TEST_F(EndToEnd, PlansStoredAmongLegacyAlgorithmsArePlannedAgainAmongEngines) {
-  const std::string database = ::testing::TempDir() + "ucudnn-e2e-legacy-db-" + seed_ + ".db";
+  const std::string database = database_path();
   const auto cap = std::to_string(kTightLimit);
   Environment environment = {{"UCUDNN_WORKSPACE_LIMIT", cap},
                              {"UCUDNN_DATABASE", database},
@@ -186,7 +183,6 @@ TEST_F(EndToEnd, PlansStoredAmongLegacyAlgorithmsArePlannedAgainAmongEngines) {
   EXPECT_EQ(micro_batched_calls(kept.trace), micro_batched_calls(again.trace));
   const ProgramRun engines = preloaded({"--workspace-limit", cap}, environment);
   const ProgramRun settled = preloaded({"--workspace-limit", cap}, environment);
-  std::remove(database.c_str());
   expect_same_results(without, engines);
   EXPECT_GT(count_of(engines.process.err, "made among the legacy algorithms"), 0)
       << engines.process.err;
@@ -214,7 +210,7 @@ std::set<std::string> ucudnn_engines(const std::string& trace) {
 // Engine configurations are excluded by their names, wildcards included, as algorithms are:
 // never measured, never planned, never run from a stored plan.
 TEST_F(EndToEnd, ExcludedEngineConfigurationsNeverRunEvenFromStoredPlans) {
-  const std::string database = ::testing::TempDir() + "ucudnn-e2e-exclude-engines-" + seed_ + ".db";
+  const std::string database = database_path();
   const auto cap = std::to_string(kTightLimit);
   Environment environment = {{"UCUDNN_WORKSPACE_LIMIT", cap}, {"UCUDNN_DATABASE", database}};
   const ProgramRun without = baseline({"--workspace-limit", cap});
@@ -227,7 +223,6 @@ TEST_F(EndToEnd, ExcludedEngineConfigurationsNeverRunEvenFromStoredPlans) {
     if (id != "0") excluded += (excluded.empty() ? "cudnn:eng" : ", cudnn:eng") + id + "*";
   environment["UCUDNN_EXCLUDE_ALGORITHMS"] = excluded;
   const ProgramRun second = preloaded({"--workspace-limit", cap}, environment);
-  std::remove(database.c_str());
   expect_ran_on_doubles(second);
   expect_same_results(without, second);
   for (const auto& id : ucudnn_engines(second.trace))

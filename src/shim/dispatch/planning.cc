@@ -88,9 +88,9 @@ std::shared_ptr<cudnn::PlanExecutor> hybrid_within(HandleState& state, const Ker
   if (!split->offload) return nullptr;
   std::shared_ptr<HybridExecutor> executor;
   try {
-    executor =
-        std::make_shared<HybridExecutor>(cudnn::cudnn_api(), cudnn::cuda_runtime(), state.handle,
-                                         kernel.key, device_only, *split, *host->backend);
+    executor = std::make_shared<HybridExecutor>(cudnn::cudnn_api(), cudnn::cuda_runtime(),
+                                                state.handle, kernel.key, device_only, *split,
+                                                *host->backend, context.kept_plans);
   } catch (const std::exception& error) {
     warn_once("hybrid-setup:" + kernel.key.to_string(),
               "the CPU/GPU split of " + kernel.key.to_string() + " cannot run (" + error.what() +
@@ -202,6 +202,8 @@ std::shared_ptr<cudnn::PlanExecutor> plan_within(HandleState& state, const Kerne
   PlannerContext context = for_kernel(context_for(state, settings), kernel);
   context.may_measure = how.may_measure;
   context.caller = how.caller;
+  cudnn::FinalizedPlans kept;  // measuring's and the check's, for the executor
+  context.kept_plans = &kept;
   auto plan = plan_reuse(context, kernel.key, limit);
   if (!plan) {
     if (failed.size() >= kLimitsPerKernel) failed.erase(failed.begin());
@@ -214,7 +216,8 @@ std::shared_ptr<cudnn::PlanExecutor> plan_within(HandleState& state, const Kerne
   auto& slot = plans.by_limit[limit];
   slot = hybrid_within(state, kernel, limit, settings, context, *plan);
   if (slot) return slot;
-  slot = std::make_shared<cudnn::PlanExecutor>(cudnn::cudnn_api(), state.handle, kernel.key, *plan);
+  slot = std::make_shared<cudnn::PlanExecutor>(cudnn::cudnn_api(), state.handle, kernel.key, *plan,
+                                               &kept);
   if (log_enabled(LogLevel::kInfo)) {
     log(LogLevel::kInfo, std::string(name_of(kernel.key.operation)) + " plan within " +
                              format_byte_size(limit) + ": " + plan->to_string() + " (" +

@@ -1,0 +1,45 @@
+#pragma once
+// The execution plans finalized while one kernel is planned (the benchmarker's, one per
+// candidate and micro-batch shape it times; those that check a stored plan's workspace), kept
+// until the kernel's executor is made, which takes the ones it runs instead of finalizing them
+// again. A Finalize costs cuDNN about a millisecond, and a runtime-compiled engine's 100 ms and
+// more (it compiles there), so planning a kernel finalizes each plan it runs once, not twice.
+// One planning's, on one thread and one handle (a plan is finalized on a handle): not shared.
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "core/engine_name.h"
+#include "core/kernel_key.h"
+#include "cudnn/engine_plan.h"
+
+namespace ucudnn::cudnn {
+
+class FinalizedPlans {
+ public:
+  // Keeps `plan`, made for `shape` (the kernel at one micro-batch) with these scaling factors;
+  // it replaces one kept for the same.
+  void keep(const KernelKey& shape, const EngineName& name, double alpha, double beta,
+            std::unique_ptr<EnginePlan> plan);
+  // The plan kept for these, or nullptr.
+  const EnginePlan* find(const KernelKey& shape, const EngineName& name, double alpha,
+                         double beta) const;
+  // The plan kept for these, no longer kept; nullptr where none is.
+  std::unique_ptr<EnginePlan> take(const KernelKey& shape, const EngineName& name, double alpha,
+                                   double beta);
+  std::size_t size() const { return plans_.size(); }
+
+ private:
+  using Key = std::tuple<std::string, std::string, double, double>;
+  static Key key(const KernelKey& shape, const EngineName& name, double alpha, double beta);
+  std::map<Key, std::unique_ptr<EnginePlan>> plans_;
+};
+
+// The plan `kept` holds for these (taken from it), else one finalized now. Throws
+// EngineRefused.
+std::unique_ptr<EnginePlan> kept_or_finalized(FinalizedPlans* kept, cudnnHandle_t handle,
+                                              const KernelKey& shape, const EngineName& name,
+                                              double alpha, double beta);
+
+}  // namespace ucudnn::cudnn

@@ -1,0 +1,78 @@
+#pragma once
+// What the shim's exit line at UCUDNN_LOG_LEVEL=info says about where planning's time went
+// (cudnn/measuring_account.h), read back from a program's standard error, and what its "plan
+// within" lines say each planned kernel runs.
+#include <cstdio>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+
+namespace ucudnn::testing {
+
+struct MeasuringLine {
+  int kernels = 0, pairs = 0, stopped = 0, plans = 0, queries = 0;
+  double total_s = 0, runs_s = 0, plans_s = 0, heuristics_s = 0, allocating_s = 0, rest_s = 0;
+};
+
+inline std::optional<MeasuringLine> measuring_line(const std::string& err) {
+  const auto at = err.find("measuring ");
+  if (at == std::string::npos) return std::nullopt;
+  MeasuringLine m;
+  if (std::sscanf(err.c_str() + at,
+                  "measuring %d kernels took %lf s: running and timing %d (candidate, "
+                  "micro-batch) pairs %lf s (%d stopped early), building plans %lf s (%d "
+                  "finalized), cuDNN's heuristics %lf s (%d queries), allocating %lf s, the rest "
+                  "%lf s",
+                  &m.kernels, &m.total_s, &m.pairs, &m.runs_s, &m.stopped, &m.plans_s, &m.plans,
+                  &m.heuristics_s, &m.queries, &m.allocating_s, &m.rest_s) != 11)
+    return std::nullopt;
+  return m;
+}
+
+// "outside measuring, N plans finalized": the execution plans made where nothing was measured
+// (those that run, those that check a stored plan); nullopt where the line lacks it.
+inline std::optional<int> plans_finalized_outside_measuring(const std::string& err) {
+  const auto at = err.find("outside measuring, ");
+  int plans = 0;
+  if (at == std::string::npos ||
+      std::sscanf(err.c_str() + at, "outside measuring, %d plans finalized", &plans) != 1)
+    return std::nullopt;
+  return plans;
+}
+
+// The execution plans (alpha = 1, beta = 0; and beta = 1 where a BackwardFilter plan's later
+// micro-batches add to dw) that the kernels planned in "<Operation> plan within <limit>:
+// cudnn:<configuration>:<images>[ xN] + ... (...)" lines run: one per configuration and
+// micro-batch size.
+inline int plans_that_run(const std::string& err) {
+  int plans = 0;
+  for (auto at = err.find(" plan within "); at != std::string::npos;
+       at = err.find(" plan within ", at + 1)) {
+    const auto line_start = err.rfind("info: ", at);
+    const bool accumulates =
+        line_start != std::string::npos && err.compare(line_start + 6, 15, "BackwardFilter ") == 0;
+    const auto from = err.find(": ", at) + 2;
+    const auto to = err.find(" (", from);
+    const std::string runs = err.substr(from, to - from);
+    std::set<std::string> shapes;
+    int micro_batches = 0;
+    for (std::size_t part = 0; part != std::string::npos;) {
+      const auto end = runs.find(" + ", part);
+      std::string run = runs.substr(part, end == std::string::npos ? end : end - part);
+      part = end == std::string::npos ? end : end + 3;
+      int repeats = 1;
+      if (const auto times = run.rfind(" x"); times != std::string::npos) {
+        repeats = std::stoi(run.substr(times + 2));
+        run.resize(times);
+      }
+      shapes.insert(run);
+      micro_batches += repeats;
+    }
+    const int shape_count = static_cast<int>(shapes.size());
+    plans += accumulates && micro_batches > 1 ? 2 * shape_count : shape_count;
+  }
+  return plans;
+}
+
+}  // namespace ucudnn::testing

@@ -1,0 +1,89 @@
+// Where planning's plan building goes, on the example program (examples/conv_network) under
+// the preload on the cuDNN/CUDA test doubles: a finalization that compiles is counted and named
+// in the exit line, and each execution plan a kernel runs is finalized once (the executor takes
+// the plan measuring or a stored plan's check finalized: cudnn/finalized_plans.h).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "end_to_end_fixture.h"
+#include "example_program.h"
+#include "measuring_line.h"
+
+namespace ucudnn {
+namespace {
+
+using testing::count_of;
+using testing::expect_ran_on_doubles;
+using testing::expect_same_results;
+using testing::measuring_line;
+using testing::plans_finalized_outside_measuring;
+using testing::plans_that_run;
+using testing::ProgramRun;
+
+// An engine cuDNN compiles at Finalize (its runtime-compiled engines: 100 ms and more each) is
+// named in the exit line, so that a warm-up's plan building can be told apart on a GPU.
+TEST_F(EndToEnd, FinalizationsThatCompileAreCountedAndTheSlowestIsNamed) {
+  const auto cap = std::to_string(kTightLimit);
+  const ProgramRun run = preloaded({"--workspace-limit", cap},
+                                   {{"UCUDNN_WORKSPACE_LIMIT", cap},
+                                    {"UCUDNN_DATABASE", database_path()},
+                                    {"UCUDNN_LOG_LEVEL", "info"},
+                                    {"FAKECUDA_ENGINE_NOTES", "Forward:0=runtime_compiled"},
+                                    {"FAKECUDA_HOST_COST_US", "compile=300000"}});
+  expect_ran_on_doubles(run);
+  const auto line = measuring_line(run.process.err);
+  ASSERT_TRUE(line) << "the measuring part reads as before: " << run.process.err;
+  const auto at = run.process.err.find("finalizations took over 50 ms");
+  ASSERT_NE(at, std::string::npos) << run.process.err;
+  int slow = 0, images = 0;
+  double all_s = 0, slowest_s = 0;
+  char slowest[128] = {};
+  ASSERT_EQ(std::sscanf(run.process.err.c_str() + run.process.err.rfind("; ", at) + 2,
+                        "%d finalizations took over 50 ms, %lf s in all, the slowest %127s at %d "
+                        "images (%lf s)",
+                        &slow, &all_s, slowest, &images, &slowest_s),
+            5)
+      << run.process.err;
+  // Each of engine 0's Forward plans, those measured and those built outside measuring (and
+  // any other finalize a loaded machine stalled past 50 ms, never as long as a compile).
+  EXPECT_GE(slow, 1);
+  EXPECT_LE(slow, line->plans + count_of(run.process.err, "plan within") * 8);
+  EXPECT_EQ(std::string(slowest), "cudnn:eng0") << "a Forward plan of the compiled engine";
+  EXPECT_GE(images, 1);
+  EXPECT_GE(slowest_s, 0.3 - 0.005);
+  EXPECT_GE(all_s, slowest_s - 0.005);
+  EXPECT_GE(line->plans_s, 0.3 - 0.01) << "measuring's share is in its building of plans";
+}
+
+// A Finalize costs cuDNN about a millisecond, a runtime-compiled engine's far more: a kernel's
+// executor takes the plans measuring finalized (the first run) or that checked the stored plan
+// (a later run) and finalizes none of them again. What either run finalizes outside both is
+// the plans of the application's other scaling factors, made on first use, alike in both runs.
+TEST_F(EndToEnd, EachPlanThatRunsIsFinalizedOnce) {
+  const auto cap = std::to_string(kTightLimit);
+  const testing::Environment environment = {{"UCUDNN_WORKSPACE_LIMIT", cap},
+                                            {"UCUDNN_DATABASE", database_path()},
+                                            {"UCUDNN_LOG_LEVEL", "info"}};
+  const ProgramRun first = preloaded({"--workspace-limit", cap}, environment);
+  const ProgramRun later = preloaded({"--workspace-limit", cap}, environment);
+  expect_ran_on_doubles(first);
+  expect_ran_on_doubles(later);
+  expect_same_results(first, later);
+  ASSERT_TRUE(measuring_line(first.process.err)) << first.process.err;
+  ASSERT_FALSE(measuring_line(later.process.err)) << "all stored: " << later.process.err;
+  const int run = plans_that_run(first.process.err);
+  EXPECT_EQ(plans_that_run(later.process.err), run) << "the same plans, from the database";
+  EXPECT_GE(run, 15) << "one plan at least for each of the example's 15 kernels";
+  const auto first_outside = plans_finalized_outside_measuring(first.process.err);
+  const auto later_outside = plans_finalized_outside_measuring(later.process.err);
+  ASSERT_TRUE(first_outside) << first.process.err;
+  ASSERT_TRUE(later_outside) << later.process.err;
+  EXPECT_LT(*first_outside, run) << "the first run's executors finalized what measuring had";
+  EXPECT_EQ(*later_outside, *first_outside + run)
+      << "the later run finalized each plan that runs once, checking it";
+}
+
+}  // namespace
+}  // namespace ucudnn
