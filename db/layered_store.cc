@@ -58,6 +58,14 @@ std::vector<std::string> LayeredStore::confirm_saved() {
   return user_ ? user_->confirm_saved() : std::vector<std::string>{};
 }
 
+void LayeredStore::hold_saves() {
+  if (user_) user_->hold_saves();
+}
+
+void LayeredStore::release_saves() {
+  if (user_) user_->release_saves();
+}
+
 void LayeredStore::flush() {
   if (user_) user_->flush();
   if (system_) system_->flush();

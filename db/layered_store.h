@@ -28,6 +28,8 @@ class LayeredStore final : public BenchmarkStore {
   using BenchmarkStore::put_plan;
   std::vector<std::string> plan_subjects(const PlanKey& key) override;
   void flush() override;
+  void hold_saves() override;  // the user database's, where writes go
+  void release_saves() override;
   std::vector<std::string> confirm_saved() override;  // the user database's
 
   BenchmarkStore* user() const { return user_.get(); }

@@ -103,7 +103,7 @@ void SqliteStore::put_measurements(const std::vector<MeasurementRecord>& records
       impl.remember(row);
       if (impl.saves()) impl.unsaved_measurements.push_back(std::move(row));
     }
-    impl.save();
+    if (impl.holds == 0) impl.save();
   } catch (const std::exception& error) {
     impl.keep_unsaved(error.what());
   }
@@ -143,7 +143,7 @@ void SqliteStore::put_plan(const PlanKey& key, const std::vector<Configuration>&
     impl.device(key.fingerprint);
     impl.plans.put(key, plan, valid);
     if (impl.saves()) impl.unsaved_plans.push_back(std::move(row));
-    impl.save();
+    if (impl.holds == 0) impl.save();
   } catch (const std::exception& error) {
     impl.keep_unsaved(error.what());
   }
@@ -153,6 +153,22 @@ void SqliteStore::flush() {
   auto& impl = *impl_;
   std::lock_guard lock(impl.mutex);
   impl.flush();
+}
+
+void SqliteStore::hold_saves() {
+  std::lock_guard lock(impl_->mutex);
+  ++impl_->holds;
+}
+
+void SqliteStore::release_saves() {
+  auto& impl = *impl_;
+  std::lock_guard lock(impl.mutex);
+  if (impl.holds > 0 && --impl.holds > 0) return;
+  try {
+    impl.save();
+  } catch (const std::exception& error) {
+    impl.keep_unsaved(error.what());
+  }
 }
 
 std::vector<std::string> SqliteStore::confirm_saved() {

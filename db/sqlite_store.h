@@ -16,7 +16,8 @@
 // - Writes go to memory at once and to the file in a transaction. When the file is locked
 //   past `lock_timeout`, full, or failing, they are kept and retried at the next write,
 //   at flush() and when the store closes. A file renamed away by another process is opened
-//   again; damage found in use sets the file aside as on open.
+//   again; damage found in use sets the file aside as on open. While saves are held
+//   (hold_saves), writes wait in memory for the last release: one transaction for many.
 // Each problem is one warning. A garbage row reads as absent.
 #include <chrono>
 #include <cstddef>
@@ -78,6 +79,8 @@ class SqliteStore final : public BenchmarkStore {
   // Opens the file again if it was locked at open, reads devices whose rows were locked,
   // and saves what is still unsaved.
   void flush() override;
+  void hold_saves() override;
+  void release_saves() override;
   // Reads the rows this process saved back through a connection of its own, so that it sees
   // the file now at `path`; rows missing there are written again, once.
   std::vector<std::string> confirm_saved() override;

@@ -143,6 +143,7 @@ struct SqliteStore::Impl {
   std::vector<db::MeasurementRow> saved_measurements;
   std::vector<db::PlanRow> saved_plans;
   bool last_save_failed = false;
+  int holds = 0;  // hold_saves() not yet released: puts wait for the last release
 
   bool said_locked = false, said_unsaved = false, said_garbage = false, said_lookup = false,
        said_dropped = false, said_in_use = false;

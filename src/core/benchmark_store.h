@@ -71,15 +71,35 @@ class BenchmarkStore {
   // offline before it has seen the whole network.
   virtual std::vector<std::string> plan_subjects(const PlanKey& key) = 0;
 
-  // Saves what could not be saved before (a lock held by another process, a full disk).
-  // Stores that write through have nothing to do.
+  // Saves what could not be saved before (a lock held by another process, a full disk), and
+  // what held saves keep. Stores that write through have nothing to do.
   virtual void flush() {}
+
+  // While saves are held (hold_saves() called more often than release_saves()), what is put is
+  // found at once but written to the file together when the last hold ends, or at flush(): a
+  // kernel's planning then costs one transaction, not one per measurement (each a synchronous
+  // commit: milliseconds, thousands of them in a network's first run). A process killed
+  // meanwhile loses what was held. Use HeldSaves. Stores that write nothing ignore it.
+  virtual void hold_saves() {}
+  virtual void release_saves() {}
 
   // Flushes, then reads back from the file every row this store saved, and writes again any
   // that is not there (another process set the file aside, or replaced it). Returns what is
   // still not saved, one line per row (empty: everything is in the file). A tool that stores
   // results calls it before it says it succeeded. Stores that keep nothing have nothing to do.
   virtual std::vector<std::string> confirm_saved() { return {}; }
+};
+
+// Holds a store's saves for its lifetime (BenchmarkStore::hold_saves).
+class HeldSaves {
+ public:
+  explicit HeldSaves(BenchmarkStore& store) : store_(store) { store_.hold_saves(); }
+  ~HeldSaves() { store_.release_saves(); }
+  HeldSaves(const HeldSaves&) = delete;
+  HeldSaves& operator=(const HeldSaves&) = delete;
+
+ private:
+  BenchmarkStore& store_;
 };
 
 }  // namespace ucudnn

@@ -114,6 +114,7 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
                                  options);
   ExcludingBenchmarker allowed(device, *context.excluded);
   NothingMeasured nothing(allowed);
+  const HeldSaves held(context.store);  // the kernel's measurements in one transaction
   StoredBenchmarker stored(context.may_measure ? static_cast<Benchmarker&>(allowed) : nothing,
                            context.store);
   MicroTable table = measure_micro_table(stored, kernel, context.policy, limit, pruning);
@@ -265,6 +266,7 @@ std::optional<std::string> hybrid_problem(const PlannerContext& context, const K
 MicroTable measure_host(const PlannerContext& context, const KernelKey& kernel, Benchmarker& cpu) {
   ExcludingBenchmarker allowed(cpu, *context.excluded);
   NothingMeasured nothing(allowed);
+  const HeldSaves held(context.store);  // the kernel's measurements in one transaction
   StoredBenchmarker stored(context.may_measure ? static_cast<Benchmarker&>(allowed) : nothing,
                            context.store);
   MicroTable table = measure_micro_table(stored, kernel, host_policy(context.policy),

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <thread>
 
@@ -10,6 +11,7 @@
 #include "core/stored_benchmarker.h"
 #include "db/schema.h"
 #include "db_test_support.h"
+#include "support/sqlite_header.h"
 #include "support/table_benchmarker.h"
 
 namespace ucudnn {
@@ -158,6 +160,42 @@ TEST(SqliteStore, ManyThreadsShareOneStore) {
       EXPECT_EQ(found->measurement->workspace_bytes, static_cast<std::uint64_t>(t));
       EXPECT_EQ(store.find_plan(plan_key(gpu, 1 + i, t)), sample_plan(2 + i));
     }
+  EXPECT_EQ(store.failed_writes(), 0u);
+}
+
+// A kernel's planning holds the saves of its measurements and plan: found at once, written in
+// one transaction when the last hold ends (each transaction a synchronous commit).
+TEST(SqliteStore, HeldSavesReachTheFileInOneTransaction) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  const auto gpu = gpu_fingerprint();
+  SqliteStore store(path);
+  store.put_measurements({supported(gpu, kernel(1), "A", 1.0, 10)});
+  const std::uint32_t before = sqlite_change_counter(path);
+  ASSERT_GT(before, 0u);
+  auto rows_in_file = [&](const char* table) {
+    return raw_connection(path).query_integer(
+        (std::string("SELECT count(*) FROM ") + table).c_str());
+  };
+  {
+    const HeldSaves held(store);
+    for (int b = 2; b <= 9; ++b) store.put_measurements({supported(gpu, kernel(b), "A", b, 10)});
+    store.put_plan(plan_key(gpu), sample_plan());
+    {
+      const HeldSaves nested(store);
+      store.put_measurements({supported(gpu, kernel(10), "A", 10.0, 10)});
+    }
+    EXPECT_TRUE(store.find_measurement(gpu, kernel(9), "cudnn", "A")) << "found at once";
+    EXPECT_EQ(store.find_plan(plan_key(gpu)), sample_plan());
+    EXPECT_EQ(sqlite_change_counter(path), before) << "nothing written while a hold lasts";
+    EXPECT_EQ(rows_in_file("measurements"), 1);
+    EXPECT_EQ(rows_in_file("plans"), 0);
+  }
+  EXPECT_EQ(sqlite_change_counter(path), before + 1) << "one transaction";
+  EXPECT_EQ(rows_in_file("measurements"), 10);
+  EXPECT_EQ(rows_in_file("plans"), 1);
+  store.put_measurements({supported(gpu, kernel(11), "A", 11.0, 10)});
+  EXPECT_EQ(sqlite_change_counter(path), before + 2) << "without a hold, each put is written";
   EXPECT_EQ(store.failed_writes(), 0u);
 }
 

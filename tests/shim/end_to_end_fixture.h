@@ -1,6 +1,6 @@
 #pragma once
 // The fixture of the suites that run examples/conv_network under ucudnn on the cuDNN/CUDA test
-// doubles (end_to_end_test.cc, plan_building_test.cc, stored_plans_test.cc): the program with
+// doubles (end_to_end_test.cc, planning_cost_test.cc, stored_plans_test.cc): the program with
 // and without the preload, each run with a fresh seed, a folder of its own for databases, and
 // the limits the suites plan within.
 #include <gtest/gtest.h>

@@ -34,6 +34,7 @@ namespace ucudnn {
 namespace {
 
 using fakecuda::ModelBenchmarker;
+using testing::benchmarked_lines;
 using testing::count_of;
 using testing::Environment;
 using testing::expect_ran_on_doubles;
@@ -219,19 +220,6 @@ TEST_F(EndToEnd, BadSettingsWarnOnceAndTheProgramRuns) {
 // With a database, the second run of the same program benchmarks nothing: every plan and
 // measurement comes from the first run's file.
 // The exit line of where measuring spent the host's time (cudnn/measuring_account.h).
-// What "benchmarked N (algorithm, micro-batch) pairs of ..." lines add up to: kernels, pairs.
-std::pair<int, int> benchmarked_lines(const std::string& err) {
-  std::pair<int, int> total{0, 0};
-  for (auto at = err.find("benchmarked "); at != std::string::npos;
-       at = err.find("benchmarked ", at + 1)) {
-    int n = 0;
-    if (std::sscanf(err.c_str() + at, "benchmarked %d (algorithm", &n) != 1) continue;
-    ++total.first;
-    total.second += n;
-  }
-  return total;
-}
-
 TEST_F(EndToEnd, SecondRunWithTheDatabaseBenchmarksNothing) {
   const std::string database = database_path();
   const auto cap = std::to_string(kTightLimit);

@@ -30,6 +30,19 @@ inline std::optional<MeasuringLine> measuring_line(const std::string& err) {
   return m;
 }
 
+// What "benchmarked N (algorithm, micro-batch) pairs of ..." lines add up to: kernels, pairs.
+inline std::pair<int, int> benchmarked_lines(const std::string& err) {
+  std::pair<int, int> total{0, 0};
+  for (auto at = err.find("benchmarked "); at != std::string::npos;
+       at = err.find("benchmarked ", at + 1)) {
+    int n = 0;
+    if (std::sscanf(err.c_str() + at, "benchmarked %d (algorithm", &n) != 1) continue;
+    ++total.first;
+    total.second += n;
+  }
+  return total;
+}
+
 // "outside measuring, N plans finalized": the execution plans made where nothing was measured
 // (those that run, those that check a stored plan); nullopt where the line lacks it.
 inline std::optional<int> plans_finalized_outside_measuring(const std::string& err) {

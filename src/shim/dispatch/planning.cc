@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/benchmark_store.h"
 #include "core/engine_name.h"
 #include "cudnn/algorithms.h"
 #include "cudnn/convolution_calls.h"
@@ -204,6 +205,7 @@ std::shared_ptr<cudnn::PlanExecutor> plan_within(HandleState& state, const Kerne
   context.caller = how.caller;
   cudnn::FinalizedPlans kept;  // measuring's and the check's, for the executor
   context.kept_plans = &kept;
+  const HeldSaves held(context.store);  // what planning the kernel stores, in one transaction
   auto plan = plan_reuse(context, kernel.key, limit);
   if (!plan) {
     if (failed.size() >= kLimitsPerKernel) failed.erase(failed.begin());

@@ -1,19 +1,26 @@
-// Where planning's plan building goes, on the example program (examples/conv_network) under
+// What a kernel's planning costs the host, on the example program (examples/conv_network) under
 // the preload on the cuDNN/CUDA test doubles: a finalization that compiles is counted and named
-// in the exit line, and each execution plan a kernel runs is finalized once (the executor takes
-// the plan measuring or a stored plan's check finalized: cudnn/finalized_plans.h).
+// in the exit line, each execution plan a kernel runs is finalized once (the executor takes
+// the plan measuring or a stored plan's check finalized: cudnn/finalized_plans.h), and a
+// kernel's planning is saved to the database in one transaction.
 #include <gtest/gtest.h>
 
+#include <sqlite3.h>
+
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "end_to_end_fixture.h"
 #include "example_program.h"
 #include "measuring_line.h"
+#include "support/sqlite_header.h"
 
 namespace ucudnn {
 namespace {
 
+using testing::benchmarked_lines;
 using testing::count_of;
 using testing::expect_ran_on_doubles;
 using testing::expect_same_results;
@@ -83,6 +90,49 @@ TEST_F(EndToEnd, EachPlanThatRunsIsFinalizedOnce) {
   EXPECT_LT(*first_outside, run) << "the first run's executors finalized what measuring had";
   EXPECT_EQ(*later_outside, *first_outside + run)
       << "the later run finalized each plan that runs once, checking it";
+}
+
+// Each transaction on the database file is a synchronous commit (milliseconds): a kernel's
+// planning saves its measurements and its plan in one, not one per measurement.
+TEST_F(EndToEnd, AKernelsPlanningIsSavedInOneTransaction) {
+  const auto cap = std::to_string(kTightLimit);
+  const ProgramRun run =
+      preloaded({"--workspace-limit", cap}, {{"UCUDNN_WORKSPACE_LIMIT", cap},
+                                             {"UCUDNN_DATABASE", database_path()},
+                                             {"UCUDNN_LOG_LEVEL", "info"}});
+  expect_ran_on_doubles(run);
+  const int kernels = count_of(run.process.err, " plan within ");
+  const auto [measured_kernels, pairs] = benchmarked_lines(run.process.err);  // attempted
+  ASSERT_EQ(kernels, 15) << run.process.err;
+  ASSERT_EQ(measured_kernels, kernels) << run.process.err;
+  ASSERT_GT(pairs, 3 * kernels);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(database_path().c_str(), &db, SQLITE_OPEN_READONLY, nullptr),
+            SQLITE_OK);
+  auto rows = [&](const char* sql) {
+    int count = -1;
+    sqlite3_exec(
+        db, sql,
+        [](void* out, int, char** values, char**) {
+          *static_cast<int*>(out) = std::atoi(values[0]);
+          return 0;
+        },
+        &count, nullptr);
+    return count;
+  };
+  // Every pair timed is saved, and those cuDNN refused; not those over the limit (never run).
+  const auto line = measuring_line(run.process.err);
+  ASSERT_TRUE(line) << run.process.err;
+  const int saved = rows("SELECT count(*) FROM measurements");
+  EXPECT_GE(saved, line->pairs);
+  EXPECT_LE(saved, pairs);
+  EXPECT_EQ(rows("SELECT count(*) FROM plans"), kernels);
+  sqlite3_close(db);
+  // One for each kernel's planning, and a few to make the file (its schema).
+  const std::uint32_t transactions = testing::sqlite_change_counter(database_path());
+  EXPECT_GE(transactions, static_cast<std::uint32_t>(kernels));
+  EXPECT_LE(transactions, static_cast<std::uint32_t>(kernels + 5))
+      << "of " << pairs << " measurements and " << kernels << " plans";
 }
 
 }  // namespace
