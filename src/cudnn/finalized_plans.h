@@ -28,7 +28,6 @@ class FinalizedPlans {
   // The plan kept for these, no longer kept; nullptr where none is.
   std::unique_ptr<EnginePlan> take(const KernelKey& shape, const EngineName& name, double alpha,
                                    double beta);
-  std::size_t size() const { return plans_.size(); }
 
  private:
   using Key = std::tuple<std::string, std::string, double, double>;
