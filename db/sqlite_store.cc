@@ -103,7 +103,7 @@ void SqliteStore::put_measurements(const std::vector<MeasurementRecord>& records
       impl.remember(row);
       if (impl.saves()) impl.unsaved_measurements.push_back(std::move(row));
     }
-    if (impl.holds == 0) impl.save();
+    if (!impl.held()) impl.save();
   } catch (const std::exception& error) {
     impl.keep_unsaved(error.what());
   }
@@ -143,7 +143,7 @@ void SqliteStore::put_plan(const PlanKey& key, const std::vector<Configuration>&
     impl.device(key.fingerprint);
     impl.plans.put(key, plan, valid);
     if (impl.saves()) impl.unsaved_plans.push_back(std::move(row));
-    if (impl.holds == 0) impl.save();
+    if (!impl.held()) impl.save();
   } catch (const std::exception& error) {
     impl.keep_unsaved(error.what());
   }
@@ -157,13 +157,15 @@ void SqliteStore::flush() {
 
 void SqliteStore::hold_saves() {
   std::lock_guard lock(impl_->mutex);
-  ++impl_->holds;
+  ++impl_->holds[std::this_thread::get_id()];
 }
 
 void SqliteStore::release_saves() {
   auto& impl = *impl_;
   std::lock_guard lock(impl.mutex);
-  if (impl.holds > 0 && --impl.holds > 0) return;
+  const auto mine = impl.holds.find(std::this_thread::get_id());
+  if (mine != impl.holds.end() && --mine->second > 0) return;
+  if (mine != impl.holds.end()) impl.holds.erase(mine);
   try {
     impl.save();
   } catch (const std::exception& error) {

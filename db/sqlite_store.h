@@ -17,7 +17,8 @@
 //   past `lock_timeout`, full, or failing, they are kept and retried at the next write,
 //   at flush() and when the store closes. A file renamed away by another process is opened
 //   again; damage found in use sets the file aside as on open. While saves are held
-//   (hold_saves), writes wait in memory for the last release: one transaction for many.
+//   (hold_saves), a thread's writes wait in memory for its last release: one transaction for
+//   many.
 // Each problem is one warning. A garbage row reads as absent.
 #include <chrono>
 #include <cstddef>

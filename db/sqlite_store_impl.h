@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <filesystem>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include <unistd.h>
@@ -143,7 +144,10 @@ struct SqliteStore::Impl {
   std::vector<db::MeasurementRow> saved_measurements;
   std::vector<db::PlanRow> saved_plans;
   bool last_save_failed = false;
-  int holds = 0;  // hold_saves() not yet released: puts wait for the last release
+  // Each thread's hold_saves() not yet released: its puts wait for its last release. Per
+  // thread, so that one thread's planning never delays what another saves.
+  std::unordered_map<std::thread::id, int> holds;
+  bool held() const { return holds.count(std::this_thread::get_id()) > 0; }
 
   bool said_locked = false, said_unsaved = false, said_garbage = false, said_lookup = false,
        said_dropped = false, said_in_use = false;

@@ -75,11 +75,13 @@ class BenchmarkStore {
   // what held saves keep. Stores that write through have nothing to do.
   virtual void flush() {}
 
-  // While saves are held (hold_saves() called more often than release_saves()), what is put is
-  // found at once but written to the file together when the last hold ends, or at flush(): a
-  // kernel's planning then costs one transaction, not one per measurement (each a synchronous
-  // commit: milliseconds, thousands of them in a network's first run). A process killed
-  // meanwhile loses what was held. Use HeldSaves. Stores that write nothing ignore it.
+  // While a thread holds saves (hold_saves() called more often than release_saves() on it),
+  // what it puts is found at once but written to the file together when its last hold ends,
+  // or at flush(): a kernel's planning then costs one transaction, not one per measurement
+  // (each a synchronous commit: milliseconds, thousands of them in a network's first run).
+  // Holds are per thread: another thread's puts are written as they come (with whatever held
+  // rows wait then). A process killed meanwhile loses what was held. Use HeldSaves. Stores
+  // that write nothing ignore it.
   virtual void hold_saves() {}
   virtual void release_saves() {}
 
@@ -94,7 +96,14 @@ class BenchmarkStore {
 class HeldSaves {
  public:
   explicit HeldSaves(BenchmarkStore& store) : store_(store) { store_.hold_saves(); }
-  ~HeldSaves() { store_.release_saves(); }
+  // Never throws: it may run while a planning's error unwinds, which its caller recovers from.
+  ~HeldSaves() {
+    try {
+      store_.release_saves();
+    } catch (...) {
+      // What was held stays queued: the store writes it at its next write, flush or close.
+    }
+  }
   HeldSaves(const HeldSaves&) = delete;
   HeldSaves& operator=(const HeldSaves&) = delete;
 

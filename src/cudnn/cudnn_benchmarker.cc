@@ -268,11 +268,12 @@ std::optional<Measurement> CudnnBenchmarker::benchmark_engine(const KernelKey& k
                           [&](const ConvolutionBuffers& buffers, void* workspace) {
                             return plan->execute(handle_, buffers, workspace);
                           });
-  // The plans of a measured candidate are the ones its executor runs at this shape.
-  if (measurement && options_.kept_plans) {
-    options_.kept_plans->keep(shape, engine, 1, 0, std::move(plan));
-    options_.kept_plans->keep(shape, engine, 1, 1, std::move(accumulating));
-  }
+  // The plans of a measured candidate are the ones its executor runs at this shape, where a
+  // limit may choose it (one stopped early never: it is beaten at every limit).
+  if (measurement && options_.kept_plans)
+    options_.kept_plans->keep_measured(shape, engine, measurement->time_ms,
+                                       measurement->workspace_bytes, std::move(plan),
+                                       std::move(accumulating));
   return measurement;
 }
 

@@ -5,10 +5,12 @@
 // again. A Finalize costs cuDNN about a millisecond, and a runtime-compiled engine's 100 ms and
 // more (it compiles there), so planning a kernel finalizes each plan it runs once, not twice.
 // One planning's, on one thread and one handle (a plan is finalized on a handle): not shared.
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "core/engine_name.h"
 #include "core/kernel_key.h"
@@ -22,6 +24,16 @@ class FinalizedPlans {
   // it replaces one kept for the same.
   void keep(const KernelKey& shape, const EngineName& name, double alpha, double beta,
             std::unique_ptr<EnginePlan> plan);
+  // Keeps the plans of a candidate measured at `shape` (beta = 0, and the beta = 1 one where
+  // later micro-batches accumulate, or nullptr) unless a candidate kept for that shape is as
+  // fast and needs no more workspace, one of the two strictly; drops the kept ones it so
+  // beats. What a plan runs at a shape, under any limit, is the fastest candidate that fits:
+  // on that front. So the executor still finds its plans here, and a planning holds a few
+  // plans per shape, not one per candidate measured (a runtime-compiled engine's plan holds its
+  // kernels in device memory).
+  void keep_measured(const KernelKey& shape, const EngineName& name, double time_ms,
+                     std::uint64_t workspace_bytes, std::unique_ptr<EnginePlan> plan,
+                     std::unique_ptr<EnginePlan> accumulating);
   // The plan kept for these, or nullptr.
   const EnginePlan* find(const KernelKey& shape, const EngineName& name, double alpha,
                          double beta) const;
@@ -33,6 +45,12 @@ class FinalizedPlans {
   using Key = std::tuple<std::string, std::string, double, double>;
   static Key key(const KernelKey& shape, const EngineName& name, double alpha, double beta);
   std::map<Key, std::unique_ptr<EnginePlan>> plans_;
+  struct Measured {
+    EngineName name;
+    double time_ms;
+    std::uint64_t workspace_bytes;
+  };
+  std::map<std::string, std::vector<Measured>> fronts_;  // by shape, what keep_measured kept
 };
 
 // The plan `kept` holds for these (taken from it), else one finalized now. Throws

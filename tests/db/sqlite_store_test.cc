@@ -163,6 +163,11 @@ TEST(SqliteStore, ManyThreadsShareOneStore) {
   EXPECT_EQ(store.failed_writes(), 0u);
 }
 
+// The rows of `table` in the file at `path`, as another connection reads them.
+std::int64_t rows_of(const std::string& path, const char* table) {
+  return raw_connection(path).query_integer((std::string("SELECT count(*) FROM ") + table).c_str());
+}
+
 // A kernel's planning holds the saves of its measurements and plan: found at once, written in
 // one transaction when the last hold ends (each transaction a synchronous commit).
 TEST(SqliteStore, HeldSavesReachTheFileInOneTransaction) {
@@ -173,10 +178,7 @@ TEST(SqliteStore, HeldSavesReachTheFileInOneTransaction) {
   store.put_measurements({supported(gpu, kernel(1), "A", 1.0, 10)});
   const std::uint32_t before = sqlite_change_counter(path);
   ASSERT_GT(before, 0u);
-  auto rows_in_file = [&](const char* table) {
-    return raw_connection(path).query_integer(
-        (std::string("SELECT count(*) FROM ") + table).c_str());
-  };
+  auto rows_in_file = [&](const char* table) { return rows_of(path, table); };
   {
     const HeldSaves held(store);
     for (int b = 2; b <= 9; ++b) store.put_measurements({supported(gpu, kernel(b), "A", b, 10)});
@@ -196,6 +198,40 @@ TEST(SqliteStore, HeldSavesReachTheFileInOneTransaction) {
   EXPECT_EQ(rows_in_file("plans"), 1);
   store.put_measurements({supported(gpu, kernel(11), "A", 11.0, 10)});
   EXPECT_EQ(sqlite_change_counter(path), before + 2) << "without a hold, each put is written";
+  EXPECT_EQ(store.failed_writes(), 0u);
+}
+
+// Holds are a thread's: while one thread plans a kernel (holding), another thread's puts (a
+// framework's autograd thread planning its own kernels, which holds nothing here) are written
+// as they come, and the holding thread's rows wait for its own last release, not for a moment
+// when no thread holds.
+TEST(SqliteStore, AThreadsHoldDelaysOnlyItsOwnSaves) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  const auto gpu = gpu_fingerprint();
+  SqliteStore store(path);
+  store.put_measurements({supported(gpu, kernel(1), "A", 1.0, 10)});
+  auto rows_in_file = [&] { return rows_of(path, "measurements"); };
+  {
+    const HeldSaves held(store);
+    store.put_measurements({supported(gpu, kernel(2), "A", 2.0, 10)});
+    std::thread other([&] { store.put_measurements({supported(gpu, kernel(3), "A", 3.0, 10)}); });
+    other.join();
+    // The other thread's write carried everything queued, the held row with it.
+    EXPECT_EQ(rows_in_file(), 3) << "another thread's put is written while this one holds";
+    store.put_measurements({supported(gpu, kernel(4), "A", 4.0, 10)});
+    EXPECT_EQ(rows_in_file(), 3) << "this thread's put waits for its release";
+    // A thread that holds and releases on its own, meanwhile, writes at its release.
+    std::thread planning([&] {
+      const HeldSaves its_own(store);
+      store.put_measurements({supported(gpu, kernel(5), "A", 5.0, 10)});
+    });
+    planning.join();
+    EXPECT_EQ(rows_in_file(), 5) << "the other thread's last release writes, this hold or not";
+    store.put_measurements({supported(gpu, kernel(6), "A", 6.0, 10)});
+    EXPECT_EQ(rows_in_file(), 5);
+  }
+  EXPECT_EQ(rows_in_file(), 6) << "written at this thread's last release";
   EXPECT_EQ(store.failed_writes(), 0u);
 }
 

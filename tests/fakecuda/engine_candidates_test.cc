@@ -20,6 +20,7 @@
 #include "cudnn/cuda_runtime.h"
 #include "cudnn/cudnn_api.h"
 #include "cudnn/cudnn_benchmarker.h"
+#include "cudnn/finalized_plans.h"
 #include "cudnn/plan_executor.h"
 #include "fakecuda_hooks.h"
 #include "support/relative_error.h"
@@ -229,6 +230,49 @@ TEST(EngineCandidates, ACandidateFarSlowerThanTheFastestAtItsShapeStopsEarly) {
   const auto m = device.benchmark(kernel, slow, batch);
   ASSERT_TRUE(m);
   EXPECT_EQ(m->repeats, 3);
+}
+
+// Measuring keeps the execution plans its executor will run (finalized once), but only those a
+// limit can choose: at each shape, the candidates no other is as fast as with no more
+// workspace. A plan for every candidate measured would hold a runtime-compiled engine's
+// kernels in device memory for each of them.
+TEST(EngineCandidates, MeasuringKeepsThePlansOfTheCandidatesNoneBeats) {
+  Handle handle;
+  for (const auto operation : {Operation::kForward, Operation::kBackwardFilter}) {
+    const KernelKey kernel = kernel_of(operation, MathType::kTensorOp);
+    cudnn::FinalizedPlans kept;
+    cudnn::GpuBenchmarkOptions options;
+    options.kept_plans = &kept;
+    options.early_stop.slow_factor = 0;  // every candidate measured whole
+    cudnn::CudnnBenchmarker device(cudnn::cudnn_api(), cudnn::cuda_runtime(), handle,
+                                   DeviceFingerprint{}, options);
+    for (const std::int64_t b : {kernel.problem.batch(), kernel.problem.batch() / 2}) {
+      std::map<std::string, Measurement> measured;
+      for (const auto& name : device.algorithms(kernel))
+        if (const auto m = device.benchmark(kernel, name, b)) measured[name] = *m;
+      ASSERT_GE(measured.size(), 3u);
+      const KernelKey shape = kernel.with_batch(b);
+      int on_front = 0, beaten = 0;
+      for (const auto& [name, m] : measured) {
+        bool is_beaten = false;
+        for (const auto& [other, o] : measured)
+          is_beaten |= o.time_ms <= m.time_ms && o.workspace_bytes <= m.workspace_bytes &&
+                       (o.time_ms < m.time_ms || o.workspace_bytes < m.workspace_bytes);
+        const auto engine = EngineName::parse(name);
+        ASSERT_TRUE(engine);
+        const bool kept_plan = kept.find(shape, *engine, 1, 0) != nullptr;
+        EXPECT_EQ(kept_plan, !is_beaten)
+            << name << " at " << b << ": " << m.time_ms << " ms, " << m.workspace_bytes << " B";
+        // Below the batch, BackwardFilter's later micro-batches accumulate: kept beside it.
+        const bool accumulates =
+            operation == Operation::kBackwardFilter && b < kernel.problem.batch();
+        EXPECT_EQ(kept.find(shape, *engine, 1, 1) != nullptr, kept_plan && accumulates) << name;
+        (is_beaten ? beaten : on_front) += 1;
+      }
+      EXPECT_GT(on_front, 0);
+      EXPECT_GT(beaten, 0) << "the double offers candidates another beats";
+    }
+  }
 }
 
 TEST(EngineCandidates, TheApplicationsConfigurationsJoinUnderTheSameNumericsRule) {
