@@ -44,6 +44,8 @@
 #                              logs under ucudnn (train-*.log, pressure-*.log, jax-1GiB.log) and its
 #                              database (part5.db), part 6's (nsys-*.txt)
 #   GPU_VALIDATE_TRAIN="fp32:graph fp32:legacy ..."  part 5's (precision, API) runs, in order
+#   GPU_VALIDATE_TRAIN_LIMITS="1GiB 64MiB"  the limits of ucudnn's runs of each of them (default:
+#                              both; quick: 1GiB only, but fp32 on the graph API); 1GiB first
 #   GPU_VALIDATE_JAX=0          part 5 without its JAX step
 #   GPU_VALIDATE_PRESSURE="8 64"  part 5's memory-pressure runs: MiB left free beside the step
 #                              (empty: none); PyTorch alone against ucudnn-run at that limit

@@ -39,6 +39,8 @@ part_5() {
     gate=()
     local limits="1GiB 64MiB"
     [ "$quick" = 1 ] && [ $pair != fp32:graph ] && limits=1GiB
+    # 1GiB first: it is the gate's run, and the first of a precision meets an empty database.
+    limits=${GPU_VALIDATE_TRAIN_LIMITS:-$limits}
     for limit in $limits; do
       line=$(UCUDNN_DATABASE="$out/ucudnn.db" UCUDNN_WORKSPACE_LIMIT=$limit UCUDNN_LOG_LEVEL=info \
         bounded scripts/ucudnn-run python3 scripts/torch_train_step.py --precision $precision \
