@@ -39,6 +39,7 @@ struct Options {
   int repeats = 3;
   bool run = false;
   bool per_kernel = false;
+  bool knob_variants = false;
 };
 
 // One kernel's plan beside the best undivided configuration within the limit and with none.
@@ -70,6 +71,9 @@ int main(int argc, char** argv) {
                "each kernel's plan, the best undivided within the limit and with none; with "
                "--run also their real times (the plan run twice: a first run that pays for "
                "cuDNN's own set-up shows as a gap between the two)");
+  app.add_flag("--knob-variants", options.knob_variants,
+               "a configuration over the smallest limit also offers its smaller-workspace knob "
+               "values (UCUDNN_KNOB_VARIANTS)");
   CLI11_PARSE(app, argc, argv);
 
   const auto& api = cudnn::cudnn_api();
@@ -91,8 +95,21 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::printf("device: %s\n", fingerprint->to_string().c_str());
-  cudnn::CudnnBenchmarker device(api, runtime, handle, *fingerprint,
-                                 cudnn::GpuBenchmarkOptions::with_repeats(options.repeats));
+  auto benchmark_options = cudnn::GpuBenchmarkOptions::with_repeats(options.repeats);
+  if (options.knob_variants) {
+    for (const auto& limit_text : options.limits) {
+      const auto limit = parse_byte_size(limit_text);
+      if (!limit) {
+        std::fprintf(stderr, "ucudnn-bench-cudnn: --limits: %s\n", limit.error().c_str());
+        return 2;
+      }
+      benchmark_options.knob_variants_over =
+          std::min(benchmark_options.knob_variants_over.value_or(*limit), *limit);
+    }
+    std::printf("knob variants: for configurations over %s\n",
+                format_byte_size(benchmark_options.knob_variants_over.value_or(0)).c_str());
+  }
+  cudnn::CudnnBenchmarker device(api, runtime, handle, *fingerprint, benchmark_options);
   MemoizingBenchmarker memo(device);
 
   std::printf("%-9s %5s %8s | %12s %12s %12s %12s %12s | %7s %7s %7s\n", "network", "batch",

@@ -44,6 +44,10 @@
 #                              logs under ucudnn (train-*.log, pressure-*.log, jax-1GiB.log) and its
 #                              database (part5.db), part 6's (nsys-*.txt)
 #   GPU_VALIDATE_TRAIN="fp32:graph fp32:legacy ..."  part 5's (precision, API) runs, in order
+#   GPU_VALIDATE_TABLE_BATCHES="256 64", GPU_VALIDATE_TABLE_POLICIES="powerOfTwo all",
+#   GPU_VALIDATE_TABLE_LIMITS="8MiB 64MiB 512MiB"  part 3's (quick: batch 64, powerOfTwo)
+#   GPU_VALIDATE_TABLE_KNOBS=1  part 3 again with --knob-variants (UCUDNN_KNOB_VARIANTS), to set
+#                              beside it (default 1)
 #   GPU_VALIDATE_TRAIN_LIMITS="1GiB 64MiB"  the limits of ucudnn's runs of each of them (default:
 #                              both; quick: 1GiB only, but fp32 on the graph API); 1GiB first
 #   GPU_VALIDATE_JAX=0          part 5 without its JAX step

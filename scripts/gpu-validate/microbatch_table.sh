@@ -3,13 +3,24 @@
 
 part_3() {
   echo "== 3. undivided vs WR vs WD (µ-cuDNN Figs. 10 and 13)"
-  local bench="$build/bench/ucudnn-bench-cudnn"
-  if [ "$quick" = 1 ]; then
-    # On an H200 these took 25 s and 6 s; the policy "all" at batch 64 takes minutes.
-    bounded "$bench" --networks alexnet --batches 64 --limits 8MiB 64MiB 512MiB --policies powerOfTwo --run || status=1
-    bounded "$bench" --networks resnet50 --batches 64 --limits 8MiB 64MiB 512MiB --policies powerOfTwo || status=1
-  else
-    bounded "$bench" --networks alexnet --batches 256 64 --limits 8MiB 64MiB 512MiB --policies powerOfTwo all --run || status=1
-    bounded "$bench" --networks resnet50 --batches 256 64 --limits 8MiB 64MiB 512MiB --policies powerOfTwo all || status=1
-  fi
+  local bench="$build/bench/ucudnn-bench-cudnn" batches="256 64" policies="powerOfTwo all"
+  # On an H200 the quick ones took 25 s and 6 s; the policy "all" at batch 64 takes minutes.
+  [ "$quick" = 1 ] && batches=64 policies=powerOfTwo
+  batches=${GPU_VALIDATE_TABLE_BATCHES:-$batches}
+  policies=${GPU_VALIDATE_TABLE_POLICIES:-$policies}
+  local limits=${GPU_VALIDATE_TABLE_LIMITS:-8MiB 64MiB 512MiB}
+  # shellcheck disable=SC2086 # lists of words
+  bounded "$bench" --networks alexnet --batches $batches --limits $limits --policies $policies --run || status=1
+  # shellcheck disable=SC2086
+  bounded "$bench" --networks resnet50 --batches $batches --limits $limits --policies $policies || status=1
+  # The same with the knob variants of the configurations over the smallest limit
+  # (UCUDNN_KNOB_VARIANTS), to set beside the runs above.
+  [ "${GPU_VALIDATE_TABLE_KNOBS:-1}" = 1 ] || return 0
+  echo "-- with knob variants (--knob-variants)"
+  # shellcheck disable=SC2086
+  bounded "$bench" --networks alexnet --batches $batches --limits $limits --policies $policies \
+    --knob-variants --run || status=1
+  # shellcheck disable=SC2086
+  bounded "$bench" --networks resnet50 --batches $batches --limits $limits --policies $policies \
+    --knob-variants || status=1
 }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/knob_variants.h"
 #include "cudnn/algorithms.h"
 #include "cudnn/backend_descriptor.h"
 #include "cudnn/convolution_calls.h"
@@ -35,12 +36,19 @@ std::vector<std::string> CudnnBenchmarker::algorithms(const KernelKey& kernel) {
   auto found = engines_.find(key);
   if (found == engines_.end()) {
     Engines engines;
-    for (const auto& c : offered(kernel)) engines.add(c, kernel, options_);
+    // `c`, and where it is over the limit its smaller-workspace knob values.
+    const auto add = [&](const EngineConfiguration& c) {
+      engines.add(c, kernel, options_);
+      if (options_.knob_variants_over && c.workspace_bytes > *options_.knob_variants_over)
+        for (auto& variant : smaller_workspace_variants(c.name, c.workspace_knobs))
+          engines.add({std::move(variant), c.notes, 0, {}}, kernel, options_);
+    };
+    for (const auto& c : offered(kernel)) add(c);
     if (engines.names.empty()) {
       engines.names = algorithm_names(kernel.operation);
       engines.largest_workspace = largest_legacy_workspace(kernel);
     }
-    for (const auto& c : options_.application_engines) engines.add(c, kernel, options_);
+    for (const auto& c : options_.application_engines) add(c);
     found = engines_.emplace(key, std::move(engines)).first;
   }
   return found->second.names;

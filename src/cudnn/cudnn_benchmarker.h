@@ -56,6 +56,10 @@ struct GpuBenchmarkOptions {
   // The device's answers of cuDNN's heuristics, asked once per kernel (nullptr: asked per
   // benchmarker).
   HeuristicsCache* heuristics = nullptr;
+  // Where a configuration's workspace at the full batch (as the heuristics say) is over this,
+  // its smaller-workspace knob values are candidates too (core/knob_variants.h;
+  // UCUDNN_KNOB_VARIANTS). nullopt: only the configurations offered.
+  std::optional<std::uint64_t> knob_variants_over;
   // Where the execution plans it times are kept for the kernel's executor (finalized_plans.h;
   // nullptr: dropped once timed).
   FinalizedPlans* kept_plans = nullptr;

@@ -87,6 +87,39 @@ std::optional<EngineName> read_name(cudnnBackendDescriptor_t configuration,
   return EngineName::of(index, std::move(knobs));
 }
 
+// The ranges of `engine`'s knobs that size a workspace; empty where cuDNN cannot say them all.
+std::vector<KnobRange> read_workspace_knobs(const BackendDescriptor& engine) {
+  const auto infos = read_descriptors(engine.get(), CUDNN_ATTR_ENGINE_KNOB_INFO,
+                                      CUDNN_BACKEND_KNOB_INFO_DESCRIPTOR, CUDNN_KNOB_TYPE_COUNTS);
+  if (!infos) return {};
+  std::vector<KnobRange> ranges;
+  for (const BackendDescriptor& info : *infos) {
+    cudnnBackendKnobType_t type{};
+    KnobRange range;
+    std::int64_t count = 0;
+    if (info.get(CUDNN_ATTR_KNOB_INFO_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &count, &type) !=
+            CUDNN_STATUS_SUCCESS ||
+        info.get(CUDNN_ATTR_KNOB_INFO_MINIMUM_VALUE, CUDNN_TYPE_INT64, 1, &count, &range.minimum) !=
+            CUDNN_STATUS_SUCCESS ||
+        info.get(CUDNN_ATTR_KNOB_INFO_MAXIMUM_VALUE, CUDNN_TYPE_INT64, 1, &count, &range.maximum) !=
+            CUDNN_STATUS_SUCCESS ||
+        info.get(CUDNN_ATTR_KNOB_INFO_STRIDE, CUDNN_TYPE_INT64, 1, &count, &range.stride) !=
+            CUDNN_STATUS_SUCCESS)
+      return {};
+    range.type = static_cast<std::int64_t>(type);
+    if (sizes_workspace(range.type)) ranges.push_back(range);
+  }
+  return ranges;
+}
+
+// Those of a configuration named `name` of `engine`, read only where it sets such a knob.
+std::vector<KnobRange> read_workspace_knobs_of(const EngineName& name,
+                                               const BackendDescriptor& engine) {
+  const bool sets_one = std::any_of(name.knobs.begin(), name.knobs.end(),
+                                    [](const auto& knob) { return sizes_workspace(knob.first); });
+  return sets_one ? read_workspace_knobs(engine) : std::vector<KnobRange>{};
+}
+
 // A heuristics result as a name and notes; nullopt when its name cannot be read.
 std::optional<EngineConfiguration> read_configuration(const BackendDescriptor& configuration) {
   const auto engine = read_engine(configuration.get());
@@ -98,8 +131,9 @@ std::optional<EngineConfiguration> read_configuration(const BackendDescriptor& c
                         &workspace) != CUDNN_STATUS_SUCCESS ||
       workspace < 0)
     workspace = 0;  // known exactly when a plan is made
+  auto workspace_knobs = read_workspace_knobs_of(*name, *engine);
   return EngineConfiguration{std::move(*name), engine_notes(*engine),
-                             static_cast<std::uint64_t>(workspace)};
+                             static_cast<std::uint64_t>(workspace), std::move(workspace_knobs)};
 }
 
 }  // namespace
@@ -162,6 +196,7 @@ PlanEngine plan_engine(cudnnBackendDescriptor_t plan) {
   if (!engine) return read;
   read.notes = engine_notes(*engine);
   read.name = read_name(configuration, *engine);
+  if (read.name) read.workspace_knobs = read_workspace_knobs_of(*read.name, *engine);
   return read;
 }
 

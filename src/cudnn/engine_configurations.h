@@ -11,6 +11,7 @@
 
 #include "core/convolution_problem.h"
 #include "core/engine_name.h"
+#include "core/knob_variants.h"
 #include "cudnn/convolution_graph.h"
 
 namespace ucudnn::cudnn {
@@ -27,6 +28,9 @@ struct EngineConfiguration {
   EngineName name;
   EngineNotes notes;
   std::uint64_t workspace_bytes = 0;  // at the graph's shape, as the heuristics say
+  // The engine's knobs that size a workspace, as cuDNN describes them (core/knob_variants.h):
+  // read only for a configuration that sets such a knob; empty where cuDNN cannot say.
+  std::vector<KnobRange> workspace_knobs;
 };
 
 // An engine's notes; unreadable ones are taken as the ones an application is least likely to
@@ -45,6 +49,7 @@ std::vector<EngineConfiguration> engine_configurations(const ConvolutionGraph& g
 struct PlanEngine {
   EngineNotes notes{false, true, true, true, true};
   std::optional<EngineName> name;
+  std::vector<KnobRange> workspace_knobs;  // as EngineConfiguration's
 };
 PlanEngine plan_engine(cudnnBackendDescriptor_t plan);
 

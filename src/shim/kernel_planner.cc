@@ -105,6 +105,7 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
   options.workspace_limit = limit;
   options.caller = context.caller;
   options.engines = context.engine_candidates;
+  if (context.knob_variants) options.knob_variants_over = limit;
   options.deterministic_only = context.deterministic_only;
   if (context.application_engines)
     options.application_engines = context.application_engines->of(kernel.to_string());

@@ -1,6 +1,8 @@
 #include "shim/settings.h"
 
 #include <cstdlib>
+#include <optional>
+#include <string_view>
 
 #include "core/text.h"
 #include "shim/log.h"
@@ -32,6 +34,17 @@ std::string rejected(const std::string& name, const char* value, const std::stri
   return name + "='" + value + "' " + why + "; using " + fallback;
 }
 
+// A switch's value: true for 1/true/yes/on, false for 0/false/no/off, nullopt otherwise.
+std::optional<bool> switch_value(std::string_view v) {
+  for (const char* on : {"1", "true", "yes", "on"})
+    if (equals_ignoring_case(v, on)) return true;
+  for (const char* off : {"0", "false", "no", "off"})
+    if (equals_ignoring_case(v, off)) return false;
+  return std::nullopt;
+}
+
+constexpr const char* kSwitchValues = "is not 1/true/yes/on or 0/false/no/off";
+
 }  // namespace
 
 Settings read_settings(const Environment& getenv,
@@ -39,13 +52,10 @@ Settings read_settings(const Environment& getenv,
   Settings settings;
   std::string used;
   if (const char* value = lookup(getenv, "UCUDNN_DISABLE", nullptr, used)) {
-    const std::string_view v(value);
-    if (v == "1" || equals_ignoring_case(v, "true") || equals_ignoring_case(v, "yes") ||
-        equals_ignoring_case(v, "on"))
-      settings.disabled = true;
-    else if (!(v == "0" || equals_ignoring_case(v, "false") || equals_ignoring_case(v, "no") ||
-               equals_ignoring_case(v, "off")))
-      warn(rejected(used, value, "is not 1/true/yes/on or 0/false/no/off", "the default: enabled"));
+    if (const auto on = switch_value(value))
+      settings.disabled = *on;
+    else
+      warn(rejected(used, value, kSwitchValues, "the default: enabled"));
   }
   if (const char* value = lookup(getenv, "UCUDNN_BATCH_SIZE_POLICY", nullptr, used)) {
     if (auto policy = parse_batch_size_policy(value))
@@ -122,6 +132,12 @@ Settings read_settings(const Environment& getenv,
       settings.engine_candidates = false;
     else if (!equals_ignoring_case(value, "engines"))
       warn(rejected(used, value, "is not engines or algorithms", "the default: engines"));
+  }
+  if (const char* value = lookup(getenv, "UCUDNN_KNOB_VARIANTS", nullptr, used)) {
+    if (const auto on = switch_value(value))
+      settings.knob_variants = *on;
+    else
+      warn(rejected(used, value, kSwitchValues, "the default: off"));
   }
   if (const char* value = lookup(getenv, "UCUDNN_DEVICES", "UCUDNN_BENCHMARK_DEVICES", used)) {
     if (auto devices = parse_device_list(value))

@@ -33,6 +33,10 @@
 //                                 configurations cuDNN's heuristics offer (modes A, B and the
 //                                 fallback list), run as execution plans; algorithms: the
 //                                 legacy algorithms, run as legacy calls
+//   UCUDNN_KNOB_VARIANTS          on: where a configuration the heuristics offer needs more
+//                                 workspace than the limit at the full batch, the same engine
+//                                 with smaller split-K knob values is a candidate too
+//                                 (core/knob_variants.h); off (default)
 //   UCUDNN_DEVICES                GPUs for offline benchmarking (`ucudnn bench`): "all" or
 //                                 "0,1,..."; alias UCUDNN_BENCHMARK_DEVICES (µ-cuDNN's)
 #include <chrono>
@@ -66,6 +70,7 @@ struct Settings {
   AlgorithmExclusion excluded;
   bool compare_application_plans = true;    // UCUDNN_GRAPH_PLANS=compare
   bool engine_candidates = true;            // UCUDNN_CANDIDATES=engines
+  bool knob_variants = false;               // UCUDNN_KNOB_VARIANTS=on
   std::optional<std::vector<int>> devices;  // nullopt: all
   LogLevel log_level = LogLevel::kWarning;
 };

@@ -193,37 +193,14 @@ Snapshot knob_choice(std::int64_t type, std::int64_t value) {
   return choice;
 }
 
-// FAKECUDA_HIDDEN_ENGINES=i,j,...: engines no heuristics mode returns, as cuDNN's heuristics
-// leave out some engines an application may still build by index (read once).
-bool hidden_from_heuristics(std::int64_t index) {
-  static const std::vector<std::int64_t> hidden = [] {
-    std::vector<std::int64_t> indexes;
-    const char* text = std::getenv("FAKECUDA_HIDDEN_ENGINES");
-    for (const char* p = text; p && *p;) {
-      char* end = nullptr;
-      const long long value = std::strtoll(p, &end, 10);
-      if (end == p) break;
-      indexes.push_back(value);
-      p = *end == ',' ? end + 1 : end;
-    }
-    return indexes;
-  }();
-  return std::find(hidden.begin(), hidden.end(), index) != hidden.end();
-}
-
-// The heuristics' configurations, fastest first, each a finalized engine configuration with
-// its engine and its knob choices: mode A, every runnable engine with its knobs' defaults;
-// mode B, also every split-K value; the fallback list, engine 0 alone; never a hidden engine.
+// The heuristics' configurations (heuristic_engines), each a finalized engine configuration
+// with its engine and its knob choices.
 std::vector<Snapshot> heuristic_results(const BackendDescriptor& heuristics) {
   std::vector<Snapshot> results;
   if (!heuristics.graph) return results;
   const auto mode = scalar_attribute<cudnnBackendHeurMode_t>(heuristics, CUDNN_ATTR_ENGINEHEUR_MODE,
                                                              CUDNN_HEUR_MODE_A);
-  auto engines = runnable_engines(*heuristics.graph, mode == CUDNN_HEUR_MODE_B);
-  if (mode == CUDNN_HEUR_MODE_FALLBACK)
-    std::erase_if(engines, [](const BackendEngine& e) { return e.index != 0; });
-  std::erase_if(engines, [](const BackendEngine& e) { return hidden_from_heuristics(e.index); });
-  for (const BackendEngine& e : engines) {
+  for (const BackendEngine& e : heuristic_engines(*heuristics.graph, mode)) {
     auto engine = std::make_shared<BackendDescriptor>();
     engine->type = CUDNN_BACKEND_ENGINE_DESCRIPTOR;
     engine->graph = heuristics.graph;
@@ -267,6 +244,9 @@ cudnnStatus_t get_attribute(const BackendDescriptor& d, cudnnBackendAttributeNam
   if (type != spec->type && type != spec->other_type) return CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE;
   if (name == CUDNN_ATTR_ENGINEHEUR_RESULTS)
     return read_descriptors(heuristic_results(d), requested, count, array);
+  if (name == CUDNN_ATTR_ENGINE_KNOB_INFO)
+    return read_descriptors(d.engine ? knob_infos(*d.engine) : std::vector<Snapshot>{}, requested,
+                            count, array);
   if (type == CUDNN_TYPE_BACKEND_DESCRIPTOR) {
     // cuDNN counts no descriptors without a place for them (and says so differently).
     if (!array)

@@ -130,6 +130,17 @@ cudnnStatus_t finalize_backend(BackendDescriptor& d);
 std::vector<BackendEngine> runnable_engines(const BackendGraph& graph, bool every_split = false);
 std::optional<BackendEngine> engine_of(const BackendGraph& graph, std::int64_t index,
                                        std::int64_t split = 1);
+// The engines a heuristics mode offers, fastest first: mode A, every runnable engine with its
+// knobs' defaults; mode B, also every split-K value; the fallback list, engine 0 alone; never a
+// hidden engine (FAKECUDA_HIDDEN_ENGINES=i,j,...). Under FAKECUDA_HEURISTICS_FASTEST_SPLIT=1
+// a knob engine comes in every mode with its fastest split alone (the most workspace), as
+// heuristics that choose knobs for speed, with no thought of a limit.
+std::vector<BackendEngine> heuristic_engines(const BackendGraph& graph,
+                                             cudnnBackendHeurMode_t mode);
+// An engine's knob ranges (CUDNN_ATTR_ENGINE_KNOB_INFO), finalized knob info descriptors: a
+// knob engine's tile (0 to 0) and split-K buffers (1 to 4 on stride 1; Finalize refuses 3);
+// none for the others.
+std::vector<Snapshot> knob_infos(const BackendEngine& engine);
 // An engine's numerical notes: its model's (TENSOR_CORE, NONDETERMINISTIC) and any that
 // FAKECUDA_ENGINE_NOTES gives it.
 std::vector<cudnnBackendNumericalNote_t> numerical_notes(const BackendGraph& graph,

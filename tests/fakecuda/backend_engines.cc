@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -118,6 +120,78 @@ std::vector<BackendEngine> runnable_engines(const BackendGraph& graph, bool ever
   std::stable_sort(engines.begin(), engines.end(),
                    [](const auto& a, const auto& b) { return a.time_ms < b.time_ms; });
   return engines;
+}
+
+namespace {
+
+// FAKECUDA_HIDDEN_ENGINES=i,j,...: engines no heuristics mode returns, as cuDNN's heuristics
+// leave out some engines an application may still build by index (read once).
+bool hidden_from_heuristics(std::int64_t index) {
+  static const std::vector<std::int64_t> hidden = [] {
+    std::vector<std::int64_t> indexes;
+    const char* text = std::getenv("FAKECUDA_HIDDEN_ENGINES");
+    for (const char* p = text; p && *p;) {
+      char* end = nullptr;
+      const long long value = std::strtoll(p, &end, 10);
+      if (end == p) break;
+      indexes.push_back(value);
+      p = *end == ',' ? end + 1 : end;
+    }
+    return indexes;
+  }();
+  return std::find(hidden.begin(), hidden.end(), index) != hidden.end();
+}
+
+// Read at each query: one test sets it.
+bool fastest_split_only() {
+  const char* value = std::getenv("FAKECUDA_HEURISTICS_FASTEST_SPLIT");
+  return value && std::strcmp(value, "1") == 0;
+}
+
+template <typename T>
+BackendAttribute scalar(cudnnBackendAttributeType_t type, T value) {
+  BackendAttribute a;
+  a.type = type;
+  a.count = 1;
+  a.bytes.resize(sizeof value);
+  std::memcpy(a.bytes.data(), &value, sizeof value);
+  return a;
+}
+
+Snapshot knob_info(std::int64_t type, std::int64_t minimum, std::int64_t maximum) {
+  auto info = std::make_shared<BackendDescriptor>();
+  info->type = CUDNN_BACKEND_KNOB_INFO_DESCRIPTOR;
+  info->attributes[CUDNN_ATTR_KNOB_INFO_TYPE] =
+      scalar(CUDNN_TYPE_KNOB_TYPE, static_cast<cudnnBackendKnobType_t>(type));
+  info->attributes[CUDNN_ATTR_KNOB_INFO_MINIMUM_VALUE] = scalar(CUDNN_TYPE_INT64, minimum);
+  info->attributes[CUDNN_ATTR_KNOB_INFO_MAXIMUM_VALUE] = scalar(CUDNN_TYPE_INT64, maximum);
+  info->attributes[CUDNN_ATTR_KNOB_INFO_STRIDE] = scalar(CUDNN_TYPE_INT64, std::int64_t{1});
+  info->finalized = true;
+  return info;
+}
+
+}  // namespace
+
+std::vector<BackendEngine> heuristic_engines(const BackendGraph& graph,
+                                             cudnnBackendHeurMode_t mode) {
+  const bool fastest_split = fastest_split_only();
+  auto engines = runnable_engines(graph, mode == CUDNN_HEUR_MODE_B || fastest_split);
+  if (fastest_split) {
+    const std::int64_t most = *std::max_element(std::begin(kSplits), std::end(kSplits));
+    std::erase_if(engines, [&](const BackendEngine& e) {
+      return e.knobs && e.split != most && engine_of(graph, e.index, most).has_value();
+    });
+  }
+  if (mode == CUDNN_HEUR_MODE_FALLBACK)
+    std::erase_if(engines, [](const BackendEngine& e) { return e.index != 0; });
+  std::erase_if(engines, [](const BackendEngine& e) { return hidden_from_heuristics(e.index); });
+  return engines;
+}
+
+std::vector<Snapshot> knob_infos(const BackendEngine& engine) {
+  if (!engine.knobs) return {};
+  const std::int64_t most = *std::max_element(std::begin(kSplits), std::end(kSplits));
+  return {knob_info(kTileKnob, 0, 0), knob_info(kSplitKnob, 1, most)};
 }
 
 }  // namespace ucudnn::fakecuda

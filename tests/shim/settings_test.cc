@@ -42,6 +42,7 @@ TEST(Settings, DefaultsWhenNothingIsSet) {
   EXPECT_EQ(r.settings.database_lock_timeout, std::chrono::milliseconds(100));
   EXPECT_EQ(r.settings.hybrid, Hybrid::kOff);
   EXPECT_TRUE(r.settings.compare_application_plans);
+  EXPECT_FALSE(r.settings.knob_variants);
 }
 
 TEST(Settings, ReadsEveryVariable) {
@@ -56,7 +57,8 @@ TEST(Settings, ReadsEveryVariable) {
                        {"UCUDNN_DEVICES", "0,2"},
                        {"UCUDNN_DATABASE_LOCK_TIMEOUT", "2s"},
                        {"UCUDNN_HYBRID", "Auto"},
-                       {"UCUDNN_GRAPH_PLANS", "UCUDNN"}});
+                       {"UCUDNN_GRAPH_PLANS", "UCUDNN"},
+                       {"UCUDNN_KNOB_VARIANTS", "On"}});
   EXPECT_TRUE(r.warnings.empty());
   EXPECT_TRUE(r.settings.disabled);
   EXPECT_EQ(r.settings.policy, BatchSizePolicy::kAll);
@@ -70,7 +72,9 @@ TEST(Settings, ReadsEveryVariable) {
   EXPECT_EQ(r.settings.database_lock_timeout, std::chrono::seconds(2));
   EXPECT_EQ(r.settings.hybrid, Hybrid::kAuto);
   EXPECT_FALSE(r.settings.compare_application_plans);
+  EXPECT_TRUE(r.settings.knob_variants);
   EXPECT_TRUE(read({{"UCUDNN_GRAPH_PLANS", "compare"}}).settings.compare_application_plans);
+  EXPECT_FALSE(read({{"UCUDNN_KNOB_VARIANTS", "0"}}).settings.knob_variants);
   EXPECT_EQ(read({{"UCUDNN_HYBRID", "on"}}).settings.hybrid, Hybrid::kOn);
   EXPECT_EQ(read({{"UCUDNN_HYBRID", "off"}}).settings.hybrid, Hybrid::kOff);
 }
@@ -115,6 +119,7 @@ TEST(Settings, BadValuesWarnNamingVariableValueAndDefault) {
       {"UCUDNN_DATABASE_LOCK_TIMEOUT", "2h", "100ms"},
       {"UCUDNN_HYBRID", "sometimes", "off"},
       {"UCUDNN_GRAPH_PLANS", "mine", "compare"},
+      {"UCUDNN_KNOB_VARIANTS", "some", "off"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.variable);

@@ -136,6 +136,7 @@ PlannerContext context_for(HandleState& state, const Settings& settings) {
                          std::nullopt};
   context.excluded = &settings.excluded;
   context.engine_candidates = settings.engine_candidates;
+  context.knob_variants = settings.knob_variants;
   context.application_engines = &device.application_engines;
   context.heuristics = &device.heuristics;
   return context;
