@@ -4,7 +4,9 @@
 // network), WR plans that split the batch with the CPU (hybrid, on or auto), and plans kept to
 // deterministic algorithms (a graph API engine without the NONDETERMINISTIC note) under a mode
 // of their own, so that an unrestricted plan never serves a kernel that must be deterministic
-// and a restricted one never slows an unrestricted kernel down.
+// and a restricted one never slows an unrestricted kernel down. WR plans made with knob variants
+// among the candidates (UCUDNN_KNOB_VARIANTS) under a mode of their own too, so that turning the
+// setting off takes the variants out, and turning it on plans anew.
 #include <string>
 #include <string_view>
 
@@ -14,19 +16,23 @@ inline constexpr std::string_view kReuseMode = "WR";
 inline constexpr std::string_view kDivisionMode = "WD";
 inline constexpr std::string_view kHybridOnMode = "WR+CPU:on";
 inline constexpr std::string_view kHybridAutoMode = "WR+CPU:auto";
+inline constexpr std::string_view kKnobVariantsSuffix = "+knobs";
 inline constexpr std::string_view kDeterministicSuffix = "+deterministic";
 
-// `base` (one of the modes above), restricted to deterministic algorithms when asked.
-inline std::string plan_mode(std::string_view base, bool deterministic_only) {
+// `base` (one of the modes above), with knob variants among its candidates and restricted to
+// deterministic algorithms when asked ("WR+knobs+deterministic").
+inline std::string plan_mode(std::string_view base, bool deterministic_only,
+                             bool knob_variants = false) {
   std::string mode(base);
+  if (knob_variants) mode += kKnobVariantsSuffix;
   if (deterministic_only) mode += kDeterministicSuffix;
   return mode;
 }
 
 // A mode ucudnn writes; the database tools refuse others.
 inline bool is_plan_mode(std::string_view mode) {
-  if (mode.size() > kDeterministicSuffix.size() && mode.ends_with(kDeterministicSuffix))
-    mode.remove_suffix(kDeterministicSuffix.size());
+  for (const std::string_view suffix : {kDeterministicSuffix, kKnobVariantsSuffix})
+    if (mode.size() > suffix.size() && mode.ends_with(suffix)) mode.remove_suffix(suffix.size());
   return mode == kReuseMode || mode == kDivisionMode || mode == kHybridOnMode ||
          mode == kHybridAutoMode;
 }

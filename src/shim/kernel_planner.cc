@@ -105,7 +105,8 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
   options.workspace_limit = limit;
   options.caller = context.caller;
   options.engines = context.engine_candidates;
-  if (context.knob_variants) options.knob_variants_over = limit;
+  // WR plans only: their mode says whether variants were candidates (core/plan_mode.h).
+  if (context.knob_variants && pruning == Pruning::kFastest) options.knob_variants_over = limit;
   options.deterministic_only = context.deterministic_only;
   if (context.application_engines)
     options.application_engines = context.application_engines->of(kernel.to_string());
@@ -128,7 +129,7 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
 
 PlanKey plan_key(const PlannerContext& context, const KernelKey& kernel, std::uint64_t limit) {
   return {context.fingerprint.to_string(), kernel.to_string(), std::string(name_of(context.policy)),
-          limit, plan_mode(kReuseMode, context.deterministic_only)};
+          limit, plan_mode(kReuseMode, context.deterministic_only, context.knob_variants)};
 }
 
 }  // namespace

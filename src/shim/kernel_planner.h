@@ -58,8 +58,8 @@ struct PlannerContext {
   bool deterministic_only = false;
   // UCUDNN_CANDIDATES: cuDNN's engine configurations (else its legacy algorithms).
   bool engine_candidates = true;
-  // UCUDNN_KNOB_VARIANTS: a configuration over the limit also offers its smaller-workspace knob
-  // values (core/knob_variants.h).
+  // UCUDNN_KNOB_VARIANTS: in a WR plan, a configuration over the limit also offers its
+  // smaller-workspace knob values (core/knob_variants.h); the plan's mode says so.
   bool knob_variants = false;
   // What planning leaves unmeasured (core/micro_table.h): a WR plan, made for one limit, skips
   // what cannot be its fastest; WD measures its kernels whole, up front, since their tables

@@ -185,6 +185,7 @@ Planning planning_outside_find(const Settings& settings) {
 PlannerContext division_context(HandleState& state, const Settings& settings) {
   PlannerContext context = context_for(state, settings);
   context.pruning = Pruning::kExhaustive;
+  context.knob_variants = false;  // WR plans of their own only (core/plan_mode.h)
   if (settings.hybrid != Hybrid::kOff)
     context.host = host_side(state, settings, state.total_workspace(settings).value_or(0),
                              context.may_measure);
