@@ -40,8 +40,8 @@ std::vector<std::string> CudnnBenchmarker::algorithms(const KernelKey& kernel) {
     const auto add = [&](const EngineConfiguration& c) {
       engines.add(c, kernel, options_);
       if (options_.knob_variants_over && c.workspace_bytes > *options_.knob_variants_over)
-        for (auto& variant : smaller_workspace_variants(c.name, c.workspace_knobs))
-          engines.add({std::move(variant), c.notes, 0, {}}, kernel, options_);
+        for (auto& variant : smaller_workspace_variants(c.name, workspace_knobs(kernel, c.name)))
+          engines.add({std::move(variant), c.notes, 0}, kernel, options_);
     };
     for (const auto& c : offered(kernel)) add(c);
     if (engines.names.empty()) {
@@ -73,6 +73,20 @@ std::vector<EngineConfiguration> CudnnBenchmarker::offered(const KernelKey& kern
   // A refusal, or an answer a passing failure may have cut short, is asked again.
   if (options_.heuristics && complete && !offered.empty()) options_.heuristics->put(key, offered);
   return offered;
+}
+
+std::vector<KnobRange> CudnnBenchmarker::workspace_knobs(const KernelKey& kernel,
+                                                         const EngineName& name) const {
+  const bool sets_one = std::any_of(name.knobs.begin(), name.knobs.end(),
+                                    [](const auto& knob) { return sizes_workspace(knob.first); });
+  if (!sets_one) return {};
+  try {
+    const PhaseTime heuristics(MeasuringPhase::kHeuristics);
+    const ConvolutionGraph graph(handle_, kernel.operation, kernel.problem, 1, 0);
+    return workspace_knob_ranges(graph, name.engine);
+  } catch (const std::exception&) {
+    return {};  // a graph cuDNN refuses: no variants
+  }
 }
 
 void CudnnBenchmarker::Engines::add(const EngineConfiguration& c, const KernelKey& kernel,

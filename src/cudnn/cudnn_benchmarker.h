@@ -117,6 +117,9 @@ class CudnnBenchmarker final : public Benchmarker {
   // What cuDNN's heuristics offer for the kernel (the device's cache, else asked); none where
   // cuDNN refuses its graph.
   std::vector<EngineConfiguration> offered(const KernelKey& kernel) const;
+  // The ranges of the knobs of `name`'s engine that size a workspace, read from cuDNN only where
+  // `name` sets such a knob (empty otherwise, or where cuDNN cannot say).
+  std::vector<KnobRange> workspace_knobs(const KernelKey& kernel, const EngineName& name) const;
   struct Engines {
     std::vector<std::string> names;
     std::size_t largest_workspace = 0;

@@ -112,14 +112,6 @@ std::vector<KnobRange> read_workspace_knobs(const BackendDescriptor& engine) {
   return ranges;
 }
 
-// Those of a configuration named `name` of `engine`, read only where it sets such a knob.
-std::vector<KnobRange> read_workspace_knobs_of(const EngineName& name,
-                                               const BackendDescriptor& engine) {
-  const bool sets_one = std::any_of(name.knobs.begin(), name.knobs.end(),
-                                    [](const auto& knob) { return sizes_workspace(knob.first); });
-  return sets_one ? read_workspace_knobs(engine) : std::vector<KnobRange>{};
-}
-
 // A heuristics result as a name and notes; nullopt when its name cannot be read.
 std::optional<EngineConfiguration> read_configuration(const BackendDescriptor& configuration) {
   const auto engine = read_engine(configuration.get());
@@ -131,9 +123,8 @@ std::optional<EngineConfiguration> read_configuration(const BackendDescriptor& c
                         &workspace) != CUDNN_STATUS_SUCCESS ||
       workspace < 0)
     workspace = 0;  // known exactly when a plan is made
-  auto workspace_knobs = read_workspace_knobs_of(*name, *engine);
   return EngineConfiguration{std::move(*name), engine_notes(*engine),
-                             static_cast<std::uint64_t>(workspace), std::move(workspace_knobs)};
+                             static_cast<std::uint64_t>(workspace)};
 }
 
 }  // namespace
@@ -196,8 +187,21 @@ PlanEngine plan_engine(cudnnBackendDescriptor_t plan) {
   if (!engine) return read;
   read.notes = engine_notes(*engine);
   read.name = read_name(configuration, *engine);
-  if (read.name) read.workspace_knobs = read_workspace_knobs_of(*read.name, *engine);
   return read;
+}
+
+std::vector<KnobRange> workspace_knob_ranges(const ConvolutionGraph& graph,
+                                             std::int64_t engine_index) {
+  BackendDescriptor engine(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+  const cudnnBackendDescriptor_t g = graph.get();
+  if (!engine ||
+      engine.set(CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, g) !=
+          CUDNN_STATUS_SUCCESS ||
+      engine.set(CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, engine_index) !=
+          CUDNN_STATUS_SUCCESS ||
+      engine.finalize() != CUDNN_STATUS_SUCCESS)
+    return {};
+  return read_workspace_knobs(engine);
 }
 
 bool allowed(const EngineNotes& notes, MathType math, bool deterministic_only) {

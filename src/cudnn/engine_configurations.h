@@ -28,9 +28,6 @@ struct EngineConfiguration {
   EngineName name;
   EngineNotes notes;
   std::uint64_t workspace_bytes = 0;  // at the graph's shape, as the heuristics say
-  // The engine's knobs that size a workspace, as cuDNN describes them (core/knob_variants.h):
-  // read only for a configuration that sets such a knob; empty where cuDNN cannot say.
-  std::vector<KnobRange> workspace_knobs;
 };
 
 // An engine's notes; unreadable ones are taken as the ones an application is least likely to
@@ -49,9 +46,14 @@ std::vector<EngineConfiguration> engine_configurations(const ConvolutionGraph& g
 struct PlanEngine {
   EngineNotes notes{false, true, true, true, true};
   std::optional<EngineName> name;
-  std::vector<KnobRange> workspace_knobs;  // as EngineConfiguration's
 };
 PlanEngine plan_engine(cudnnBackendDescriptor_t plan);
+
+// The knobs of engine `engine_index` on `graph` that size a workspace, as cuDNN describes them
+// (core/knob_variants.h); empty where cuDNN refuses the engine or cannot say them all. Read only
+// where a smaller workspace is wanted: an engine has a descriptor per knob type to read.
+std::vector<KnobRange> workspace_knob_ranges(const ConvolutionGraph& graph,
+                                             std::int64_t engine_index);
 
 // Whether numerics of this kind are what the application allowed: tensor cores unless its math
 // type is FMA; converted inputs and reduced-precision reductions only where it allows

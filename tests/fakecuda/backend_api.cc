@@ -244,9 +244,14 @@ cudnnStatus_t get_attribute(const BackendDescriptor& d, cudnnBackendAttributeNam
   if (type != spec->type && type != spec->other_type) return CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE;
   if (name == CUDNN_ATTR_ENGINEHEUR_RESULTS)
     return read_descriptors(heuristic_results(d), requested, count, array);
-  if (name == CUDNN_ATTR_ENGINE_KNOB_INFO)
+  if (name == CUDNN_ATTR_ENGINE_KNOB_INFO) {
+    // Traced: cuDNN builds a descriptor per knob type to answer, which a caller should not ask
+    // for where it will not use them.
+    trace_line("backend-knob-info engine=%lld",
+               d.engine ? static_cast<long long>(d.engine->index) : -1LL);
     return read_descriptors(d.engine ? knob_infos(*d.engine) : std::vector<Snapshot>{}, requested,
                             count, array);
+  }
   if (type == CUDNN_TYPE_BACKEND_DESCRIPTOR) {
     // cuDNN counts no descriptors without a place for them (and says so differently).
     if (!array)

@@ -284,13 +284,13 @@ TEST(EngineCandidates, TheApplicationsConfigurationsJoinUnderTheSameNumericsRule
   const std::string gemm = engine_of(Operation::kForward, "IMPLICIT_PRECOMP_GEMM");
   ASSERT_EQ(std::find(offered.begin(), offered.end(), gemm), offered.end());
   const std::string winograd = engine_of(Operation::kForward, "WINOGRAD_NONFUSED");
-  const cudnn::EngineConfiguration plain{*EngineName::parse(gemm), {}, 0, {}};
-  const cudnn::EngineConfiguration offered_again{*EngineName::parse(offered.front()), {}, 0, {}};
-  cudnn::EngineConfiguration tensor_core{*EngineName::parse(winograd), {}, 0, {}};
+  const cudnn::EngineConfiguration plain{*EngineName::parse(gemm), {}, 0};
+  const cudnn::EngineConfiguration offered_again{*EngineName::parse(offered.front()), {}, 0};
+  cudnn::EngineConfiguration tensor_core{*EngineName::parse(winograd), {}, 0};
   tensor_core.notes.tensor_core = true;
   // The knob engine with its tile knob alone: another name again.
   const std::string tiled = gemm + "{k" + std::to_string(kTileKnob) + "=0}";
-  cudnn::EngineConfiguration nondeterministic{*EngineName::parse(tiled), {}, 0, {}};
+  cudnn::EngineConfiguration nondeterministic{*EngineName::parse(tiled), {}, 0};
   nondeterministic.notes.nondeterministic = true;
 
   cudnn::GpuBenchmarkOptions options;

@@ -17,7 +17,9 @@
 #include "cudnn/cuda_runtime.h"
 #include "cudnn/cudnn_api.h"
 #include "cudnn/cudnn_benchmarker.h"
+#include "support/fakecuda_trace.h"
 #include "support/scoped_environment.h"
+#include "support/temp_folder.h"
 #include "test_problem.h"
 
 namespace ucudnn::fakecuda {
@@ -117,6 +119,39 @@ TEST(KnobVariantCandidates, AnEngineOverTheLimitOffersItsFewerBuffersAndOneOfThe
   // Where every configuration fits, none offers variants.
   auto roomy = benchmarker(std::uint64_t{1} << 40);
   EXPECT_EQ(roomy.algorithms(kernel), plain.algorithms(kernel));
+}
+
+// cuDNN answers a knob-info read with a descriptor per knob type: asked only for a configuration
+// whose variants are wanted, never where the setting is off or every configuration fits.
+TEST(KnobVariantCandidates, KnobRangesAreReadOnlyForConfigurationsOverTheLimit) {
+  const ucudnn::testing::ScopedEnvironment fastest("FAKECUDA_HEURISTICS_FASTEST_SPLIT", "1");
+  const ucudnn::testing::TempFolder folder("knob-info");
+  const std::string trace = folder.file("trace");
+  const ucudnn::testing::ScopedEnvironment traced("FAKECUDA_TRACE", trace.c_str());
+  Handle handle;
+  KernelKey kernel{Operation::kBackwardFilter, make_conv2d_problem({8, 8, 16, 16, 8, 3, 3, 1, 1})};
+  kernel.problem.math_type = MathType::kTensorOp;
+  // The knob-info reads and the configurations offered, of a fresh benchmarker's candidates.
+  auto reads_for = [&](std::optional<std::uint64_t> over, std::size_t* names = nullptr) {
+    cudnn::GpuBenchmarkOptions options;
+    options.knob_variants_over = over;
+    cudnn::CudnnBenchmarker device(cudnn::cudnn_api(), cudnn::cuda_runtime(), handle,
+                                   DeviceFingerprint{}, options);
+    const std::size_t from = ucudnn::testing::trace_size(trace.c_str());
+    const auto candidates = device.algorithms(kernel);
+    if (names) *names = candidates.size();
+    int reads = 0;
+    for (const auto& line :
+         ucudnn::testing::trace_lines(from, ucudnn::testing::kTraceEnd, trace.c_str()))
+      reads += line.rfind("backend-knob-info ", 0) == 0;
+    return reads;
+  };
+  std::size_t offered = 0, with_variants = 0;
+  EXPECT_EQ(reads_for(std::nullopt, &offered), 0) << "the setting off";
+  EXPECT_EQ(reads_for(std::uint64_t{1} << 40), 0) << "every configuration fits";
+  // A limit of one byte: each split-K configuration is over it (the double's two for dw).
+  EXPECT_EQ(reads_for(std::uint64_t{1}, &with_variants), 2);
+  EXPECT_GT(with_variants, offered);
 }
 
 }  // namespace

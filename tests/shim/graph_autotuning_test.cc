@@ -169,6 +169,10 @@ TEST_F(GraphApi, AnAutotunerTimesUcudnnAsOneCandidateAmongCudnns) {
   }
   EXPECT_GT(several, 0) << "the heuristics should offer several engines";
   EXPECT_GT(ucudnns, 0) << "ucudnn's plans should win somewhere\n" << with.process.err;
+  // The application's plans include split-K configurations; knob variants off (the default),
+  // ucudnn never asks cuDNN for an engine's knob ranges, at Finalize or while planning.
+  EXPECT_EQ(count_of(with.trace, "backend-knob-info"), 0);
+  EXPECT_NE(with.trace.find("backend-finalize plan"), std::string::npos);
 }
 
 }  // namespace

@@ -112,8 +112,7 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
     // What the application would have run is a candidate, whatever the heuristics offer.
     registry.device(device).application_engines.add(
         KernelKey{c.operation, c.problem}.to_string(),
-        {*application.name, application.notes, static_cast<std::uint64_t>(engine_bytes),
-         application.workspace_knobs});
+        {*application.name, application.notes, static_cast<std::uint64_t>(engine_bytes)});
   }
   std::shared_ptr<PlanPromise> promise;
   try {
