@@ -1,7 +1,5 @@
 #include "cudnn/backend_descriptor.h"
 
-#include "cudnn/real_call_clock.h"
-
 namespace ucudnn::cudnn {
 
 bool has_graph_api(const BackendApi& b) {
@@ -13,14 +11,12 @@ bool has_graph_api(const BackendApi& b) {
 BackendDescriptor::BackendDescriptor(cudnnBackendDescriptorType_t type) {
   const BackendApi& b = backend_api();
   if (!has_graph_api(b)) return;
-  const RealCallScope real;
   if (b.cudnnBackendCreateDescriptor(type, &descriptor_) != CUDNN_STATUS_SUCCESS)
     descriptor_ = nullptr;
 }
 
 void BackendDescriptor::reset() {
   if (!descriptor_) return;
-  const RealCallScope real;
   backend_api().cudnnBackendDestroyDescriptor(std::exchange(descriptor_, nullptr));
 }
 
@@ -28,7 +24,6 @@ cudnnStatus_t BackendDescriptor::set(cudnnBackendAttributeName_t name,
                                      cudnnBackendAttributeType_t type, std::int64_t count,
                                      const void* values) const {
   if (!descriptor_) return CUDNN_STATUS_NOT_INITIALIZED;
-  const RealCallScope real;
   return backend_api().cudnnBackendSetAttribute(descriptor_, name, type, count, values);
 }
 
@@ -37,7 +32,6 @@ cudnnStatus_t get_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAtt
                             std::int64_t* count, void* values) {
   const auto get = backend_api().cudnnBackendGetAttribute;
   if (!descriptor || !get) return CUDNN_STATUS_NOT_INITIALIZED;
-  const RealCallScope real;
   return get(descriptor, name, type, requested, count, values);
 }
 
@@ -49,7 +43,6 @@ cudnnStatus_t BackendDescriptor::get(cudnnBackendAttributeName_t name,
 
 cudnnStatus_t BackendDescriptor::finalize() const {
   if (!descriptor_) return CUDNN_STATUS_NOT_INITIALIZED;
-  const RealCallScope real;
   return backend_api().cudnnBackendFinalize(descriptor_);
 }
 

@@ -3,7 +3,6 @@
 #include <vector>
 
 #include "cudnn/operation_table.h"
-#include "cudnn/real_call_clock.h"
 
 namespace ucudnn::cudnn {
 
@@ -15,7 +14,6 @@ using operation_table::with_row;
 // call through needs only the function it calls.
 template <typename Function, typename... Arguments>
 cudnnStatus_t call(Function function, Arguments... arguments) {
-  const RealCallScope real;
   return function ? function(arguments...) : CUDNN_STATUS_NOT_INITIALIZED;
 }
 

@@ -26,7 +26,7 @@ Result counted(Arguments... arguments) {
 }
 
 template <auto member, RuntimeCall call, typename Result, typename... Arguments>
-void count_through(Result (*&slot)(Arguments...)) {
+void count_through(RealFunction<Result (*)(Arguments...)>& slot) {
   if (slot) slot = &counted<member, call, Result, Arguments...>;
 }
 

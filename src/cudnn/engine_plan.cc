@@ -89,7 +89,6 @@ cudnnStatus_t EnginePlan::execute(cudnnHandle_t handle, const ConvolutionBuffers
     status = pack.set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, workspace);
   if (status == CUDNN_STATUS_SUCCESS) status = pack.finalize();
   if (status != CUDNN_STATUS_SUCCESS) return status;
-  const RealCallScope real;
   return backend_api().cudnnBackendExecute(handle, plan_.get(), pack.get());
 }
 

@@ -2,13 +2,11 @@
 
 #include "cudnn/cuda_runtime.h"
 #include "cudnn/cudnn_api.h"
-#include "cudnn/real_call_clock.h"
 
 namespace ucudnn::shim {
 
 std::optional<cudaStream_t> stream_of(cudnnHandle_t handle) {
   cudaStream_t stream = nullptr;
-  const cudnn::RealCallScope real;
   if (cudnn::cudnn_api().cudnnGetStream(handle, &stream) != CUDNN_STATUS_SUCCESS)
     return std::nullopt;
   return stream;
@@ -17,7 +15,6 @@ std::optional<cudaStream_t> stream_of(cudnnHandle_t handle) {
 bool capturing(std::optional<cudaStream_t> stream) {
   if (!stream) return true;
   const auto& runtime = cudnn::cuda_runtime();
-  const cudnn::RealCallScope real;
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   if (runtime.cudaStreamIsCapturing(*stream, &status) != cudaSuccess) {
     runtime.cudaGetLastError();  // ours, not the application's

@@ -14,7 +14,6 @@
 #include "cudnn/cudnn_api.h"
 #include "cudnn/cudnn_types.h"
 #include "cudnn/engine_configurations.h"
-#include "cudnn/real_call_clock.h"
 #include "shim/backend/application_numerics.h"
 #include "shim/backend/application_plan.h"
 #include "shim/backend/graph_convolution.h"
@@ -42,7 +41,6 @@ const cudnn::BackendApi& api() {
 // NOT_INITIALIZED, as any call into a cuDNN ucudnn could not load.
 template <typename Function, typename... Arguments>
 cudnnStatus_t call(Function function, Arguments... arguments) {
-  const cudnn::RealCallScope real;
   return function ? function(arguments...) : CUDNN_STATUS_NOT_INITIALIZED;
 }
 

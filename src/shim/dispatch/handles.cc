@@ -3,7 +3,6 @@
 // where it changes what they were planned for), the runtime call counts.
 #include "shim/dispatch.h"
 
-#include "cudnn/real_call_clock.h"
 #include "cudnn/runtime_call_counts.h"
 #include "shim/dispatch/planning.h"
 #include "shim/registry.h"
@@ -15,10 +14,7 @@ using namespace dispatch;
 cudnnStatus_t create_handle(cudnnHandle_t* handle) {
   const auto& api = cudnn::cudnn_api();
   if (!api.cudnnCreate) return CUDNN_STATUS_NOT_INITIALIZED;
-  const cudnnStatus_t status = [&] {
-    const cudnn::RealCallScope real;
-    return api.cudnnCreate(handle);
-  }();
+  const cudnnStatus_t status = api.cudnnCreate(handle);
   if (status == CUDNN_STATUS_SUCCESS && handle && *handle) {
     try {
       Registry::instance().created(*handle);
@@ -34,7 +30,6 @@ cudnnStatus_t destroy_handle(cudnnHandle_t handle) {
     const auto& api = cudnn::cudnn_api();
     if (!api.cudnnDestroy) return CUDNN_STATUS_NOT_INITIALIZED;
     if (handle) Registry::instance().forget(handle);
-    const cudnn::RealCallScope real;
     return api.cudnnDestroy(handle);
   });
 }
