@@ -16,12 +16,12 @@
 #include <vector>
 
 #include "device_harness.h"
+#include "graph_api_fuzz_values.h"
 #include "support/random_seed.h"
 
 namespace {
 
 using namespace ucudnn::testing;
-using Descriptor = cudnnBackendDescriptor_t;
 
 // The graph API of one side: the shim's exports, or the double's own functions.
 struct Api {
@@ -134,123 +134,12 @@ class GraphApiFuzz : public ::testing::Test {
     record("Initialize", shim_.initialize(of(true, i)), double_.initialize(of(false, i)));
   }
 
-  // An attribute value of the type asked for, mostly sensible for convolutions.
-  struct Value {
-    cudnnBackendAttributeType_t type;
-    std::vector<unsigned char> shim_bytes, double_bytes;
-    int64_t count;
-  };
-  template <typename T>
-  Value scalars(cudnnBackendAttributeType_t type, std::vector<T> values) {
-    Value v{type, {}, {}, static_cast<int64_t>(values.size())};
-    v.shim_bytes.resize(values.size() * sizeof(T));
-    if (!values.empty()) std::memcpy(v.shim_bytes.data(), values.data(), v.shim_bytes.size());
-    v.double_bytes = v.shim_bytes;
-    return v;
-  }
-  Value value_for(cudnnBackendAttributeName_t name) {
-    switch (random_.uniform(0, 9)) {
-      case 0:
-      case 1: {  // descriptors of the pool, twins on each side
-        const int count = random_.chance(0.8) ? 1 : random_.uniform(0, 3);
-        std::vector<Descriptor> s, d;
-        for (int i = 0; i < count; ++i) {
-          const std::size_t at = draw_index();
-          s.push_back(of(true, at));
-          d.push_back(of(false, at));
-        }
-        Value v{CUDNN_TYPE_BACKEND_DESCRIPTOR, {}, {}, count};
-        v.shim_bytes.resize(s.size() * sizeof(Descriptor));
-        v.double_bytes.resize(d.size() * sizeof(Descriptor));
-        if (count) {
-          std::memcpy(v.shim_bytes.data(), s.data(), v.shim_bytes.size());
-          std::memcpy(v.double_bytes.data(), d.data(), v.double_bytes.size());
-        }
-        return v;
-      }
-      case 2:
-        return scalars<cudnnDataType_t>(
-            CUDNN_TYPE_DATA_TYPE, {random_.chance(0.8) ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE});
-      case 3:
-        return scalars<float>(CUDNN_TYPE_FLOAT, {random_.chance(0.5) ? 1.0f : 0.5f});
-      case 4:
-        return scalars<double>(CUDNN_TYPE_DOUBLE, {0.25});
-      case 5:
-        return scalars<cudnnConvolutionMode_t>(CUDNN_TYPE_CONVOLUTION_MODE,
-                                               {CUDNN_CROSS_CORRELATION});
-      case 6:
-        return scalars<char>(CUDNN_TYPE_BOOLEAN, {static_cast<char>(random_.uniform(0, 1))});
-      case 7:
-        return scalars<cudnnHandle_t>(CUDNN_TYPE_HANDLE, {random_.chance(0.9) ? handle_ : nullptr});
-      case 8: {
-        std::vector<void*> pointers = {x_, w_, y_};
-        pointers.resize(static_cast<std::size_t>(random_.uniform(1, 3)));
-        return scalars<void*>(CUDNN_TYPE_VOID_PTR, pointers);
-      }
-      default: {  // dims, strides, paddings, uids, ids of engines
-        (void)name;
-        static const std::vector<std::vector<int64_t>> kArrays = {
-            {4, 8, 8, 8},
-            {512, 64, 8, 1},
-            {8, 8, 3, 3},
-            {72, 9, 3, 1},
-            {1, 1},
-            {2},
-            {0},
-            {int64_t{'x'}, int64_t{'w'}, int64_t{'y'}},
-            {int64_t{'x'}},
-            {-1},
-            {}};
-        return scalars<int64_t>(CUDNN_TYPE_INT64, kArrays[random_.uniform(0, kArrays.size() - 1)]);
-      }
-    }
-  }
-  static cudnnBackendAttributeName_t any_attribute(ucudnn::testing::SeededRandom& random) {
-    static const cudnnBackendAttributeName_t kNames[] = {
-        CUDNN_ATTR_TENSOR_DATA_TYPE,
-        CUDNN_ATTR_TENSOR_DIMENSIONS,
-        CUDNN_ATTR_TENSOR_STRIDES,
-        CUDNN_ATTR_TENSOR_UNIQUE_ID,
-        CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT,
-        CUDNN_ATTR_TENSOR_IS_VIRTUAL,
-        CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS,
-        CUDNN_ATTR_CONVOLUTION_COMP_TYPE,
-        CUDNN_ATTR_CONVOLUTION_CONV_MODE,
-        CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS,
-        CUDNN_ATTR_CONVOLUTION_POST_PADDINGS,
-        CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES,
-        CUDNN_ATTR_CONVOLUTION_DILATIONS,
-        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
-        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
-        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
-        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
-        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
-        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX,
-        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW,
-        CUDNN_ATTR_OPERATIONGRAPH_OPS,
-        CUDNN_ATTR_OPERATIONGRAPH_HANDLE,
-        CUDNN_ATTR_ENGINE_OPERATION_GRAPH,
-        CUDNN_ATTR_ENGINE_GLOBAL_INDEX,
-        CUDNN_ATTR_ENGINECFG_ENGINE,
-        CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH,
-        CUDNN_ATTR_ENGINEHEUR_MODE,
-        CUDNN_ATTR_ENGINEHEUR_RESULTS,
-        CUDNN_ATTR_EXECUTION_PLAN_HANDLE,
-        CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
-        CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
-        CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE,
-        CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS,
-        CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS,
-        CUDNN_ATTR_VARIANT_PACK_WORKSPACE,
-        CUDNN_ATTR_POINTWISE_MODE,
-        CUDNN_ATTR_ENGINE_NUMERICAL_NOTE};
-    return kNames[random.uniform(0, std::size(kNames) - 1)];
-  }
-
   void set() {
     const std::size_t i = draw_index();
     const auto name = any_attribute(random_);
-    Value v = value_for(name);
+    FuzzValue v = any_value(
+        random_, [&] { return draw_index(); },
+        [&](bool shim, std::size_t at) { return of(shim, at); }, handle_, {x_, w_, y_});
     // Sometimes a count unlike the array's, or no array at all.
     int64_t count = random_.chance(0.9) ? v.count : random_.uniform(-1, 3);
     if (count > v.count) count = v.count;
