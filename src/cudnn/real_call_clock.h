@@ -11,6 +11,14 @@
 
 namespace ucudnn::cudnn {
 
+// A thread's scopes (RealCallClock's).
+struct RealCallState {
+  bool counting = false;
+  int inside = 0;  // scopes open, counted or not
+  int depth = 0;   // counted scopes open
+  std::uint64_t nanoseconds = 0;
+};
+
 class RealCallClock {
  public:
   // Between these, this thread's scopes count.
@@ -33,13 +41,11 @@ class RealCallClock {
 
  private:
   friend class RealCallScope;
-  struct State {
-    bool counting = false;
-    int inside = 0;  // scopes open, counted or not
-    int depth = 0;   // counted scopes open
-    std::uint64_t nanoseconds = 0;
-  };
-  static thread_local State state_;
+  using State = RealCallState;
+  // Defined here, constant-initialized: each translation unit reaches it directly, not through a
+  // TLS wrapper of another unit's (which GCC's UndefinedBehaviorSanitizer takes for a null
+  // pointer in a test that reads the clock itself).
+  static inline thread_local State state_{};
 };
 
 // Encloses calls into the real cuDNN or CUDA runtime.
