@@ -36,11 +36,13 @@ std::vector<std::string> CudnnBenchmarker::algorithms(const KernelKey& kernel) {
   auto found = engines_.find(key);
   if (found == engines_.end()) {
     Engines engines;
+    KnobRangesRead knob_ranges;
     // `c`, and where it is over the limit its smaller-workspace knob values.
     const auto add = [&](const EngineConfiguration& c) {
       engines.add(c, kernel, options_);
       if (options_.knob_variants_over && c.workspace_bytes > *options_.knob_variants_over)
-        for (auto& variant : smaller_workspace_variants(c.name, workspace_knobs(kernel, c.name)))
+        for (auto& variant :
+             smaller_workspace_variants(c.name, workspace_knobs(kernel, c.name, knob_ranges)))
           engines.add({std::move(variant), c.notes, 0}, kernel, options_);
     };
     for (const auto& c : offered(kernel)) add(c);
@@ -76,17 +78,25 @@ std::vector<EngineConfiguration> CudnnBenchmarker::offered(const KernelKey& kern
 }
 
 std::vector<KnobRange> CudnnBenchmarker::workspace_knobs(const KernelKey& kernel,
-                                                         const EngineName& name) const {
+                                                         const EngineName& name,
+                                                         KnobRangesRead& read) const {
   const bool sets_one = std::any_of(name.knobs.begin(), name.knobs.end(),
                                     [](const auto& knob) { return sizes_workspace(knob.first); });
   if (!sets_one) return {};
+  if (const auto known = read.by_engine.find(name.engine); known != read.by_engine.end())
+    return known->second;
+  std::vector<KnobRange> ranges;
   try {
     const PhaseTime heuristics(MeasuringPhase::kHeuristics);
-    const ConvolutionGraph graph(handle_, kernel.operation, kernel.problem, 1, 0);
-    return workspace_knob_ranges(graph, name.engine);
+    if (!read.graph)
+      read.graph =
+          std::make_unique<ConvolutionGraph>(handle_, kernel.operation, kernel.problem, 1, 0);
+    ranges = workspace_knob_ranges(*read.graph, name.engine);
   } catch (const std::exception&) {
-    return {};  // a graph cuDNN refuses: no variants
+    // A graph cuDNN refuses: no variants.
   }
+  read.by_engine.emplace(name.engine, ranges);
+  return ranges;
 }
 
 void CudnnBenchmarker::Engines::add(const EngineConfiguration& c, const KernelKey& kernel,

@@ -24,6 +24,7 @@
 #include "core/benchmarker.h"
 #include "core/early_stop.h"
 #include "core/engine_name.h"
+#include "cudnn/convolution_graph.h"
 #include "cudnn/cuda_runtime.h"
 #include "cudnn/cudnn_api.h"
 #include "cudnn/device_memory.h"
@@ -118,8 +119,14 @@ class CudnnBenchmarker final : public Benchmarker {
   // cuDNN refuses its graph.
   std::vector<EngineConfiguration> offered(const KernelKey& kernel) const;
   // The ranges of the knobs of `name`'s engine that size a workspace, read from cuDNN only where
-  // `name` sets such a knob (empty otherwise, or where cuDNN cannot say).
-  std::vector<KnobRange> workspace_knobs(const KernelKey& kernel, const EngineName& name) const;
+  // `name` sets such a knob (empty otherwise, or where cuDNN cannot say); each engine's once per
+  // kernel, on one graph (`read`: what the kernel's reads have found).
+  struct KnobRangesRead {
+    std::unique_ptr<ConvolutionGraph> graph;
+    std::map<std::int64_t, std::vector<KnobRange>> by_engine;
+  };
+  std::vector<KnobRange> workspace_knobs(const KernelKey& kernel, const EngineName& name,
+                                         KnobRangesRead& read) const;
   struct Engines {
     std::vector<std::string> names;
     std::size_t largest_workspace = 0;

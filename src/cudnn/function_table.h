@@ -22,7 +22,6 @@ class RealFunction<Result (*)(Arguments...)> {
   RealFunction() = default;
   RealFunction(Pointer pointer) : pointer_(pointer) {}  // NOLINT: a table entry is assigned so
   explicit operator bool() const { return pointer_ != nullptr; }
-  Pointer get() const { return pointer_; }
   Result operator()(Arguments... arguments) const {
     const RealCallScope real;
     return pointer_(arguments...);
