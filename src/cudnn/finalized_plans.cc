@@ -41,21 +41,23 @@ const EnginePlan* FinalizedPlans::find(const KernelKey& shape, const EngineName&
   return found == plans_.end() ? nullptr : found->second.get();
 }
 
-std::unique_ptr<EnginePlan> FinalizedPlans::take(const KernelKey& shape, const EngineName& name,
-                                                 double alpha, double beta) {
+std::shared_ptr<const EnginePlan> FinalizedPlans::share(const KernelKey& shape,
+                                                        const EngineName& name, double alpha,
+                                                        double beta) const {
   const auto found = plans_.find(key(shape, name, alpha, beta));
-  if (found == plans_.end()) return nullptr;
-  auto plan = std::move(found->second);
-  plans_.erase(found);
-  return plan;
+  return found == plans_.end() ? nullptr : found->second;
 }
 
-std::unique_ptr<EnginePlan> kept_or_finalized(FinalizedPlans* kept, cudnnHandle_t handle,
-                                              const KernelKey& shape, const EngineName& name,
-                                              double alpha, double beta) {
+std::shared_ptr<const EnginePlan> kept_or_finalized(FinalizedPlans* kept, cudnnHandle_t handle,
+                                                    const KernelKey& shape, const EngineName& name,
+                                                    double alpha, double beta) {
   if (kept)
-    if (auto plan = kept->take(shape, name, alpha, beta)) return plan;
-  return std::make_unique<EnginePlan>(handle, shape.operation, shape.problem, name, alpha, beta);
+    if (auto plan = kept->share(shape, name, alpha, beta)) return plan;
+  auto plan =
+      std::make_unique<EnginePlan>(handle, shape.operation, shape.problem, name, alpha, beta);
+  if (!kept) return plan;
+  kept->keep(shape, name, alpha, beta, std::move(plan));
+  return kept->share(shape, name, alpha, beta);
 }
 
 }  // namespace ucudnn::cudnn

@@ -1,10 +1,13 @@
 #pragma once
 // The execution plans finalized while one kernel is planned (the benchmarker's, one per
-// candidate and micro-batch shape it times; those that check a stored plan's workspace), kept
-// until the kernel's executor is made, which takes the ones it runs instead of finalizing them
-// again. A Finalize costs cuDNN about a millisecond, and a runtime-compiled engine's 100 ms and
-// more (it compiles there), so planning a kernel finalizes each plan it runs once, not twice.
-// One planning's, on one thread and one handle (a plan is finalized on a handle): not shared.
+// candidate and micro-batch shape it times; those that check a stored plan's workspace; those
+// an executor had to finalize), kept until the kernel's executors are made, which share the
+// ones they run instead of finalizing them again. A Finalize costs cuDNN about a millisecond,
+// and a runtime-compiled engine's 100 ms and more (it compiles there), so planning a kernel
+// finalizes each plan it runs once: not once for measuring and again for its executor, nor
+// once for each of a CPU/GPU split's two executors (shim/hybrid_executor.h) where they run the
+// same configuration at the same shape. A finalized plan is immutable, so executors share it.
+// One planning's, on one thread and one handle (a plan is finalized on a handle).
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -37,14 +40,15 @@ class FinalizedPlans {
   // The plan kept for these, or nullptr.
   const EnginePlan* find(const KernelKey& shape, const EngineName& name, double alpha,
                          double beta) const;
-  // The plan kept for these, no longer kept; nullptr where none is.
-  std::unique_ptr<EnginePlan> take(const KernelKey& shape, const EngineName& name, double alpha,
-                                   double beta);
+  // The plan kept for these, shared (it stays kept for the next executor); nullptr where none
+  // is.
+  std::shared_ptr<const EnginePlan> share(const KernelKey& shape, const EngineName& name,
+                                          double alpha, double beta) const;
 
  private:
   using Key = std::tuple<std::string, std::string, double, double>;
   static Key key(const KernelKey& shape, const EngineName& name, double alpha, double beta);
-  std::map<Key, std::unique_ptr<EnginePlan>> plans_;
+  std::map<Key, std::shared_ptr<const EnginePlan>> plans_;
   struct Measured {
     EngineName name;
     double time_ms;
@@ -53,10 +57,10 @@ class FinalizedPlans {
   std::map<std::string, std::vector<Measured>> fronts_;  // by shape, what keep_measured kept
 };
 
-// The plan `kept` holds for these (taken from it), else one finalized now. Throws
+// The plan `kept` holds for these, else one finalized now and kept there. Throws
 // EngineRefused.
-std::unique_ptr<EnginePlan> kept_or_finalized(FinalizedPlans* kept, cudnnHandle_t handle,
-                                              const KernelKey& shape, const EngineName& name,
-                                              double alpha, double beta);
+std::shared_ptr<const EnginePlan> kept_or_finalized(FinalizedPlans* kept, cudnnHandle_t handle,
+                                                    const KernelKey& shape, const EngineName& name,
+                                                    double alpha, double beta);
 
 }  // namespace ucudnn::cudnn

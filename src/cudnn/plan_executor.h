@@ -33,9 +33,9 @@ class PlanExecutor {
   // what the library says now, never what a stored configuration claims. Throws
   // std::invalid_argument for a configuration that does not cover the batch, names an
   // algorithm cuDNN does not have or one it refuses at that size, std::runtime_error when a
-  // descriptor is refused. The execution plans it runs are taken from `kept` where it holds
+  // descriptor is refused. The execution plans it runs are shared with `kept` where it holds
   // them (finalized on `handle` while the kernel was planned, finalized_plans.h), else
-  // finalized here.
+  // finalized here and kept there for the kernel's other executors.
   PlanExecutor(const CudnnApi& api, cudnnHandle_t handle, const KernelKey& kernel,
                Configuration configuration, FinalizedPlans* kept = nullptr);
   virtual ~PlanExecutor() = default;
@@ -72,7 +72,7 @@ class PlanExecutor {
   // An engine configuration's plans at one micro-batch shape.
   struct EnginePlans {
     EngineName name;
-    std::unique_ptr<EnginePlan> one_zero, one_one;  // alpha = 1 and beta = 0 / 1
+    std::shared_ptr<const EnginePlan> one_zero, one_one;  // alpha = 1 and beta = 0 / 1
   };
   struct Step {
     const MicroBatchDescriptors* descriptors;  // legacy algorithms

@@ -33,7 +33,7 @@ class HybridExecutor final : public cudnn::PlanExecutor {
   // `device_only`: the GPU's WR configuration for the whole batch; `split`: the hybrid one
   // (with an offloaded share). Throws std::invalid_argument for a split that does not fit the
   // kernel or that the host cannot run, std::runtime_error when staging, stream or events
-  // cannot be had. The GPU's execution plans are taken from `kept` where it holds them
+  // cannot be had. The GPU's execution plans are shared with `kept` where it holds them
   // (cudnn/finalized_plans.h).
   HybridExecutor(const cudnn::CudnnApi& api, const cudnn::CudaRuntime& runtime,
                  cudnnHandle_t handle, const KernelKey& kernel, Configuration device_only,

@@ -180,6 +180,31 @@ TEST_F(HybridExecutorTest, TheCpuShareIsTimedWhereItRuns) {
   EXPECT_EQ(*executor.median_host_share_ms(), before);
 }
 
+// A split and the GPU-only plan kept beside it run the same engine configuration at the same
+// shape: its execution plan is finalized once, for both (a runtime-compiled engine compiles at
+// each Finalize). BackwardFilter's GPU-only plan of two micro-batches also needs the beta = 1
+// plan, which the split's one micro-batch does not.
+TEST_F(HybridExecutorTest, ThePlansTheSplitSharesWithTheGpuOnlyPlanAreFinalizedOnce) {
+  for (const auto op : {Operation::kForward, Operation::kBackwardFilter}) {
+    operation = op;
+    SCOPED_TRACE(name_of(operation));
+    const auto k = kernel(operation);
+    const MicroConfiguration half{"cudnn", "eng1", kN / 2, 1, 0};
+    const Configuration split{{half}, OffloadedShare{{{"cpu", "DIRECT", kN / 2, 1, 0}}, 0, 0}};
+    cudnn::FinalizedPlans kept;
+    const std::size_t start = trace_size();
+    const HybridExecutor executor(cudnn::cudnn_api(), cudnn::cuda_runtime(), handle, k,
+                                  Configuration{{half, half}}, split, host, &kept);
+    int finalized = 0;
+    for (const auto& line : trace_lines(start))
+      finalized += line.rfind("backend-finalize plan", 0) == 0;
+    EXPECT_EQ(finalized, op == Operation::kForward ? 1 : 2);
+    const auto [error, gpu_samples] = compare(executor, k, 0.0f);
+    EXPECT_LT(error, 1e-5);
+    EXPECT_EQ(gpu_samples, kN / 2);
+  }
+}
+
 TEST_F(HybridExecutorTest, ASplitThatDoesNotFitTheKernelIsRefused) {
   const auto k = kernel(Operation::kForward);
   auto construct = [&](const Configuration& split) {
