@@ -190,18 +190,29 @@ PlanEngine plan_engine(cudnnBackendDescriptor_t plan) {
   return read;
 }
 
+Expected<BackendDescriptor> finalized_engine(const ConvolutionGraph& graph,
+                                             std::int64_t engine_index) {
+  const auto refused = [](const char* step, cudnnStatus_t status) {
+    return Error{std::string(step) + " (status " + std::to_string(static_cast<int>(status)) + ")"};
+  };
+  BackendDescriptor engine(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+  if (!engine) return refused("engine", CUDNN_STATUS_NOT_SUPPORTED);
+  const cudnnBackendDescriptor_t g = graph.get();
+  if (auto status = engine.set(CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, g);
+      status != CUDNN_STATUS_SUCCESS)
+    return refused("graph", status);
+  if (auto status = engine.set(CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, engine_index);
+      status != CUDNN_STATUS_SUCCESS)
+    return refused("engine index", status);
+  if (auto status = engine.finalize(); status != CUDNN_STATUS_SUCCESS)
+    return refused("engine", status);
+  return engine;
+}
+
 std::vector<KnobRange> workspace_knob_ranges(const ConvolutionGraph& graph,
                                              std::int64_t engine_index) {
-  BackendDescriptor engine(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
-  const cudnnBackendDescriptor_t g = graph.get();
-  if (!engine ||
-      engine.set(CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, g) !=
-          CUDNN_STATUS_SUCCESS ||
-      engine.set(CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, engine_index) !=
-          CUDNN_STATUS_SUCCESS ||
-      engine.finalize() != CUDNN_STATUS_SUCCESS)
-    return {};
-  return read_workspace_knobs(engine);
+  const auto engine = finalized_engine(graph, engine_index);
+  return engine ? read_workspace_knobs(*engine) : std::vector<KnobRange>{};
 }
 
 bool allowed(const EngineNotes& notes, MathType math, bool deterministic_only) {

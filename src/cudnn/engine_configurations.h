@@ -11,7 +11,9 @@
 
 #include "core/convolution_problem.h"
 #include "core/engine_name.h"
+#include "core/expected.h"
 #include "core/knob_variants.h"
+#include "cudnn/backend_descriptor.h"
 #include "cudnn/convolution_graph.h"
 
 namespace ucudnn::cudnn {
@@ -48,6 +50,11 @@ struct PlanEngine {
   std::optional<EngineName> name;
 };
 PlanEngine plan_engine(cudnnBackendDescriptor_t plan);
+
+// cuDNN's engine `engine_index` on `graph`, finalized; else the step cuDNN refused and its
+// status ("engine index (status 3)").
+Expected<BackendDescriptor> finalized_engine(const ConvolutionGraph& graph,
+                                             std::int64_t engine_index);
 
 // The knobs of engine `engine_index` on `graph` that size a workspace, as cuDNN describes them
 // (core/knob_variants.h); empty where cuDNN refuses the engine or cannot say them all. Read only

@@ -1,6 +1,7 @@
 #include "cudnn/engine_plan.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cudnn/measuring_account.h"
@@ -27,13 +28,9 @@ EnginePlan::EnginePlan(cudnnHandle_t handle, Operation operation, const Convolut
           throw EngineRefused(e.what());
         }
       }()) {
-  BackendDescriptor engine(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
-  const cudnnBackendDescriptor_t graph = graph_.get();
-  require(engine.set(CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, graph), name,
-          "graph");
-  require(engine.set(CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, name.engine), name,
-          "engine index");
-  require(engine.finalize(), name, "engine");
+  auto found = finalized_engine(graph_, name.engine);
+  if (!found) throw EngineRefused("cuDNN refuses " + name.to_string() + "'s " + found.error());
+  const BackendDescriptor engine = std::move(found).value();
   notes_ = engine_notes(engine);
   std::vector<BackendDescriptor> choices;
   std::vector<cudnnBackendDescriptor_t> raw_choices;
