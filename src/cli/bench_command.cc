@@ -38,6 +38,10 @@ void add_bench_command(CLI::App& app, BenchOptions& options) {
   bench->add_option("--repeats", options.repeats, "timed runs per measurement (median)")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
+  bench->add_flag("--knob-variants", options.knob_variants,
+                  "cudnn: a configuration whose workspace is over --workspace-limit also offers "
+                  "its smaller-workspace knob values; the plans are for jobs run with "
+                  "UCUDNN_KNOB_VARIANTS=on");
   bench->add_flag("!--no-check-plans,!--no-verify", options.check_plans,
                   "do not run each plan beside its undivided baseline on the same inputs "
                   "(the comparison of outputs and of planned with measured times)");
@@ -100,6 +104,15 @@ Setup set_up(const BenchOptions& options, const Cluster& cluster,
   auto request = resolve(options.planning, network);
   if (!request) return fail(kUsageError, request.error());
   setup.request = std::move(request).value();
+  setup.request->knob_variants = options.knob_variants;
+  if (options.knob_variants && setup.request->backend != "cudnn")
+    return fail(kUsageError, "--knob-variants applies to --backend cudnn (cuDNN's engine knobs)");
+  // The shim's divisions never run knob variants (core/plan_mode.h): one made among them here
+  // would not be the division a job plans.
+  if (options.knob_variants && setup.request->total_workspace)
+    return fail(kUsageError,
+                "--knob-variants applies to WR plans (--workspace-limit), not to a WD division "
+                "(--total-workspace)");
   if (setup.request->backend == "cpu") {
     if (!options.devices.empty())
       return fail(kUsageError,
@@ -112,7 +125,9 @@ Setup set_up(const BenchOptions& options, const Cluster& cluster,
 #ifdef UCUDNN_CLI_HAVE_CUDNN
     auto choice = device_choice(options.devices, process_environment);
     if (!choice) return fail(kUsageError, choice.error());
-    auto workers = open_gpu_workers(*choice, cluster, options.repeats);
+    auto workers = open_gpu_workers(
+        *choice, cluster, options.repeats,
+        options.knob_variants ? std::optional(setup.request->workspace_limit) : std::nullopt);
     if (!workers) return fail(kFailure, workers.error());
     setup.workers = std::move(workers).value();
 #else
@@ -193,6 +208,9 @@ void print_header(const PlanningRequest& request, const std::vector<NetworkKerne
       format_byte_size(request.workspace_limit).c_str());
   if (request.total_workspace)
     std::printf(", WD total %s", format_byte_size(*request.total_workspace).c_str());
+  if (request.knob_variants)
+    std::printf(", knob variants for configurations over %s",
+                format_byte_size(request.workspace_limit).c_str());
   std::printf("\n");
   if (setups.size() == 1) {
     std::printf("devices: %s\n", setups[0].devices.c_str());

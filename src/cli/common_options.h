@@ -40,6 +40,9 @@ struct PlanningRequest {
   std::uint64_t workspace_limit = 0;
   std::optional<std::uint64_t> total_workspace;
   AlgorithmExclusion excluded;
+  // WR plans made with knob variants among the candidates (`bench --knob-variants`), stored
+  // under their own mode (core/plan_mode.h).
+  bool knob_variants = false;
 };
 
 // The error names the option and the value. The second form parses a network text that

@@ -27,8 +27,9 @@ std::string cuda_error(const CudaRuntime& runtime, cudaError_t status) {
 // handle on it, and the benchmarker. Created and destroyed with the device current.
 class GpuWorker final : public Worker {
  public:
-  static Expected<std::unique_ptr<GpuWorker>> open(const CudnnApi& api, const CudaRuntime& runtime,
-                                                   int device, std::string model, int repeats) {
+  static Expected<std::unique_ptr<GpuWorker>> open(
+      const CudnnApi& api, const CudaRuntime& runtime, int device, std::string model, int repeats,
+      std::optional<std::uint64_t> knob_variants_over) {
     std::unique_ptr<GpuWorker> worker(new GpuWorker(api, runtime, device, std::move(model)));
     if (auto status = runtime.cudaSetDevice(device); status != cudaSuccess)
       return Error{"cudaSetDevice(" + std::to_string(device) + "): " + cuda_error(runtime, status)};
@@ -45,9 +46,10 @@ class GpuWorker final : public Worker {
     auto fingerprint = cudnn::gpu_fingerprint(api, runtime, device);
     if (!fingerprint)
       return Error{fingerprint.error() + ": its measurements could not be told from another's"};
-    worker->benchmarker_ = std::make_unique<cudnn::CudnnBenchmarker>(
-        api, runtime, worker->handle_, *fingerprint,
-        cudnn::GpuBenchmarkOptions::with_repeats(repeats));
+    auto options = cudnn::GpuBenchmarkOptions::with_repeats(repeats);
+    options.knob_variants_over = knob_variants_over;
+    worker->benchmarker_ = std::make_unique<cudnn::CudnnBenchmarker>(api, runtime, worker->handle_,
+                                                                     *fingerprint, options);
     return worker;
   }
 
@@ -91,9 +93,9 @@ class GpuWorker final : public Worker {
 
 }  // namespace
 
-Expected<std::vector<std::unique_ptr<Worker>>> open_gpu_workers(const DeviceChoice& choice,
-                                                                const Cluster& cluster,
-                                                                int repeats) {
+Expected<std::vector<std::unique_ptr<Worker>>> open_gpu_workers(
+    const DeviceChoice& choice, const Cluster& cluster, int repeats,
+    std::optional<std::uint64_t> knob_variants_over) {
   const CudnnApi& api = cudnn::cudnn_api();
   if (!api.complete())
     return Error{"--backend cudnn: cannot use cuDNN 9: libcudnn.so.9 was not found or lacks " +
@@ -134,7 +136,7 @@ Expected<std::vector<std::unique_ptr<Worker>>> open_gpu_workers(const DeviceChoi
 
   std::vector<std::unique_ptr<Worker>> workers;
   for (const auto& [device, model] : models) {
-    auto worker = GpuWorker::open(api, runtime, device, model, repeats);
+    auto worker = GpuWorker::open(api, runtime, device, model, repeats, knob_variants_over);
     if (!worker) return Error{worker.error()};
     workers.push_back(std::move(worker).value());
   }

@@ -6,6 +6,7 @@
 
 #include "core/division_key.h"
 #include "core/pareto_front.h"
+#include "core/plan_mode.h"
 #include "core/sharing_groups.h"
 #include "core/workspace_reuse.h"
 #include "core/workspace_sharing.h"
@@ -115,13 +116,15 @@ void store_plans(BenchmarkStore& store, const std::string& fingerprint,
   for (std::size_t d = 0; d < plan.distinct.size(); ++d)
     if (const auto& wr = plan.plans[d].plan)
       store.put_plan({fingerprint, kernels[plan.distinct[d].first].key.to_string(), policy,
-                      request.workspace_limit, "WR"},
+                      request.workspace_limit, plan_mode(kReuseMode, false, request.knob_variants)},
                      {*wr}, plan.plans[d].plan_limits);
   if (plan.division && *plan.division) {
     const DivisionOutcome& wd = **plan.division;
     std::vector<Configuration> stored;
     for (auto d : wd.stored_order) stored.push_back(wd.chosen[d]);
-    store.put_plan({fingerprint, wd.subject, policy, *request.total_workspace, "WD"}, stored);
+    store.put_plan(
+        {fingerprint, wd.subject, policy, *request.total_workspace, std::string(kDivisionMode)},
+        stored);
   }
 }
 

@@ -329,6 +329,60 @@ TEST_F(CliTest, CudnnOnTheTestDoubles) {
   EXPECT_EQ(json::parse(named.out), document);
 }
 
+// `bench --knob-variants` on doubles whose heuristics offer each split-K engine with its most
+// buffers only (as heuristics that choose knobs for speed alone): under a limit those buffers
+// do not fit, the same engines with fewer buffers are measured and planned, and the WR plans are
+// stored under the mode a job with UCUDNN_KNOB_VARIANTS=on looks up (core/plan_mode.h).
+TEST_F(CliTest, CudnnKnobVariantsArePlannedForJobsThatAskForThem) {
+  if (!have_fakecuda()) GTEST_SKIP() << "built without the cuDNN test doubles";
+  const auto environment = fakecuda({{"FAKECUDA_HEURISTICS_FASTEST_SPLIT", "1"}});
+  // conv4's dw takes 9 KiB: four buffers of it do not fit 32 KiB, two do.
+  auto args = [&](const std::string& database) {
+    return concat({"bench", "--backend", "cudnn", "--repeats", "1", "--database", path(database)},
+                  network_args(8, "32KiB"));
+  };
+  const auto without = run(args("without.db"), environment);
+  const auto with = run(concat(args("with.db"), {"--knob-variants"}), environment);
+  ASSERT_EQ(without.status, 0) << describe(without);
+  ASSERT_EQ(with.status, 0) << describe(with);
+  EXPECT_NE(with.out.find(", knob variants for configurations over 32 KiB"), std::string::npos)
+      << with.out;
+  EXPECT_NE(with.out.find("outputs: every plan agrees with its undivided baseline"),
+            std::string::npos)
+      << with.out;
+  // A plan that runs a split-K engine with fewer buffers than the 4 the heuristics offered
+  // ("k12=" is the double's CUDNN_KNOB_TYPE_SPLIT_K_BUF).
+  auto fewer_buffers = [](const json& plan) {
+    const std::string text = plan.dump();
+    return text.find("k12=1}") != std::string::npos || text.find("k12=2}") != std::string::npos;
+  };
+  auto modes = [&](const std::string& database, int* with_variants) {
+    std::set<std::string> found;
+    for (const json& plan : rows(path(database)).second) {
+      found.insert(plan["mode"].get<std::string>());
+      *with_variants += fewer_buffers(plan);
+    }
+    return found;
+  };
+  int variants_without = 0, variants_with = 0;
+  EXPECT_EQ(modes("without.db", &variants_without), std::set<std::string>{"WR"});
+  EXPECT_EQ(modes("with.db", &variants_with), std::set<std::string>{"WR+knobs"});
+  EXPECT_EQ(variants_without, 0);
+  EXPECT_GT(variants_with, 0);
+  EXPECT_GT(counts(with).first, counts(without).first) << "the variants are measured too";
+
+  const auto on_cpu =
+      run(concat({"bench", "--backend", "cpu", "--knob-variants", "--database", path("cpu.db")},
+                 bench_args()));
+  EXPECT_EQ(on_cpu.status, 2) << describe(on_cpu);
+  EXPECT_NE(on_cpu.err.find("--knob-variants applies to --backend cudnn"), std::string::npos)
+      << on_cpu.err;
+  const auto divided = run(
+      concat(args("divided.db"), {"--knob-variants", "--total-workspace", "4MiB"}), environment);
+  EXPECT_EQ(divided.status, 2) << describe(divided);
+  EXPECT_NE(divided.err.find("not to a WD division"), std::string::npos) << divided.err;
+}
+
 TEST_F(CliTest, CudnnClusterEqualsOneProcessBitForBit) {
   if (!have_fakecuda()) GTEST_SKIP() << "built without the cuDNN test doubles";
   if (!have_mpirun()) GTEST_SKIP() << "mpirun not found: the cluster test needs Open MPI";
