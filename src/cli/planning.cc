@@ -94,7 +94,9 @@ NetworkPlan plan_network(Benchmarker& measurements, const std::vector<NetworkKer
     const MicroTable limited = restrict_to_limit(kernel_plan.table, request.workspace_limit);
     if (auto wr = plan_workspace_reuse(limited)) {
       kernel_plan.plan = *wr;
-      kernel_plan.plan_limits = limits_answered(limited, *wr);
+      kernel_plan.plan_limits = limits_answered(
+          limited, *wr,
+          request.knob_variants ? std::optional(request.workspace_limit) : std::nullopt);
     } else
       kernel_plan.plan_error = wr.error();
     if (!limited.candidates.empty())

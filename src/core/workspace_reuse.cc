@@ -78,8 +78,10 @@ Expected<Configuration> plan_workspace_reuse(const MicroTable& table) {
   return solutions.configuration(table.batch);
 }
 
-LimitRange limits_answered(const MicroTable& table, const Configuration& plan) {
-  return {plan.workspace_bytes(), table.smallest_over_limit};
+LimitRange limits_answered(const MicroTable& table, const Configuration& plan,
+                           std::optional<std::uint64_t> candidates_chosen_at) {
+  return {std::max(plan.workspace_bytes(), candidates_chosen_at.value_or(0)),
+          table.smallest_over_limit};
 }
 
 }  // namespace ucudnn

@@ -3,6 +3,7 @@
 // micro-batch fits the per-kernel workspace limit, by dynamic programming over the
 // policy's micro-batch sizes: T(b) = min over sizes s <= b of Tµ(s) + T(b - s).
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/expected.h"
@@ -37,6 +38,11 @@ class ReuseSolutions {
 
 // The limits for which `plan`, WR's answer on `table`, stays WR's answer: from the plan's
 // own workspace up to the smallest workspace the table left out (LimitRange).
-LimitRange limits_answered(const MicroTable& table, const Configuration& plan);
+// `candidates_chosen_at`: the candidates themselves depend on the limit they were chosen under
+// (knob variants are offered for the configurations over it): below it, more configurations are
+// over the limit and offer variants the table never measured, so the range starts there. Above
+// it, up to the smallest workspace left out, no configuration crosses the limit.
+LimitRange limits_answered(const MicroTable& table, const Configuration& plan,
+                           std::optional<std::uint64_t> candidates_chosen_at = std::nullopt);
 
 }  // namespace ucudnn

@@ -221,7 +221,10 @@ Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKe
     return Error{"not every measurement of " + kernel.to_string() + " is stored yet"};
   auto plan = plan_workspace_reuse(table);
   // A plan made while some measurement was unavailable serves this process only.
-  if (plan && table.complete) context.store.put_plan(key, {*plan}, limits_answered(table, *plan));
+  if (plan && table.complete)
+    context.store.put_plan(
+        key, {*plan},
+        limits_answered(table, *plan, context.knob_variants ? std::optional(limit) : std::nullopt));
   return plan;
 }
 

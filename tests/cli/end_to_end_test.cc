@@ -356,19 +356,25 @@ TEST_F(CliTest, CudnnKnobVariantsArePlannedForJobsThatAskForThem) {
     const std::string text = plan.dump();
     return text.find("k12=1}") != std::string::npos || text.find("k12=2}") != std::string::npos;
   };
-  auto modes = [&](const std::string& database, int* with_variants) {
+  // A plan made with variants answers limits from the one it was made under up (below it, more
+  // configurations would offer variants); one made without, from its own workspace up.
+  auto modes = [&](const std::string& database, int* with_variants, int* from_the_limit) {
     std::set<std::string> found;
     for (const json& plan : rows(path(database)).second) {
       found.insert(plan["mode"].get<std::string>());
       *with_variants += fewer_buffers(plan);
+      *from_the_limit += plan["workspace_limit"] == 32 * 1024;
     }
     return found;
   };
-  int variants_without = 0, variants_with = 0;
-  EXPECT_EQ(modes("without.db", &variants_without), std::set<std::string>{"WR"});
-  EXPECT_EQ(modes("with.db", &variants_with), std::set<std::string>{"WR+knobs"});
+  int variants_without = 0, variants_with = 0, from_limit_without = 0, from_limit_with = 0;
+  EXPECT_EQ(modes("without.db", &variants_without, &from_limit_without),
+            std::set<std::string>{"WR"});
+  EXPECT_EQ(modes("with.db", &variants_with, &from_limit_with), std::set<std::string>{"WR+knobs"});
   EXPECT_EQ(variants_without, 0);
   EXPECT_GT(variants_with, 0);
+  EXPECT_EQ(from_limit_without, 0);
+  EXPECT_EQ(from_limit_with, static_cast<int>(rows(path("with.db")).second.size()));
   EXPECT_GT(counts(with).first, counts(without).first) << "the variants are measured too";
 
   const auto on_cpu =

@@ -57,6 +57,10 @@ TEST(WorkspaceReuse, APlanIsTheAnswerForEveryLimitOfItsRange) {
     const auto range = limits_answered(table, *plan);
     ASSERT_TRUE(range.contains(asked));
     EXPECT_EQ(range.from, plan->workspace_bytes());
+    // Candidates chosen under the limit (knob variants): the range starts at that limit.
+    const auto chosen_there = limits_answered(table, *plan, asked);
+    EXPECT_EQ(chosen_there.from, asked);
+    EXPECT_EQ(chosen_there.below, range.below);
     // Every limit from the start of the range to one past its end (capped for unbounded).
     const std::uint64_t last =
         range.below == LimitRange::kUnbounded ? asked + 3 * full.batch + 8 : range.below;
