@@ -48,7 +48,8 @@
 #   GPU_VALIDATE_TABLE_LIMITS="8MiB 64MiB 512MiB"  part 3's (quick: batch 64, powerOfTwo)
 #   GPU_VALIDATE_TABLE_KNOBS=1  part 3 again with --knob-variants (UCUDNN_KNOB_VARIANTS), to set
 #                              beside it (default 1)
-#   GPU_VALIDATE_TRAIN_LIMITS="1GiB 64MiB"  the limits of ucudnn's runs of each of them (default:
+#   GPU_VALIDATE_TRAIN_LIMITS="1GiB 64MiB"  the limits of ucudnn's runs of each of them ("64MiB+knobs":
+#                              that limit with UCUDNN_KNOB_VARIANTS=on; default:
 #                              both; quick: 1GiB only, but fp32 on the graph API); 1GiB first
 #   GPU_VALIDATE_JAX=0          part 5 without its JAX step
 #   GPU_VALIDATE_PRESSURE="8 64"  part 5's memory-pressure runs: MiB left free beside the step

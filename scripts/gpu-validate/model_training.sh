@@ -41,17 +41,22 @@ part_5() {
     [ "$quick" = 1 ] && [ $pair != fp32:graph ] && limits=1GiB
     # 1GiB first: it is the gate's run, and the first of a precision meets an empty database.
     limits=${GPU_VALIDATE_TRAIN_LIMITS:-$limits}
-    for limit in $limits; do
+    local run knobs
+    for run in $limits; do
+      # "64MiB+knobs": that limit with UCUDNN_KNOB_VARIANTS=on (smaller-workspace knob values of
+      # the configurations over it), to set beside the same limit without.
+      limit=${run%+knobs} knobs=${UCUDNN_KNOB_VARIANTS:-off}
+      [ "$run" != "$limit" ] && knobs=on
       line=$(UCUDNN_DATABASE="$out/ucudnn.db" UCUDNN_WORKSPACE_LIMIT=$limit UCUDNN_LOG_LEVEL=info \
-        bounded scripts/ucudnn-run python3 scripts/torch_train_step.py --precision $precision \
-        --steps $steps --label "ucudnn-$limit" 2> "$out/log" | grep '^RESULT')
+        UCUDNN_KNOB_VARIANTS=$knobs bounded scripts/ucudnn-run python3 scripts/torch_train_step.py \
+        --precision $precision --steps $steps --label "ucudnn-$run" 2> "$out/log" | grep '^RESULT')
       echo "   $line"
       [ -n "$line" ] || { status=1; tail -5 "$out/log"; continue; }
       echo "   graph API plans ucudnn runs: $(grep -c "plan runs ucudnn's micro-batches" "$out/log") ($(grep -c 'being over the limit' "$out/log") of them with an engine over the limit), left to cuDNN: $(grep -c "cuDNN runs the application's plan" "$out/log")"
       grep -E 'cudnnBackendExecute:|cudnnConvolution(Forward|BackwardData|BackwardFilter):' "$out/log" | sed 's/^ucudnn: info: */   /'
       runtime_calls "$out/log" || status=1
-      [ -n "${GPU_VALIDATE_LOGS:-}" ] && cp "$out/log" "$GPU_VALIDATE_LOGS/train-$precision-$api-$limit.log"
-      if [ $limit = 1GiB ]; then
+      [ -n "${GPU_VALIDATE_LOGS:-}" ] && cp "$out/log" "$GPU_VALIDATE_LOGS/train-$precision-$api-$run.log"
+      if [ "$run" = 1GiB ]; then
         gate=("$line")
         # This precision's kernels are not in the database yet: the first run measures them.
         measured_precisions="$measured_precisions $precision"
