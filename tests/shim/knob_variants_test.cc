@@ -2,15 +2,19 @@
 // the cuDNN/CUDA test doubles whose heuristics offer each split-K engine with its most buffers
 // only (FAKECUDA_HEURISTICS_FASTEST_SPLIT=1), as heuristics that choose knobs for speed alone:
 // under a limit those buffers do not fit, the same engines with fewer buffers are candidates,
-// plans run them, and the results are the program's own.
+// plans run them, and the results are the program's own; and plans made offline with the tool
+// (`ucudnn bench --knob-variants`) are what a job with the setting on runs, nothing measured.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <fstream>
 #include <sstream>
 #include <string>
 
 #include "end_to_end_fixture.h"
 #include "example_program.h"
+#include "network_layers.h"
+#include "support/subprocess.h"
 
 namespace ucudnn {
 namespace {
@@ -29,6 +33,25 @@ int plans_with_fewer_buffers(const std::string& err) {
     plans += line.find(" plan within ") != std::string::npos &&
              (line.find("k12=1}") != std::string::npos || line.find("k12=2}") != std::string::npos);
   return plans;
+}
+
+// The example's layers as a network file of the `ucudnn` tool (examples/networks/README.md).
+std::string example_network_file() {
+  std::ostringstream file;
+  file << R"({"format": "ucudnn-network/1", "name": "conv_network", "layers": [)";
+  bool first = true;
+  for (const examples::Layer& l : examples::kLayers) {
+    file << (first ? "" : ", ") << R"({"name": ")" << l.name << R"(", "input": [)" << l.in_channels
+         << ", " << l.height << ", " << l.width << R"(], "output_channels": )" << l.out_channels
+         << R"(, "filter": [)" << l.filter_h << ", " << l.filter_w << R"(], "padding": )" << l.pad
+         << R"(, "stride": )" << l.stride << R"(, "dilation": )" << l.dilation << R"(, "groups": )"
+         << l.groups << R"(, "layout": ")" << (l.channels_last ? "NHWC" : "NCHW")
+         << R"(", "mode": ")" << (l.convolution_mode ? "convolution" : "cross_correlation")
+         << R"("})";
+    first = false;
+  }
+  file << "]}";
+  return file.str();
 }
 
 TEST_F(EndToEnd, KnobVariantsFitWhereTheHeuristicsChoiceDoesNotAndRunFaster) {
@@ -70,6 +93,49 @@ TEST_F(EndToEnd, KnobVariantsFitWhereTheHeuristicsChoiceDoesNotAndRunFaster) {
   EXPECT_EQ(count_of(on_again.process.err, "benchmarked"), 0) << on_again.process.err;
   ASSERT_FALSE(on_again.iteration_ms.empty());
   EXPECT_EQ(on_again.iteration_ms.back(), with.iteration_ms.back());
+}
+
+// Plans made offline by `ucudnn bench --knob-variants` (same device, policy and limit) are what a
+// job with UCUDNN_KNOB_VARIANTS=on runs from its first call: nothing measured, the variants
+// planned, the program's own results.
+TEST_F(EndToEnd, KnobVariantPlansMadeOfflineAreWhatTheJobRuns) {
+  const std::string cap = std::to_string(64 * 1024), network = folder_.file("network.json"),
+                    database = folder_.file("offline.db");
+  std::ofstream(network) << example_network_file();
+  const auto bench = testing::run_process(
+      {UCUDNN_CLI, "bench", "--backend", "cudnn", "--knob-variants", "--repeats", "1",
+       "--no-check-plans", "--policy", "powerOfTwo", "--batch", std::to_string(kBatch), "--network",
+       network, "--database", database, "--workspace-limit", cap},
+      {{"LD_LIBRARY_PATH", UCUDNN_FAKECUDA_DIR},
+       {"LD_PRELOAD", std::nullopt},
+       {"FAKECUDA_TRACE", std::nullopt},
+       {"FAKECUDA_COMPUTE", "0"},
+       {"FAKECUDA_HEURISTICS_FASTEST_SPLIT", "1"}});
+  ASSERT_EQ(bench.status, 0) << bench.out << bench.err;
+  // The database's plans, through the tool: a job that planned anew (from the stored
+  // measurements, measuring nothing) would add its own.
+  auto stored_plans = [&] {
+    const auto exported =
+        testing::run_process({UCUDNN_CLI, "db", "export", "--lines", "--database", database}, {});
+    EXPECT_EQ(exported.status, 0) << exported.err;
+    return count_of(exported.out, R"("type":"plan")");
+  };
+  const auto offline_plans = stored_plans();
+  EXPECT_EQ(offline_plans, 15) << "a WR plan per layer and operation";
+  const ProgramRun alone = baseline({"--workspace-limit", cap});
+  const ProgramRun job =
+      preloaded({"--workspace-limit", cap}, {{"UCUDNN_WORKSPACE_LIMIT", cap},
+                                             {"UCUDNN_BATCH_SIZE_POLICY", "powerOfTwo"},
+                                             {"UCUDNN_DATABASE", database},
+                                             {"UCUDNN_LOG_LEVEL", "info"},
+                                             {"UCUDNN_KNOB_VARIANTS", "on"},
+                                             {"FAKECUDA_HEURISTICS_FASTEST_SPLIT", "1"}});
+  expect_ran_on_doubles(job);
+  expect_same_results(alone, job);
+  EXPECT_EQ(count_of(job.process.err, "benchmarked"), 0) << job.process.err;
+  EXPECT_EQ(count_of(job.process.err, " plan within "), 15) << job.process.err;
+  EXPECT_GT(plans_with_fewer_buffers(job.process.err), 0) << job.process.err;
+  EXPECT_EQ(stored_plans(), offline_plans) << "the job planned anew";
 }
 
 }  // namespace
