@@ -8,7 +8,7 @@ FinalizedPlans::Key FinalizedPlans::key(const KernelKey& shape, const EngineName
 }
 
 void FinalizedPlans::keep(const KernelKey& shape, const EngineName& name, double alpha, double beta,
-                          std::unique_ptr<EnginePlan> plan) {
+                          std::shared_ptr<const EnginePlan> plan) {
   if (plan) plans_[key(shape, name, alpha, beta)] = std::move(plan);
 }
 
@@ -53,11 +53,10 @@ std::shared_ptr<const EnginePlan> kept_or_finalized(FinalizedPlans* kept, cudnnH
                                                     double alpha, double beta) {
   if (kept)
     if (auto plan = kept->share(shape, name, alpha, beta)) return plan;
-  auto plan =
-      std::make_unique<EnginePlan>(handle, shape.operation, shape.problem, name, alpha, beta);
-  if (!kept) return plan;
-  kept->keep(shape, name, alpha, beta, std::move(plan));
-  return kept->share(shape, name, alpha, beta);
+  std::shared_ptr<const EnginePlan> plan =
+      std::make_shared<EnginePlan>(handle, shape.operation, shape.problem, name, alpha, beta);
+  if (kept) kept->keep(shape, name, alpha, beta, plan);
+  return plan;
 }
 
 }  // namespace ucudnn::cudnn

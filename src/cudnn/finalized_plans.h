@@ -26,7 +26,7 @@ class FinalizedPlans {
   // Keeps `plan`, made for `shape` (the kernel at one micro-batch) with these scaling factors;
   // it replaces one kept for the same.
   void keep(const KernelKey& shape, const EngineName& name, double alpha, double beta,
-            std::unique_ptr<EnginePlan> plan);
+            std::shared_ptr<const EnginePlan> plan);
   // Keeps the plans of a candidate measured at `shape` (beta = 0, and the beta = 1 one where
   // later micro-batches accumulate, or nullptr) unless a candidate kept for that shape is as
   // fast and needs no more workspace, one of the two strictly; drops the kept ones it so
