@@ -3,8 +3,10 @@
 #include <filesystem>
 
 #include "core/batch_size_policy.h"
+#include "core/division_key.h"
 #include "core/plan_mode.h"
 #include "core/saturating.h"
+#include "core/workspace_sharing.h"
 #include "db/database_file.h"
 #include "db/maintenance/commands.h"
 #include "db/row_reader.h"
@@ -53,6 +55,18 @@ std::optional<std::string> plan_problem(const PlanRow& row) {
     if (plan.workspace_bytes() > row.key.workspace_limit)
       return "needs " + std::to_string(plan.workspace_bytes()) +
              " bytes of workspace, over the limit of " + std::to_string(row.key.workspace_limit);
+  } else if (const auto members = parse_division_subject(row.key.subject)) {
+    // Laid out as the shim lays it out: kernels of one stream share a segment.
+    if (members->size() != row.configurations.size())
+      return std::to_string(row.configurations.size()) + " configurations for the " +
+             std::to_string(members->size()) + " kernels its subject lists";
+    std::vector<std::size_t> segment_of;
+    for (const auto& member : *members)
+      segment_of.push_back(static_cast<std::size_t>(member.segment));
+    const auto arena = shared_segment_layout(row.configurations, segment_of).arena_bytes;
+    if (arena > row.key.workspace_limit)
+      return "needs an arena of " + std::to_string(arena) + " bytes, over the limit of " +
+             std::to_string(row.key.workspace_limit);
   } else {
     std::uint64_t total = 0;
     for (const auto& configuration : row.configurations)

@@ -329,6 +329,37 @@ TEST(Check, ReportsEveryBadRow) {
   EXPECT_NE(all.find("over the limit of 10"), std::string::npos) << all;
 }
 
+// A division's kernels of one stream share a segment (their subject says which): the division
+// needs the arena laid out as the shim lays it, not the sum of its configurations' workspaces.
+TEST(Check, AWorkspaceDivisionIsCheckedAsTheArenaItIsLaidOutIn) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  Configuration one_mib;
+  one_mib.micro.push_back({"cudnn", "FFT", 32, 1.0, 1 << 20});
+  // aaa and bbb share a segment; ccc has one of its own: 2 MiB in all, 3 MiB summed.
+  const std::string subject = "network:aaa*1;bbb*1@0;ccc*1;";
+  {
+    SqliteStore store(path);
+    store.put_plan(PlanKey{gpu_fingerprint(), subject, "powerOfTwo", 2 << 20, "WD"},
+                   {one_mib, one_mib, one_mib});
+    store.put_plan(PlanKey{gpu_fingerprint(), subject, "powerOfTwo", (2 << 20) - 1, "WD"},
+                   {one_mib, one_mib, one_mib});
+    store.put_plan(PlanKey{gpu_fingerprint(), subject, "powerOfTwo", 8 << 20, "WD"},
+                   {one_mib, one_mib});
+  }
+  auto report = db::check_database(path);
+  ASSERT_TRUE(report) << report.error();
+  std::string all;
+  for (const auto& p : report->problems) all += p + "\n";
+  EXPECT_EQ(report->plans_checked, 3u);
+  EXPECT_EQ(report->problems.size(), 2u) << all;
+  EXPECT_NE(all.find("needs an arena of 2097152 bytes, over the limit of 2097151"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("2 configurations for the 3 kernels its subject lists"), std::string::npos)
+      << all;
+}
+
 TEST(Check, ADamagedFileIsAProblemNotAnError) {
   TempFolder folder;
   const auto path = folder.file("ucudnn.db");
