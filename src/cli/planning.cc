@@ -1,8 +1,8 @@
 #include "planning.h"
 
 #include <algorithm>
-#include <iterator>
 #include <map>
+#include <utility>
 
 #include "core/division_key.h"
 #include "core/pareto_front.h"
@@ -58,14 +58,17 @@ Expected<DivisionOutcome> divide(const std::vector<NetworkKernel>& kernels, Netw
   outcome.offsets.resize(candidates.size());
   for (std::size_t i = 0; i < key.order.size(); ++i)
     outcome.offsets[key.order[i]] = layout.offset[i];
-  std::map<std::uint64_t, std::size_t> segment_at;  // offset -> the group there
+  // One segment per group, by offset: a group whose segment is empty starts where the next one
+  // does, so the offset alone cannot tell them apart.
+  std::map<std::pair<std::uint64_t, std::size_t>, std::size_t> segment_of_group;
   for (std::size_t d = 0; d < candidates.size(); ++d)
-    segment_at.try_emplace(outcome.offsets[d], candidates[d].group);
-  for (const auto& [offset, group] : segment_at)
-    outcome.segments.push_back({offset, 0, {}, reasons[group]});
+    segment_of_group.try_emplace({outcome.offsets[d], candidates[d].group}, 0);
+  for (auto& [at, segment] : segment_of_group) {
+    segment = outcome.segments.size();
+    outcome.segments.push_back({at.first, 0, {}, reasons[at.second]});
+  }
   for (std::size_t d = 0; d < candidates.size(); ++d) {
-    const auto s = static_cast<std::size_t>(
-        std::distance(segment_at.begin(), segment_at.find(outcome.offsets[d])));
+    const auto s = segment_of_group.at({outcome.offsets[d], candidates[d].group});
     outcome.segment.push_back(s);
     outcome.segments[s].kernels.push_back(d);
     outcome.segments[s].bytes =

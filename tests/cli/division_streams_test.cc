@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <regex>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -94,6 +95,40 @@ TEST_F(DivisionStreams, EachStreamsKernelsShareASegmentAndThePlanSaysWhy) {
             "on stream 0, where every kernel runs: nothing can overlap them");
   EXPECT_LT(one_wd["time_ms"].get<double>(), wd["time_ms"].get<double>())
       << "sharing one segment, every kernel may use the whole total";
+}
+
+// In a total where one stream gets nothing, its empty segment starts where the other's does:
+// still two segments, each with its own kernels and reason.
+TEST_F(DivisionStreams, AStreamWithAnEmptySegmentKeepsItsOwn) {
+  if (!have_fakecuda()) GTEST_SKIP() << "built without the cuDNN test doubles";
+  const auto two = write_network(path("two.json"), 1);
+  auto args = args_for(two);
+  args.back() = "1KiB";  // --total-workspace
+  const auto bench =
+      run(concat({"bench", "--database", path("a.db"), "--repeats", "1", "--no-check-plans"}, args),
+          fakecuda());
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  const auto planned =
+      run(concat({"plan", "--database", path("a.db"), "--json"}, args), fakecuda());
+  ASSERT_EQ(planned.status, 0) << describe(planned);
+  const json wd = json::parse(planned.out)["wd"];
+  ASSERT_EQ(wd["segments"].size(), 2u) << wd.dump(1);
+  std::multiset<std::int64_t> kernels;
+  std::uint64_t empty = 0;
+  for (const auto& segment : wd["segments"]) {
+    kernels.insert(segment["kernels"].get<std::int64_t>());
+    empty += segment["bytes"].get<std::uint64_t>() == 0;
+  }
+  EXPECT_EQ(kernels, (std::multiset<std::int64_t>{3, 6})) << wd.dump(1);
+  EXPECT_GE(empty, 1u) << "the case this test is about: a segment of 0 bytes\n" << wd.dump(1);
+  for (const auto& k : wd["kernels"]) {
+    const auto segment = k["segment"].get<std::size_t>();
+    const bool conv4 = k["layers"][0].get<std::string>().starts_with("conv4");
+    EXPECT_EQ(wd["segments"][segment]["kernels"], conv4 ? 3 : 6) << k.dump();
+  }
+  // The stored division is checked as it is laid out, not as a sum of segments.
+  const auto checked = run({"db", "check", "--database", path("a.db")});
+  EXPECT_EQ(checked.status, 0) << describe(checked);
 }
 
 }  // namespace
