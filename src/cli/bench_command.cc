@@ -302,6 +302,8 @@ int bench(const BenchOptions& options, Cluster& cluster) {
 
   std::vector<WorkResult> results;
   std::string errors;
+  std::size_t unavailable = 0;
+  std::string first_unavailable;
   for (std::size_t r = 0; r < outcomes.size(); ++r) {
     auto parsed = outcome_from_json(outcomes[r], work);
     const std::string error = parsed ? parsed->error : parsed.error();
@@ -310,6 +312,8 @@ int bench(const BenchOptions& options, Cluster& cluster) {
       continue;
     }
     for (const auto& result : parsed->results) results.push_back(result);
+    if (parsed->unavailable > 0 && unavailable == 0) first_unavailable = parsed->first_unavailable;
+    unavailable += parsed->unavailable;
   }
   if (!errors.empty()) {
     report("benchmarking failed: " + errors);
@@ -319,6 +323,17 @@ int bench(const BenchOptions& options, Cluster& cluster) {
   database->store->put_measurements(records);  // one transaction
   std::printf("measured %zu new, reused %zu in %.1f s\n\n", records.size(), work.reused,
               seconds_since(start));
+  if (unavailable > 0) {
+    // A plan made without them could be worse than the best, and would be stored as the best.
+    std::fflush(stdout);
+    report(std::to_string(unavailable) + " measurement" + (unavailable == 1 ? "" : "s") +
+           " could not be taken now, e.g. " + first_unavailable + "; the " +
+           std::to_string(records.size()) +
+           " taken are stored. No plan was made: run the same command again when the device "
+           "has the memory free (it measures only what is missing)");
+    confirm_saved(*database, "bench");  // says so where the measurements were not saved either
+    return kFailure;
+  }
 
   // Planning reads what was just measured and what the database had.
   MemoryStore fresh;

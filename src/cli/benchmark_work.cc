@@ -88,8 +88,10 @@ ShareOutcome measure_share(const std::vector<NetworkKernel>& kernels, const Work
   // measured what.
   std::vector<std::vector<WorkResult>> results(share.size());
   std::atomic<std::size_t> next{0};
-  std::mutex error_mutex;
+  std::mutex error_mutex;  // guards the three below
   std::string error;
+  std::size_t unavailable_count = 0;
+  std::string first_unavailable;
   auto run = [&](Worker& worker) {
     try {
       worker.enter_thread();
@@ -109,6 +111,11 @@ ShareOutcome measure_share(const std::vector<NetworkKernel>& kernels, const Work
             // Not recorded: "not supported" would be remembered; a later bench measures it.
             std::fprintf(stderr, "ucudnn bench: warning: %s: %s (not recorded)\n",
                          worker.description().c_str(), unavailable.what());
+            std::lock_guard lock(error_mutex);
+            if (unavailable_count++ == 0)
+              first_unavailable = algorithm + " at micro-batch " +
+                                  std::to_string(item.micro_batch) + " of " +
+                                  kernels[item.kernel].label() + ": " + unavailable.what();
           }
         }
         if (progress)
@@ -131,6 +138,8 @@ ShareOutcome measure_share(const std::vector<NetworkKernel>& kernels, const Work
   }
   ShareOutcome outcome;
   outcome.error = error;
+  outcome.unavailable = unavailable_count;
+  outcome.first_unavailable = first_unavailable;
   for (auto& part : results)
     for (auto& result : part) outcome.results.push_back(std::move(result));
   return outcome;
@@ -145,8 +154,11 @@ std::string outcome_to_json(const ShareOutcome& outcome) {
     results.push_back({r.item, r.algorithm, std::move(measurement)});
   }
   // Doubles are written with enough digits to read back bit for bit.
-  return json{{"error", outcome.error}, {"results", std::move(results)}}.dump(
-      -1, ' ', false, json::error_handler_t::replace);
+  return json{{"error", outcome.error},
+              {"unavailable", outcome.unavailable},
+              {"first_unavailable", outcome.first_unavailable},
+              {"results", std::move(results)}}
+      .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 Expected<ShareOutcome> outcome_from_json(const std::string& text, const WorkList& work) {
@@ -154,6 +166,8 @@ Expected<ShareOutcome> outcome_from_json(const std::string& text, const WorkList
     const json document = json::parse(text);
     ShareOutcome outcome;
     outcome.error = document.at("error").get<std::string>();
+    outcome.unavailable = document.at("unavailable").get<std::size_t>();
+    outcome.first_unavailable = document.at("first_unavailable").get<std::string>();
     for (const auto& entry : document.at("results")) {
       WorkResult result{entry.at(0).get<std::size_t>(), entry.at(1).get<std::string>(), {}};
       if (result.item >= work.items.size())

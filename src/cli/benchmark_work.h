@@ -48,6 +48,10 @@ struct WorkResult {
 struct ShareOutcome {
   std::vector<WorkResult> results;  // ordered by item, then algorithm as listed
   std::string error;                // empty unless a worker failed
+  // Measurements that could not be taken now (MeasurementUnavailable: memory, a busy device),
+  // each warned about and left for a later bench; the first one's description.
+  std::size_t unavailable = 0;
+  std::string first_unavailable;
 };
 
 // Measures the items `share` (indices into work.items) with every worker at once, one

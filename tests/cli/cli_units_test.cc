@@ -133,6 +133,61 @@ TEST(BenchmarkWork, ListsOnlyWhatTheStoreLacksOncePerMicroKernel) {
   for (const auto& item : work.items) EXPECT_LT(item.kernel, 9u);  // never layer b's
 }
 
+// A device with no memory for algorithm "B" from micro-batch 4 up.
+class ShortOfMemory final : public Benchmarker {
+ public:
+  std::string backend_name() const override { return "table"; }
+  DeviceFingerprint fingerprint() const override { return {{{"kind", "table"}}}; }
+  std::vector<std::string> algorithms(const KernelKey&) override { return {"A", "B"}; }
+  std::optional<Measurement> benchmark(const KernelKey&, const std::string& algorithm,
+                                       std::int64_t micro_batch) override {
+    if (algorithm == "B" && micro_batch >= 4) throw MeasurementUnavailable("not enough memory");
+    return Measurement{1.0 * static_cast<double>(micro_batch), 0};
+  }
+};
+
+class ShortOfMemoryWorker final : public Worker {
+ public:
+  std::string description() const override { return "the table"; }
+  std::optional<SideBySideRuns> run_side_by_side(const KernelKey&, const Configuration&,
+                                                 const Configuration&, int) override {
+    return std::nullopt;
+  }
+
+ private:
+  Benchmarker& device_benchmarker() override { return device_; }
+  ShortOfMemory device_;
+};
+
+// What could not be measured now is counted and named, here and across ranks: bench then says
+// so instead of planning without it (it used to call the gap an internal error).
+TEST(BenchmarkWork, MeasurementsThatCannotBeTakenNowAreCountedAndNamed) {
+  Network network;
+  network.layers = {{"a", make_conv2d_problem({8, 4, 8, 8, 4, 3, 3, 1, 1})}};
+  const auto kernels = network_kernels(network);
+  ShortOfMemoryWorker worker;
+  MemoryStore store;
+  const WorkList work = find_missing_work(kernels, BatchSizePolicy::kPowerOfTwo,
+                                          worker.benchmarker(), store, "table");
+  std::vector<std::size_t> share;
+  for (std::size_t i = 0; i < work.items.size(); ++i) share.push_back(i);
+  ::testing::internal::CaptureStderr();
+  const ShareOutcome outcome = measure_share(kernels, work, share, {&worker}, nullptr);
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  // 3 operations x sizes 1, 2, 4, 8: B is short of memory at 4 and 8.
+  EXPECT_EQ(outcome.unavailable, 6u) << warnings;
+  EXPECT_EQ(outcome.results.size(), 3u * 4 * 2 - 6);
+  EXPECT_TRUE(outcome.error.empty()) << outcome.error;
+  EXPECT_NE(outcome.first_unavailable.find("B at micro-batch 4 of a "), std::string::npos)
+      << outcome.first_unavailable;
+  EXPECT_NE(outcome.first_unavailable.find("not enough memory"), std::string::npos)
+      << outcome.first_unavailable;
+  const auto received = outcome_from_json(outcome_to_json(outcome), work);
+  ASSERT_TRUE(received) << received.error();
+  EXPECT_EQ(received->unavailable, outcome.unavailable);
+  EXPECT_EQ(received->first_unavailable, outcome.first_unavailable);
+}
+
 TEST(BenchmarkWork, WorkAndResultsTravelBitForBit) {
   testing::SeededRandom random;
   WorkList work;

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +27,30 @@ TEST_F(CliTest, DefaultDatabaseIsTheShims) {
   const auto planned = run(concat({"plan"}, network_args()));
   ASSERT_EQ(planned.status, 0) << describe(planned);
   EXPECT_EQ(plan_part(planned.out), plan_part(bench.out));
+}
+
+// A device without the memory for some measurements: bench keeps what it measured, says how
+// many it could not take and makes no plan (a plan without them could be stored as the best
+// when it is not).
+TEST_F(CliTest, MeasurementsADeviceHasNoMemoryForAreNamedAndTheRestKept) {
+  if (!have_fakecuda()) GTEST_SKIP() << "built without the cuDNN test doubles";
+  const auto args =
+      concat({"bench", "--database", path("m.db"), "--backend", "cudnn"}, bench_args(8));
+  const auto short_of_memory = run(args, fakecuda({{"FAKECUDA_MEMORY_BYTES", "600000"}}));
+  EXPECT_EQ(short_of_memory.status, 1) << describe(short_of_memory);
+  const std::regex said(R"(ucudnn bench: (\d+) measurements could not be taken now, e\.g\. .*; )"
+                        R"(the (\d+) taken are stored\. No plan was made)");
+  std::smatch counts;
+  ASSERT_TRUE(std::regex_search(short_of_memory.err, counts, said)) << describe(short_of_memory);
+  EXPECT_EQ(short_of_memory.err.find("internal error"), std::string::npos);
+  EXPECT_EQ(short_of_memory.out.find("WR total"), std::string::npos) << "no plan is printed";
+
+  // The doubles' memory size is part of the device's fingerprint: the rows are read back, not
+  // reused by a run on a device with more memory.
+  const auto info = run({"db", "info", "--database", path("m.db")});
+  ASSERT_EQ(info.status, 0) << describe(info);
+  EXPECT_NE(info.out.find("\n" + counts[2].str() + " measurements, 0 plans"), std::string::npos)
+      << info.out;
 }
 
 // A child process that holds `database`'s write lock (BEGIN EXCLUSIVE) for `milliseconds`;
