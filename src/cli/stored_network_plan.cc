@@ -1,6 +1,9 @@
 #include "stored_network_plan.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -75,11 +78,31 @@ std::set<std::string> micro_kernel_texts(const std::vector<NetworkKernel>& kerne
   return texts;
 }
 
+// `word` as a POSIX shell reads it back: as it is where nothing in it is special, else in single
+// quotes.
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || (c != 0 && std::strchr("+-./:=@_,", c));
+  });
+  if (plain) return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// The bench that measures what this plan needs, to paste: every option that changes what is
+// measured or stored.
 std::string bench_command_line(const PlanningOptions& o) {
-  std::string line = "ucudnn bench --network " + o.network + " --batch " + std::to_string(o.batch) +
-                     " --backend " + o.backend + " --policy " + o.policy + " --workspace-limit " +
-                     o.workspace_limit;
-  if (!o.database.empty()) line += " --database " + o.database;
+  std::vector<std::string> words = {
+      "ucudnn",    "bench",   "--network", o.network, "--batch",           std::to_string(o.batch),
+      "--backend", o.backend, "--policy",  o.policy,  "--workspace-limit", o.workspace_limit};
+  if (!o.total_workspace.empty())
+    words.insert(words.end(), {"--total-workspace", o.total_workspace});
+  if (!o.exclude_algorithms.empty())
+    words.insert(words.end(), {"--exclude-algorithms", o.exclude_algorithms});
+  if (!o.database.empty()) words.insert(words.end(), {"--database", o.database});
+  std::string line;
+  for (const auto& word : words) line += (line.empty() ? "" : " ") + shell_word(word);
   return line;
 }
 

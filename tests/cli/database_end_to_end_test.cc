@@ -130,6 +130,37 @@ TEST_F(CliTest, PlanNamesTheKernelsWithoutMeasurements) {
       << plan.err;
 }
 
+// The bench command plan suggests can be pasted as it is printed: words a shell would split or
+// expand are quoted, and the options that change what is measured and stored are all there.
+TEST_F(CliTest, PlanSuggestsABenchThatCanBePastedAndMeasuresWhatItNeeds) {
+  const std::vector<std::string> options =
+      concat({"--database", path("it's mine.db"), "--exclude-algorithms", "cpu:ONEDNN*",
+              "--total-workspace", "1 MiB"},
+             network_args(4, "256 KiB"));
+  const auto before = run(concat({"plan"}, options));
+  ASSERT_EQ(before.status, 1) << describe(before);
+  const auto from = before.err.find("run `"), to = before.err.find("` first");
+  ASSERT_TRUE(from != std::string::npos && to != std::string::npos) << before.err;
+  const std::string suggested = before.err.substr(from + 5, to - from - 5);
+  EXPECT_NE(suggested.find("--total-workspace '1 MiB'"), std::string::npos) << suggested;
+  EXPECT_NE(suggested.find("--exclude-algorithms 'cpu:ONEDNN*'"), std::string::npos) << suggested;
+
+  // Pasted into a shell, with the tool as `ucudnn`, and made quick.
+  const auto pasted = run_process(
+      {"/bin/sh", "-c",
+       "ucudnn() { \"$UCUDNN_TOOL\" \"$@\"; }; " + suggested + " --repeats 1 --no-check-plans"},
+      {{"UCUDNN_TOOL", kTool},
+       {"UCUDNN_DATABASE", path("default.db")},
+       {"UCUDNN_SYSTEM_DATABASE", std::nullopt},
+       {"OMP_WAIT_POLICY", "passive"}});
+  ASSERT_EQ(pasted.status, 0) << suggested << "\n" << describe(pasted);
+  EXPECT_TRUE(std::filesystem::exists(path("it's mine.db")));
+  const auto after = run(concat({"plan"}, options));
+  ASSERT_EQ(after.status, 0) << describe(after);
+  EXPECT_NE(after.out.find("WD total"), std::string::npos) << after.out;
+  EXPECT_EQ(after.out.find("ONEDNN"), std::string::npos) << after.out;
+}
+
 TEST_F(CliTest, PlanNamesAMissingDatabaseAndCreatesNothing) {
   const auto plan = run(concat({"plan", "--database", path("nowhere.db")}, network_args()));
   EXPECT_EQ(plan.status, 1) << describe(plan);
