@@ -41,6 +41,11 @@ struct MergeResult {
 // merging twice changes nothing. Fingerprints are part of every key: results of different
 // devices never replace each other.
 Expected<MergeResult> merge_database(const std::string& source, const std::string& target);
+// Several sources at once, all or nothing: every source is read before the target is written,
+// in one transaction; a source that cannot be read is an error and nothing is written. One
+// result per source, in order (a key in two sources: the later measured wins, as above).
+Expected<std::vector<MergeResult>> merge_databases(const std::vector<std::string>& sources,
+                                                   const std::string& target);
 
 enum class ExportLayout {
   kDocument,  // one JSON document, indented

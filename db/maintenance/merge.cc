@@ -8,47 +8,81 @@
 
 namespace ucudnn::db {
 
-Expected<MergeResult> merge_database(const std::string& source, const std::string& target) {
+namespace {
+
+struct SourceRows {
+  MergeResult result;
+  std::vector<MeasurementRow> measurements;
+  std::vector<PlanRow> plans;
+};
+
+// Everything `source` holds, a garbage row skipped rather than copied; read before the target
+// is written, so that no source's read lock is held then.
+Expected<SourceRows> read_source(const std::string& source, const std::string& target) {
+  std::error_code ignored;
+  if (std::filesystem::equivalent(source, target, ignored))
+    return Error{source + " and " + target + " are the same file"};
+  auto from = open_or_error(source, Access::kReadOnly);
+  if (!from) return Error{from.error()};
+  SourceRows rows;
+  for_each_measurement(from.value().connection, [&](std::int64_t, Expected<MeasurementRow> row) {
+    if (row)
+      rows.measurements.push_back(std::move(row).value());
+    else
+      ++rows.result.invalid_rows_skipped;
+  });
+  for_each_plan(from.value().connection, [&](std::int64_t, Expected<PlanRow> row) {
+    if (row)
+      rows.plans.push_back(std::move(row).value());
+    else
+      ++rows.result.invalid_rows_skipped;
+  });
+  rows.result.measurements_read = rows.measurements.size();
+  rows.result.plans_read = rows.plans.size();
+  return rows;
+}
+
+}  // namespace
+
+Expected<std::vector<MergeResult>> merge_databases(const std::vector<std::string>& sources,
+                                                   const std::string& target) {
+  std::string source_being_read;
   try {
-    std::error_code ignored;
-    if (std::filesystem::equivalent(source, target, ignored))
-      return Error{source + " and " + target + " are the same file"};
-    auto from = open_or_error(source, Access::kReadOnly);
-    if (!from) return Error{from.error()};
-
-    // Read everything first: the source's read lock is gone before the target is written,
-    // and a garbage row is skipped rather than copied.
-    MergeResult result;
-    std::vector<MeasurementRow> measurements;
-    std::vector<PlanRow> plans;
-    for_each_measurement(from.value().connection, [&](std::int64_t, Expected<MeasurementRow> row) {
-      if (row)
-        measurements.push_back(std::move(row).value());
-      else
-        ++result.invalid_rows_skipped;
-    });
-    for_each_plan(from.value().connection, [&](std::int64_t, Expected<PlanRow> row) {
-      if (row)
-        plans.push_back(std::move(row).value());
-      else
-        ++result.invalid_rows_skipped;
-    });
-    result.measurements_read = measurements.size();
-    result.plans_read = plans.size();
-
+    std::vector<SourceRows> read;
+    for (const auto& source : sources) {
+      source_being_read = source;
+      auto rows = read_source(source, target);
+      if (!rows) return Error{rows.error()};
+      read.push_back(std::move(rows).value());
+    }
+    source_being_read.clear();
     auto into = open_or_error(target, Access::kReadWrite);
     if (!into) return Error{into.error()};
     sqlite::write_transaction(into.value().connection, [&] {
       RowWriter writer(into.value().connection);
-      result.measurements_written = result.plans_written = 0;  // a retry starts over
-      for (const auto& row : measurements)
-        result.measurements_written += writer.put(row, Conflict::kNewer);
-      for (const auto& row : plans) result.plans_written += writer.put(row, Conflict::kNewer);
+      for (auto& source : read) {
+        MergeResult& result = source.result;
+        result.measurements_written = result.plans_written = 0;  // a retry starts over
+        for (const auto& row : source.measurements)
+          result.measurements_written += writer.put(row, Conflict::kNewer);
+        for (const auto& row : source.plans)
+          result.plans_written += writer.put(row, Conflict::kNewer);
+      }
     });
-    return result;
+    std::vector<MergeResult> results;
+    for (const auto& source : read) results.push_back(source.result);
+    return results;
   } catch (const std::exception& error) {
-    return Error{"merging " + source + " into " + target + ": " + error.what()};
+    const std::string what = source_being_read.empty() ? std::string("merging into ") + target
+                                                       : "reading " + source_being_read;
+    return Error{what + ": " + error.what()};
   }
+}
+
+Expected<MergeResult> merge_database(const std::string& source, const std::string& target) {
+  auto results = merge_databases({source}, target);
+  if (!results) return Error{results.error()};
+  return results->front();
 }
 
 }  // namespace ucudnn::db

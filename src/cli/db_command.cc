@@ -50,21 +50,18 @@ int info(const std::string& path) {
 }
 
 int merge(const std::vector<std::string>& sources, const std::string& target) {
-  int status = 0;
-  for (const auto& source : sources) {
-    auto result = db::merge_database(source, target);
-    if (!result) {
-      status = fail("merge", result.error());
-      continue;
-    }
+  auto results = db::merge_databases(sources, target);  // all or nothing
+  if (!results) return fail("merge", results.error() + " (nothing was merged)");
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const db::MergeResult& result = (*results)[i];
     std::printf("merged %s into %s: %zu of %zu measurements and %zu of %zu plans written",
-                source.c_str(), target.c_str(), result->measurements_written,
-                result->measurements_read, result->plans_written, result->plans_read);
-    if (result->invalid_rows_skipped)
-      std::printf(" (%zu invalid rows skipped)", result->invalid_rows_skipped);
+                sources[i].c_str(), target.c_str(), result.measurements_written,
+                result.measurements_read, result.plans_written, result.plans_read);
+    if (result.invalid_rows_skipped)
+      std::printf(" (%zu invalid rows skipped)", result.invalid_rows_skipped);
     std::printf("\n");
   }
-  return status;
+  return 0;
 }
 
 int export_to(const std::string& path, const std::string& file, bool lines) {

@@ -117,6 +117,34 @@ TEST(Merge, ErrorsNameTheFile) {
   EXPECT_NE(self.error().find("same file"), std::string::npos);
 }
 
+// Several sources are merged all or nothing: one that cannot be read leaves the target as it
+// was, even where the sources before it could be read.
+TEST(Merge, SeveralSourcesAreAllOrNothing) {
+  TempFolder folder;
+  const auto a = folder.file("a.db"), b = folder.file("b.db"), target = folder.file("t.db");
+  {
+    SqliteStore store(a);
+    store.put_plan(plan_key(gpu_fingerprint()), sample_plan());
+  }
+  {
+    SqliteStore store(b);
+    store.put_plan(plan_key(gpu_fingerprint(), 16), sample_plan(16));
+  }
+  auto failed = db::merge_databases({a, folder.file("missing.db"), b}, target);
+  ASSERT_FALSE(failed);
+  EXPECT_NE(failed.error().find("missing.db: no such file"), std::string::npos) << failed.error();
+  EXPECT_FALSE(std::filesystem::exists(target)) << "nothing written, not even an empty file";
+
+  auto merged = db::merge_databases({a, b}, target);
+  ASSERT_TRUE(merged) << merged.error();
+  ASSERT_EQ(merged->size(), 2u);
+  EXPECT_EQ((*merged)[0].plans_written, 1u);
+  EXPECT_EQ((*merged)[1].plans_written, 1u);
+  SqliteStore store(target);
+  EXPECT_TRUE(store.find_plan(plan_key(gpu_fingerprint())));
+  EXPECT_TRUE(store.find_plan(plan_key(gpu_fingerprint(), 16)));
+}
+
 void fill_sample(const std::string& path) {
   SqliteStore store(path);
   store.put_measurements(
