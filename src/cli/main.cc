@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <string>
 
 #include "bench_command.h"
@@ -12,6 +13,35 @@
 #include "openmp_environment.h"
 #include "plan_command.h"
 #include "report_command.h"
+
+namespace {
+
+// The first word naming no command where one is expected ("ucudnn explain", "ucudnn db frob"),
+// as an error naming the commands there are; CLI11 alone says only that one is required.
+std::optional<std::string> unknown_command(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* at = &app;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word.front() == '-') return std::nullopt;  // options are CLI11's to judge
+    const auto commands = at->get_subcommands([](const CLI::App*) { return true; });
+    if (commands.empty()) return std::nullopt;
+    const CLI::App* next = nullptr;
+    std::string names;
+    for (const CLI::App* command : commands) {
+      if (command->check_name(word)) next = command;
+      names += (names.empty() ? "" : ", ") + command->get_name();
+    }
+    if (!next) {
+      const std::string where = at == &app ? "ucudnn" : "ucudnn " + at->get_name();
+      return "unknown command '" + word + "': " + where + " has " + names + " (" + where +
+             " --help)";
+    }
+    at = next;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   ucudnn::cpu::relaunch_with_passive_openmp(argv);
@@ -26,6 +56,10 @@ int main(int argc, char** argv) {
   ucudnn::cli::add_report_command(app, report);
   ucudnn::cli::DbOptions db;
   ucudnn::cli::add_db_command(app, db);
+  if (const auto unknown = unknown_command(app, argc, argv)) {
+    std::fprintf(stderr, "ucudnn: %s\n", unknown->c_str());
+    return ucudnn::cli::kUsageError;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -188,65 +188,6 @@ TEST_F(CliTest, ThreeDimensionalNetworkOnTheCpu) {
       << r.out;
 }
 
-TEST_F(CliTest, BadNetworkFilesAreNamedWithFieldAndValue) {
-  const std::string good =
-      R"("name": "c", "input": [8, 16, 16], "output_channels": 8, "filter": 3)";
-  const std::map<std::string, std::pair<std::string, std::string>> cases = {
-      {"missing.json",
-       {R"({"layers": [{"name": "c", "input": [8, 16, 16], "filter": 3}]})",
-        "layers[0].output_channels: missing"}},
-      {"type.json",
-       {R"({"layers": [{)" + good + R"(, "groups": "2"}]})",
-        "layers[0].groups: \"2\" is not an integer >= 1"}},
-      {"stride.json",
-       {R"({"layers": [{)" + good + R"(, "stride": [1, -2]}]})",
-        "layers[0].stride[1]: -2 is not an integer >= 1"}},
-      {"groups.json",
-       {R"({"layers": [{)" + good + R"(, "groups": 3}]})",
-        "layers[0].groups: 3 does not divide the input channels (8)"}},
-      {"notjson.json", {"{\"layers\": [oops]}", "not valid JSON: parse error at line 1"}},
-  };
-  for (const auto& [name, test] : cases) {
-    std::ofstream(path(name)) << test.first;
-    for (const char* command : {"bench", "plan"}) {
-      const auto r = run({command, "--network", path(name), "--database", path("a.db")});
-      EXPECT_EQ(r.status, 2) << describe(r);
-      EXPECT_NE(r.err.find("ucudnn " + std::string(command) + ": --network: " + path(name) + ": " +
-                           test.second),
-                std::string::npos)
-          << r.err;
-    }
-  }
-  const auto missing = run({"bench", "--network", path("nowhere.json")});
-  EXPECT_EQ(missing.status, 2);
-  EXPECT_NE(missing.err.find(path("nowhere.json") + ": cannot read: No such file or directory"),
-            std::string::npos)
-      << missing.err;
-  EXPECT_FALSE(std::filesystem::exists(path("a.db")));  // nothing opened on a usage error
-}
-
-// Every bad command line exits 2, whatever the parser's own code for it; --help is not an error.
-TEST_F(CliTest, BadCommandLinesExitTwoAndHelpExitsZero) {
-  const std::vector<std::vector<std::string>> bad = {
-      {"bench", "--no-such-flag"},
-      {"plan", "--batch", "many"},
-      {"frobnicate"},
-      {"db"},
-  };
-  for (const auto& args : bad) {
-    const auto r = run(args);
-    EXPECT_EQ(r.status, 2) << describe(r);
-    EXPECT_FALSE(r.err.empty()) << describe(r);
-  }
-  const auto help = run({"plan", "--help"});
-  EXPECT_EQ(help.status, 0) << describe(help);
-  EXPECT_NE(help.out.find("--network"), std::string::npos) << help.out;
-  // The project's version, the one the fingerprints of stored measurements carry.
-  const auto version = run({"--version"});
-  EXPECT_EQ(version.status, 0) << describe(version);
-  EXPECT_EQ(version.out, "ucudnn " UCUDNN_PROJECT_VERSION "\n") << describe(version);
-}
-
 TEST_F(CliTest, MpiRanksTogetherMeasureWhatOneProcessMeasures) {
   if (!have_mpirun()) GTEST_SKIP() << "mpirun not found: the cluster test needs Open MPI";
   const auto cluster = run_mpi(concat(
