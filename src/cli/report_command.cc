@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "exit_status.h"
+#include "plan_report.h"
 #include "report/html_page.h"
 #include "report/report_model.h"
 #include "stored_network_plan.h"
@@ -78,7 +79,15 @@ int run_report_command(const ReportOptions& options) {
     std::fprintf(stderr, "ucudnn report: wrote %s (%zu kernels, %zu KiB)\n", options.out.c_str(),
                  stored.kernels.size(), page.size() / 1024);
   }
-  return 0;
+  // The page shows what has no plan; the status says so, as plan's does.
+  const PlanTotals totals = plan_totals(stored.kernels, stored.plan);
+  if (totals.without_plan)
+    report_error("report", "nothing fits the limit for " + std::to_string(totals.without_plan) +
+                               " of the " + std::to_string(stored.kernels.size()) + " kernels");
+  const bool division_failed = stored.plan.division && !*stored.plan.division;
+  if (division_failed)
+    report_error("report", "no workspace division: " + stored.plan.division->error());
+  return totals.without_plan || division_failed ? kFailure : 0;
 }
 
 }  // namespace ucudnn::cli

@@ -213,6 +213,23 @@ TEST_F(ReportTest, MissingMeasurementsAreTheSameErrorAsPlans) {
   EXPECT_FALSE(std::filesystem::exists(path("never.html")));
 }
 
+// Where nothing fits, the page still shows every kernel, and the status is plan's: 1.
+TEST_F(ReportTest, KernelsWithoutAPlanAreDrawnAndFailAsPlanDoes) {
+  const auto bench =
+      run(concat({"bench", "--database", path("t.db"), "--no-check-plans"}, bench_args()));
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  const auto args =
+      concat({"--database", path("t.db"), "--exclude-algorithms", "cpu:*"}, network_args());
+  const auto plan = run(concat({"plan"}, args));
+  EXPECT_EQ(plan.status, 1) << describe(plan);
+  const auto r = run(concat({"report", "--out", path("none.html")}, args));
+  EXPECT_EQ(r.status, plan.status) << describe(r);
+  EXPECT_NE(r.err.find("ucudnn report: nothing fits the limit for 12 of the 12 kernels"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(read_file(path("none.html")).find("nothing fits"), std::string::npos);
+}
+
 TEST_F(ReportTest, AnUnwritableOutputIsNamedAndLeavesNothing) {
   bench();
   const std::string target = path("no-such-folder") + "/report.html";
