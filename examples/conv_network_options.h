@@ -27,17 +27,18 @@ struct Options {
   cudnnMathType_t math_type = CUDNN_DEFAULT_MATH;
 };
 
+// With a problem: it and the usage on stderr, exit status 2; without (--help): the usage on
+// stdout, exit status 0.
 [[noreturn]] inline void usage(const std::string& problem) {
-  std::fprintf(stderr,
-               "conv_network: %s\n"
+  if (!problem.empty()) std::fprintf(stderr, "conv_network: %s\n", problem.c_str());
+  std::fprintf(problem.empty() ? stdout : stderr,
                "usage: conv_network [--batch N] [--seed S] [--iterations I] "
                "[--select v7|find|findex]\n"
                "                    [--workspace-limit BYTES|<n>KiB|<n>MiB|<n>GiB] "
                "[--dump FILE] [--threads T]\n"
                "                    [--data-type float|half|bf16] [--channels-last]\n"
-               "                    [--math-type default|tensor-op|allow-conversion]\n",
-               problem.c_str());
-  std::exit(2);
+               "                    [--math-type default|tensor-op|allow-conversion]\n");
+  std::exit(problem.empty() ? 0 : 2);
 }
 
 inline std::size_t parse_bytes(const std::string& text) {
@@ -60,6 +61,7 @@ inline Options parse_options(int argc, char** argv) {
   Options options;
   for (int i = 1; i < argc; ++i) {
     std::string option = argv[i], value;
+    if (option == "--help" || option == "-h") usage("");
     if (option == "--channels-last") {
       options.channels_last = true;
       continue;

@@ -36,9 +36,11 @@ struct Options {
   std::string dump;
 };
 
+// With a problem: it and the usage on stderr, exit status 2; without (--help): the usage on
+// stdout, exit status 0.
 [[noreturn]] inline void usage(const std::string& problem) {
-  std::fprintf(stderr,
-               "graph_conv: %s\n"
+  if (!problem.empty()) std::fprintf(stderr, "graph_conv: %s\n", problem.c_str());
+  std::fprintf(problem.empty() ? stdout : stderr,
                "usage: graph_conv [--batch N] [--seed S] [--iterations I] [--layers L] "
                "[--graph conv|fused]\n"
                "                  [--deterministic] [--no-handle] [--capture] [--engine-rank R]\n"
@@ -46,15 +48,15 @@ struct Options {
                "[--filter-beta B] "
                "[--dump FILE]\n"
                "                  [--data-type float|half|bf16] [--channels-last]\n"
-               "                  [--benchmark] [--workspace-memory M] [--populate]\n",
-               problem.c_str());
-  std::exit(2);
+               "                  [--benchmark] [--workspace-memory M] [--populate]\n");
+  std::exit(problem.empty() ? 0 : 2);
 }
 
 inline Options parse_options(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string option = argv[i];
+    if (option == "--help" || option == "-h") usage("");
     if (option == "--deterministic") {
       o.deterministic = true;
       continue;
