@@ -143,7 +143,7 @@ Settings read_settings(const Environment& getenv,
     if (auto devices = parse_device_list(value))
       settings.devices = *devices;
     else
-      warn(rejected(used, value, devices.error(), "the default: all"));
+      warn(rejected(used, value, devices.error(), "the default: the current GPU"));
   }
   return settings;
 }
