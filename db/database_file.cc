@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "db/schema.h"
 
@@ -216,6 +217,18 @@ OpenOutcome open_rolled_back_copy(const std::string& path, const OpenOptions& op
   return outcome;
 }
 
+// Whether `path` starts as every SQLite database does, or is empty (SQLite's empty database);
+// true where it cannot be read (opening it then says why).
+bool has_database_header(const std::string& path) {
+  static constexpr char kHeader[] = "SQLite format 3";  // and its terminating zero: 16 bytes
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return true;
+  char start[sizeof kHeader] = {};
+  file.read(start, sizeof start);
+  const auto read = file.gcount();
+  return read == 0 || (read == sizeof start && std::memcmp(start, kHeader, sizeof start) == 0);
+}
+
 OpenOutcome open_leased(const std::string& path, Access access, const OpenOptions& options) {
   try {
     try {
@@ -248,8 +261,13 @@ OpenOutcome open_database(const std::string& path, Access access, const OpenOpti
     std::error_code missing;
     if (access == Access::kReadOnly && !fs::exists(path, missing))
       return failure(FileProblem::kCannotOpen, "no such file");
+    if (fs::is_directory(path, missing)) return failure(FileProblem::kCannotOpen, "a directory");
+    // Nor does a reader of a file that is no database (a network file given by mistake): no
+    // lock file beside it; SQLite then says what the file is. A writer leases it, to set it
+    // aside.
+    const bool lease_needed = access != Access::kReadOnly || has_database_header(path);
     std::optional<FileLease> lease;
-    if (!held) {
+    if (!held && lease_needed) {
       bool unavailable = false;
       const auto& wait = options.lock_wait;
       std::function<void()> waiting;
@@ -286,6 +304,9 @@ Expected<OpenedDatabase> open_or_error(const std::string& path, Access access,
       if (error) return Error{"cannot create " + folder.string() + ": " + error.message()};
     }
   }
+  // Maintenance never sets a file aside, so it leaves no lock file beside one it cannot use.
+  if (fs::exists(path, error) && !fs::is_directory(path, error) && !has_database_header(path))
+    return Error{path + ": not a SQLite database"};
   auto outcome = open_database(path, access, options);
   if (!outcome.database) return Error{path + ": " + outcome.failure->message};
   return std::move(*outcome.database);

@@ -145,6 +145,41 @@ TEST(Merge, SeveralSourcesAreAllOrNothing) {
   EXPECT_TRUE(store.find_plan(plan_key(gpu_fingerprint(), 16)));
 }
 
+// A file that is no database (a network file given by mistake), or a directory: every
+// maintenance command says so and leaves nothing beside it, not even a lock file.
+TEST(Maintenance, AFileThatIsNoDatabaseGetsNoLockFileBesideIt) {
+  TempFolder folder;
+  const auto text = folder.file("network.json"), good = folder.file("good.db");
+  write_file(text, R"({"layers": []})");
+  { SqliteStore store(good); }
+  std::vector<std::string> errors;
+  auto error_of = [&](const auto& result) {
+    EXPECT_FALSE(result);
+    if (!result) errors.push_back(result.error());
+  };
+  error_of(db::database_info(text));
+  error_of(db::vacuum_database(text));
+  error_of(db::merge_database(text, good));
+  error_of(db::merge_database(good, text));
+  std::ostringstream exported;
+  ASSERT_TRUE(db::export_database(good, exported, db::ExportLayout::kDocument));
+  std::istringstream rows(exported.str());
+  error_of(db::import_database(text, rows));
+  auto checked = db::check_database(text);
+  ASSERT_TRUE(checked) << checked.error();
+  EXPECT_FALSE(checked->ok());
+  for (const auto& error : errors)
+    EXPECT_NE(error.find(text + ": not a SQLite database"), std::string::npos) << error;
+  EXPECT_FALSE(std::filesystem::exists(text + ".lock"));
+  EXPECT_EQ(read_file(text), R"({"layers": []})");
+
+  const auto directory = folder.file("folder");
+  std::filesystem::create_directory(directory);
+  auto info = db::database_info(directory);
+  ASSERT_FALSE(info);
+  EXPECT_NE(info.error().find(directory + ": a directory"), std::string::npos) << info.error();
+}
+
 void fill_sample(const std::string& path) {
   SqliteStore store(path);
   store.put_measurements(
