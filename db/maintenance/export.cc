@@ -60,7 +60,10 @@ Expected<ExportResult> export_database(const std::string& path, std::ostream& ou
       emit("plan", "plans", to_json(*row));
       ++result.plans;
     });
-    if (!lines) out << document.dump(2) << '\n';
+    if (lines)
+      out << end_json(result.fingerprints, result.measurements, result.plans).dump() << '\n';
+    else
+      out << document.dump(2) << '\n';
     out.flush();
     if (!out) return Error{"exporting " + path + ": the output could not be written"};
     return result;

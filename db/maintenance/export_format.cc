@@ -14,12 +14,21 @@
 namespace ucudnn::db {
 
 nlohmann::json header_json(const char* layout) {
-  return {{"format", kExportFormat},
-          {"layout", layout},
-          {"schema_version", schema_version()},
-          {"application_id", kApplicationId},
-          {"ucudnn_version", kUcudnnVersion},
-          {"exported_at", sqlite::unix_now()}};
+  nlohmann::json header = {{"format", kExportFormat},
+                           {"layout", layout},
+                           {"schema_version", schema_version()},
+                           {"application_id", kApplicationId},
+                           {"ucudnn_version", kUcudnnVersion},
+                           {"exported_at", sqlite::unix_now()}};
+  if (std::string_view(layout) == "lines") header["ends_with"] = "end";
+  return header;
+}
+
+nlohmann::json end_json(std::size_t fingerprints, std::size_t measurements, std::size_t plans) {
+  return {{"type", "end"},
+          {"fingerprints", fingerprints},
+          {"measurements", measurements},
+          {"plans", plans}};
 }
 
 nlohmann::json fingerprint_json(const std::string& canonical) {

@@ -3,7 +3,10 @@
 // is: {"format": "ucudnn-database-export", "layout": "document" | "lines",
 // "schema_version": 1, ...}. In the document layout the rows are in the arrays
 // "fingerprints", "measurements" and "plans"; in the lines layout that header is the first
-// line and every further line is one row with "type": "fingerprint" | "measurement" | "plan".
+// line and every further line is one row with "type": "fingerprint" | "measurement" | "plan",
+// then (where the header says "ends_with": "end") a last line {"type": "end", "fingerprints",
+// "measurements", "plans"} with the rows' counts: a file cut short at a line boundary is
+// still whole JSON lines, and only its missing end tells.
 //
 // measurement: {"fingerprint", "kernel_key", "kernel_hash", "backend", "algorithm",
 //               "micro_batch", "status": "supported" | "unsupported", "time_ms", "min_ms",
@@ -26,6 +29,8 @@ namespace ucudnn::db {
 inline constexpr const char* kExportFormat = "ucudnn-database-export";
 
 nlohmann::json header_json(const char* layout);
+// The lines layout's last line, after `fingerprints`, `measurements` and `plans` rows.
+nlohmann::json end_json(std::size_t fingerprints, std::size_t measurements, std::size_t plans);
 nlohmann::json fingerprint_json(const std::string& canonical);
 nlohmann::json to_json(const MeasurementRow& row);
 nlohmann::json to_json(const PlanRow& row);

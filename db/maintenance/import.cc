@@ -39,10 +39,27 @@ std::optional<std::string> add_row(const std::string& type, const nlohmann::json
   return std::nullopt;
 }
 
+// The "end" line's counts against the rows read before it.
+std::optional<std::string> end_error(const nlohmann::json& end, std::size_t fingerprints,
+                                     const Rows& rows) {
+  const std::pair<const char*, std::size_t> counts[] = {{"fingerprints", fingerprints},
+                                                        {"measurements", rows.measurements.size()},
+                                                        {"plans", rows.plans.size()}};
+  for (const auto& [name, read] : counts) {
+    auto said = integer_field(end, name, 0);
+    if (!said) return said.error();
+    if (static_cast<std::uint64_t>(*said) != read)
+      return std::string(name) + ": " + std::to_string(*said) + ", but " + std::to_string(read) +
+             " were read";
+  }
+  return std::nullopt;
+}
+
 Expected<Rows> parse_lines(const std::string& text) {
   Rows rows;
-  std::size_t start = 0;
-  for (std::size_t number = 1; start < text.size(); ++number) {
+  std::size_t fingerprints = 0, number = 1, start = 0;
+  bool ends_with_end = false, ended = false;
+  for (; start < text.size(); ++number) {
     std::size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
     const std::string_view line(text.data() + start, end - start);
@@ -53,13 +70,26 @@ Expected<Rows> parse_lines(const std::string& text) {
     if (value.is_discarded()) return Error{where + "not valid JSON"};
     if (number == 1) {
       if (auto error = header_error(value)) return Error{where + *error};
+      ends_with_end = value.value("ends_with", "") == "end";
       continue;
     }
+    if (ended) return Error{where + "a row after the end line"};
     if (!value.is_object() || !value.contains("type") || !value["type"].is_string())
       return Error{where + "type: missing"};
-    if (auto error = add_row(value["type"].get<std::string>(), value, rows))
-      return Error{where + *error};
+    const std::string type = value["type"].get<std::string>();
+    if (type == "end" && ends_with_end) {
+      if (auto error = end_error(value, fingerprints, rows)) return Error{where + *error};
+      ended = true;
+      continue;
+    }
+    if (auto error = add_row(type, value, rows)) return Error{where + *error};
+    fingerprints += type == "fingerprint";
   }
+  if (ends_with_end && !ended)
+    return Error{"the export ends at line " + std::to_string(number - 1) +
+                 " without its end line: it was cut short (" +
+                 std::to_string(rows.measurements.size()) + " measurements and " +
+                 std::to_string(rows.plans.size()) + " plans read); nothing was imported"};
   return rows;
 }
 

@@ -107,6 +107,20 @@ inline PlanKey plan_key(const std::string& fingerprint, std::int64_t batch = 32,
   return PlanKey{fingerprint, kernel(batch).to_string(), "powerOfTwo", limit, "WR"};
 }
 
+// A small database of every kind of row: two devices, a supported and an unsupported
+// measurement, a WR and a WD plan.
+inline void fill_sample(const std::string& path) {
+  SqliteStore store(path);
+  store.put_measurements(
+      {supported(gpu_fingerprint(), kernel(4), "FFT", 0.1 + 0.2, 1ull << 40, 1700000000),
+       unsupported(gpu_fingerprint(), kernel(4), "WINOGRAD", 1700000001),
+       supported(cpu_fingerprint(), kernel(2, 3, Operation::kBackwardFilter), "im2col", 12.5, 0,
+                 1700000002)});
+  store.put_plan(plan_key(gpu_fingerprint()), sample_plan(32));
+  store.put_plan(PlanKey{cpu_fingerprint(), "network:alexnet@2", "all", ~0ull, "WD"},
+                 {sample_plan(2)[0], sample_plan(2)[0]});
+}
+
 inline void expect_same(const std::optional<Measurement>& a, const std::optional<Measurement>& b) {
   ASSERT_EQ(a.has_value(), b.has_value());
   if (!a) return;
