@@ -263,11 +263,12 @@ OpenOutcome open_database(const std::string& path, Access access, const OpenOpti
       return failure(FileProblem::kCannotOpen, "no such file");
     if (fs::is_directory(path, missing)) return failure(FileProblem::kCannotOpen, "a directory");
     // Nor does a reader of a file that is no database (a network file given by mistake): no
-    // lock file beside it; SQLite then says what the file is. A writer leases it, to set it
-    // aside.
-    const bool lease_needed = access != Access::kReadOnly || has_database_header(path);
+    // lock file beside it, and no connection without a lease (a writer may set the file aside
+    // and put a fresh one in its place meanwhile). A writer leases it, to set it aside.
+    if (access == Access::kReadOnly && !has_database_header(path))
+      return failure(FileProblem::kNotDatabase, "not a SQLite database");
     std::optional<FileLease> lease;
-    if (!held && lease_needed) {
+    if (!held) {
       bool unavailable = false;
       const auto& wait = options.lock_wait;
       std::function<void()> waiting;

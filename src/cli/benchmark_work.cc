@@ -166,8 +166,9 @@ Expected<ShareOutcome> outcome_from_json(const std::string& text, const WorkList
     const json document = json::parse(text);
     ShareOutcome outcome;
     outcome.error = document.at("error").get<std::string>();
-    outcome.unavailable = document.at("unavailable").get<std::size_t>();
-    outcome.first_unavailable = document.at("first_unavailable").get<std::string>();
+    // Absent from a rank of an older ucudnn: none.
+    outcome.unavailable = document.value("unavailable", std::size_t{0});
+    outcome.first_unavailable = document.value("first_unavailable", std::string());
     for (const auto& entry : document.at("results")) {
       WorkResult result{entry.at(0).get<std::size_t>(), entry.at(1).get<std::string>(), {}};
       if (result.item >= work.items.size())

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "core/division_key.h"
@@ -58,17 +59,26 @@ Expected<DivisionOutcome> divide(const std::vector<NetworkKernel>& kernels, Netw
   outcome.offsets.resize(candidates.size());
   for (std::size_t i = 0; i < key.order.size(); ++i)
     outcome.offsets[key.order[i]] = layout.offset[i];
-  // One segment per group, by offset: a group whose segment is empty starts where the next one
-  // does, so the offset alone cannot tell them apart.
-  std::map<std::pair<std::uint64_t, std::size_t>, std::size_t> segment_of_group;
-  for (std::size_t d = 0; d < candidates.size(); ++d)
-    segment_of_group.try_emplace({outcome.offsets[d], candidates[d].group}, 0);
+  // One segment per group, in layout order: a group whose segment is empty starts where the next
+  // one does, so the offset alone cannot tell them apart, and it comes first (a segment reaches
+  // the next one's start).
+  std::map<std::size_t, std::uint64_t> group_bytes;
+  for (std::size_t d = 0; d < candidates.size(); ++d) {
+    auto& bytes = group_bytes[candidates[d].group];
+    bytes = std::max(bytes, outcome.chosen[d].workspace_bytes());
+  }
+  std::map<std::tuple<std::uint64_t, std::uint64_t, std::size_t>, std::size_t> segment_of_group;
+  auto place = [&](std::size_t d) {
+    const std::size_t group = candidates[d].group;
+    return std::tuple(outcome.offsets[d], group_bytes[group], group);
+  };
+  for (std::size_t d = 0; d < candidates.size(); ++d) segment_of_group.try_emplace(place(d), 0);
   for (auto& [at, segment] : segment_of_group) {
     segment = outcome.segments.size();
-    outcome.segments.push_back({at.first, 0, {}, reasons[at.second]});
+    outcome.segments.push_back({std::get<0>(at), 0, {}, reasons[std::get<2>(at)]});
   }
   for (std::size_t d = 0; d < candidates.size(); ++d) {
-    const auto s = segment_of_group.at({outcome.offsets[d], candidates[d].group});
+    const auto s = segment_of_group.at(place(d));
     outcome.segment.push_back(s);
     outcome.segments[s].kernels.push_back(d);
     outcome.segments[s].bytes =

@@ -40,7 +40,7 @@ struct DivisionOutcome {
     std::vector<std::size_t> kernels;  // distinct kernels sharing it, in order of first use
     std::string reason;                // why they run there: the streams they may overlap
   };
-  std::vector<Segment> segments;  // by offset
+  std::vector<Segment> segments;  // in layout order (an empty one before the one at its offset)
   double time_ms = 0;             // the network: each kernel's time times its uses
   std::uint64_t workspace_bytes = 0;
   std::size_t variables = 0;

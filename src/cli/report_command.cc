@@ -81,9 +81,16 @@ int run_report_command(const ReportOptions& options) {
   }
   // The page shows what has no plan; the status says so, as plan's does.
   const PlanTotals totals = plan_totals(stored.kernels, stored.plan);
-  if (totals.without_plan)
-    report_error("report", "nothing fits the limit for " + std::to_string(totals.without_plan) +
-                               " of the " + std::to_string(stored.kernels.size()) + " kernels");
+  if (totals.without_plan) {
+    std::string why;
+    for (const auto& kernel : stored.plan.plans)
+      if (!kernel.plan) {
+        why = kernel.plan_error;
+        break;
+      }
+    report_error("report", "no plan for " + std::to_string(totals.without_plan) + " of the " +
+                               std::to_string(stored.kernels.size()) + " kernels (" + why + ")");
+  }
   const bool division_failed = stored.plan.division && !*stored.plan.division;
   if (division_failed)
     report_error("report", "no workspace division: " + stored.plan.division->error());

@@ -71,7 +71,7 @@ struct Settings {
   bool compare_application_plans = true;    // UCUDNN_GRAPH_PLANS=compare
   bool engine_candidates = true;            // UCUDNN_CANDIDATES=engines
   bool knob_variants = false;               // UCUDNN_KNOB_VARIANTS=on
-  std::optional<std::vector<int>> devices;  // nullopt: all
+  std::optional<std::vector<int>> devices;  // as given (nullopt: "all", or unset); bench's only
   LogLevel log_level = LogLevel::kWarning;
 };
 

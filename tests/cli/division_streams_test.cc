@@ -98,11 +98,15 @@ TEST_F(DivisionStreams, EachStreamsKernelsShareASegmentAndThePlanSaysWhy) {
 }
 
 // In a total where one stream gets nothing, its empty segment starts where the other's does:
-// still two segments, each with its own kernels and reason.
+// still two segments, each with its own kernels and reason. conv1 and conv4 on stream 1 (they
+// get the workspace), conv2 and conv3 on stream 0 (it gets none, and its group comes first).
 TEST_F(DivisionStreams, AStreamWithAnEmptySegmentKeepsItsOwn) {
   if (!have_fakecuda()) GTEST_SKIP() << "built without the cuDNN test doubles";
-  const auto two = write_network(path("two.json"), 1);
-  auto args = args_for(two);
+  std::ifstream in(kTiny);
+  json network = json::parse(in);
+  network["layers"][0]["stream"] = network["layers"][3]["stream"] = 1;
+  std::ofstream(path("two.json")) << network.dump(2);
+  auto args = args_for(path("two.json"));
   args.back() = "1KiB";  // --total-workspace
   const auto bench =
       run(concat({"bench", "--database", path("a.db"), "--repeats", "1", "--no-check-plans"}, args),
@@ -123,9 +127,25 @@ TEST_F(DivisionStreams, AStreamWithAnEmptySegmentKeepsItsOwn) {
   EXPECT_GE(empty, 1u) << "the case this test is about: a segment of 0 bytes\n" << wd.dump(1);
   for (const auto& k : wd["kernels"]) {
     const auto segment = k["segment"].get<std::size_t>();
-    const bool conv4 = k["layers"][0].get<std::string>().starts_with("conv4");
-    EXPECT_EQ(wd["segments"][segment]["kernels"], conv4 ? 3 : 6) << k.dump();
+    const std::string layer = k["layers"][0];
+    const bool stream1 = layer.starts_with("conv1") || layer.starts_with("conv4");
+    EXPECT_EQ(wd["segments"][segment]["kernels"], stream1 ? 6 : 3) << k.dump();
   }
+  // The report's arena: each segment reaches the next one's start, so the empty one must come
+  // first where two start at one offset, and every segment holds what its kernels use.
+  const auto report =
+      run(concat({"report", "--database", path("a.db"), "--out", "-"}, args), fakecuda());
+  ASSERT_EQ(report.status, 0) << describe(report);
+  const std::string opening = "id=\"ucudnn-report-data\">";
+  const auto from = report.out.find(opening), to = report.out.find("</script>", from);
+  ASSERT_TRUE(from != std::string::npos && to != std::string::npos);
+  const json arena =
+      json::parse(report.out.substr(from + opening.size(), to - from - opening.size()))["arena"];
+  ASSERT_EQ(arena["segments"].size(), 2u) << arena.dump(1);
+  for (const auto& segment : arena["segments"])
+    EXPECT_GE(segment["extent_bytes"].get<std::uint64_t>(),
+              segment["workspace_bytes"].get<std::uint64_t>())
+        << arena.dump(1);
   // The stored division is checked as it is laid out, not as a sum of segments.
   const auto checked = run({"db", "check", "--database", path("a.db")});
   EXPECT_EQ(checked.status, 0) << describe(checked);
