@@ -305,8 +305,10 @@ Expected<OpenedDatabase> open_or_error(const std::string& path, Access access,
       if (error) return Error{"cannot create " + folder.string() + ": " + error.message()};
     }
   }
-  // Maintenance never sets a file aside, so it leaves no lock file beside one it cannot use.
-  if (fs::exists(path, error) && !fs::is_directory(path, error) && !has_database_header(path))
+  // Maintenance never sets a file aside, so a writer leaves no lock file beside one it cannot
+  // use either (open_database spares readers already).
+  if (access == Access::kReadWrite && fs::exists(path, error) && !fs::is_directory(path, error) &&
+      !has_database_header(path))
     return Error{path + ": not a SQLite database"};
   auto outcome = open_database(path, access, options);
   if (!outcome.database) return Error{path + ": " + outcome.failure->message};

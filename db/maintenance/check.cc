@@ -60,10 +60,8 @@ std::optional<std::string> plan_problem(const PlanRow& row) {
     if (members->size() != row.configurations.size())
       return std::to_string(row.configurations.size()) + " configurations for the " +
              std::to_string(members->size()) + " kernels its subject lists";
-    std::vector<std::size_t> segment_of;
-    for (const auto& member : *members)
-      segment_of.push_back(static_cast<std::size_t>(member.segment));
-    const auto arena = shared_segment_layout(row.configurations, segment_of).arena_bytes;
+    const auto arena =
+        shared_segment_layout(row.configurations, segment_labels(*members)).arena_bytes;
     if (arena > row.key.workspace_limit)
       return "needs an arena of " + std::to_string(arena) + " bytes, over the limit of " +
              std::to_string(row.key.workspace_limit);

@@ -57,32 +57,28 @@ Expected<DivisionOutcome> divide(const std::vector<NetworkKernel>& kernels, Netw
   for (auto d : key.order) listed.push_back(outcome.chosen[d]);
   const auto layout = shared_segment_layout(listed, key.segment_of);
   outcome.offsets.resize(candidates.size());
-  for (std::size_t i = 0; i < key.order.size(); ++i)
+  std::vector<std::uint64_t> segment_bytes(candidates.size());
+  for (std::size_t i = 0; i < key.order.size(); ++i) {
     outcome.offsets[key.order[i]] = layout.offset[i];
+    segment_bytes[key.order[i]] = layout.bytes[i];
+  }
   // One segment per group, in layout order: a group whose segment is empty starts where the next
   // one does, so the offset alone cannot tell them apart, and it comes first (a segment reaches
   // the next one's start).
-  std::map<std::size_t, std::uint64_t> group_bytes;
-  for (std::size_t d = 0; d < candidates.size(); ++d) {
-    auto& bytes = group_bytes[candidates[d].group];
-    bytes = std::max(bytes, outcome.chosen[d].workspace_bytes());
-  }
   std::map<std::tuple<std::uint64_t, std::uint64_t, std::size_t>, std::size_t> segment_of_group;
   auto place = [&](std::size_t d) {
-    const std::size_t group = candidates[d].group;
-    return std::tuple(outcome.offsets[d], group_bytes[group], group);
+    return std::tuple(outcome.offsets[d], segment_bytes[d], candidates[d].group);
   };
   for (std::size_t d = 0; d < candidates.size(); ++d) segment_of_group.try_emplace(place(d), 0);
   for (auto& [at, segment] : segment_of_group) {
     segment = outcome.segments.size();
-    outcome.segments.push_back({std::get<0>(at), 0, {}, reasons[std::get<2>(at)]});
+    const auto& [offset, bytes, group] = at;
+    outcome.segments.push_back({offset, bytes, {}, reasons[group]});
   }
   for (std::size_t d = 0; d < candidates.size(); ++d) {
     const auto s = segment_of_group.at(place(d));
     outcome.segment.push_back(s);
     outcome.segments[s].kernels.push_back(d);
-    outcome.segments[s].bytes =
-        std::max(outcome.segments[s].bytes, outcome.chosen[d].workspace_bytes());
   }
   outcome.subject = std::move(key.subject);
   outcome.stored_order = std::move(key.order);

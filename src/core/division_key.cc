@@ -74,4 +74,10 @@ std::optional<std::vector<DivisionMember>> parse_division_subject(std::string_vi
   return members;
 }
 
+std::vector<std::size_t> segment_labels(const std::vector<DivisionMember>& parsed) {
+  std::vector<std::size_t> labels;
+  for (const auto& member : parsed) labels.push_back(static_cast<std::size_t>(member.segment));
+  return labels;
+}
+
 }  // namespace ucudnn

@@ -41,4 +41,7 @@ DivisionKey division_key(const std::vector<DivisionMember>& members);
 // The members a subject lists, in its order; nullopt for a subject in another form.
 std::optional<std::vector<DivisionMember>> parse_division_subject(std::string_view subject);
 
+// Parsed members' segment labels, as shared_segment_layout (core/workspace_sharing.h) takes them.
+std::vector<std::size_t> segment_labels(const std::vector<DivisionMember>& parsed);
+
 }  // namespace ucudnn

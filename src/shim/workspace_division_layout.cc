@@ -233,8 +233,7 @@ void WorkspaceDivisionSession::adopt_stored_division(const KernelIdentity& kerne
     key.subject = subject;
     const auto plan = context.store.find_plan(key);
     if (!plan || plan->size() != members->size()) continue;
-    std::vector<std::size_t> labels;
-    for (const auto& m : *members) labels.push_back(static_cast<std::size_t>(m.segment));
+    const std::vector<std::size_t> labels = segment_labels(*members);
     const auto layout = shared_segment_layout(*plan, labels);
     std::map<std::string, StoredSegment> segments;
     std::map<std::size_t, int> segment_index;
