@@ -19,7 +19,7 @@
 // knobs' defaults, where it takes the layer's graph (the heuristics' first elsewhere), as an
 // application that enumerates engines or reuses a configuration it stored.
 // --packs-elsewhere builds (and destroys) each variant pack on a thread of its own, executing it
-// on the main one. --capture records each
+// on the main one; --pack-intermediates sets each pack's intermediates too. --capture records each
 // iteration's executions into a CUDA graph and launches it (torch.cuda.graphs, torch.compile's
 // "reduce-overhead"); the plans are built before, outside the capture, as PyTorch warms up.
 // --benchmark finalizes every configuration, times each plan and keeps the fastest, as
@@ -35,6 +35,7 @@
 // Usage: graph_conv [--batch N] [--seed S] [--iterations I] [--layers L] [--graph conv|fused]
 //                   [--deterministic] [--no-handle] [--capture] [--engine-rank R]
 //                   [--engine-only R] [--engine-index E] [--packs-elsewhere]
+//                   [--pack-intermediates]
 //                   [--filter-beta B] [--dump FILE]
 //                   [--data-type float|half|bf16] [--channels-last] [--benchmark]
 //                   [--workspace-memory M] [--populate]
@@ -287,14 +288,14 @@ int main(int argc, char** argv) {
     const std::string name = l.name;
     if (o.fused)
       benchmark(handle, stream, forward, name + " Forward", {kX, kW, kBias, kY},
-                {x.data, w.data, bias.data, y.data}, o.packs_elsewhere);
+                {x.data, w.data, bias.data, y.data}, o.packs);
     else
       benchmark(handle, stream, forward, name + " Forward", {kX, kW, kY}, {x.data, w.data, y.data},
-                o.packs_elsewhere);
+                o.packs);
     benchmark(handle, stream, backward_data, name + " BackwardData", {kX, kW, kY},
-              {dx.data, w.data, dy.data}, o.packs_elsewhere);
+              {dx.data, w.data, dy.data}, o.packs);
     benchmark(handle, stream, backward_filter, name + " BackwardFilter", {kX, kW, kY},
-              {x.data, dw.data, dy.data}, o.packs_elsewhere);
+              {x.data, dw.data, dy.data}, o.packs);
     std::printf(
         "%s: Forward engine %lld workspace %lld, BackwardData engine %lld workspace %lld, "
         "BackwardFilter engine %lld workspace %lld\n",
@@ -309,7 +310,7 @@ int main(int argc, char** argv) {
       if (o.capture) CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
       auto run = [&](const Plan& plan, const std::vector<int64_t>& uids,
                      const std::vector<void*>& pointers) {
-        if (!o.populate) return execute(handle, plan, uids, pointers, o.packs_elsewhere);
+        if (!o.populate) return execute(handle, plan, uids, pointers, o.packs);
         ++(populate_or_execute(handle, stream, plan, uids, pointers) ? populated : refused);
       };
       if (o.fused)

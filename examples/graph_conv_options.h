@@ -10,6 +10,7 @@
 #include <string>
 
 #include "command_line.h"
+#include "graph_plans.h"
 #include "network_layers.h"
 
 namespace ucudnn::examples::graph_conv_cli {
@@ -23,7 +24,7 @@ struct Options {
   bool deterministic = false;
   bool handle_attributes = true;
   bool capture = false;
-  bool packs_elsewhere = false;  // variant packs built and destroyed on another thread
+  PackStyle packs;      // how each execution's variant pack is built
   int engine_rank = 0;  // take the n-th configuration that finalizes (0: the heuristics' first)
   bool engine_only = false;  // finalize no configuration before it
   int engine_index = -1;     // build this engine by its global index (-1: the heuristics')
@@ -45,8 +46,8 @@ struct Options {
                "[--graph conv|fused]\n"
                "                  [--deterministic] [--no-handle] [--capture] [--engine-rank R]\n"
                "                  [--engine-only R] [--engine-index E] [--packs-elsewhere] "
-               "[--filter-beta B] "
-               "[--dump FILE]\n"
+               "[--pack-intermediates]\n"
+               "                  [--filter-beta B] [--dump FILE]\n"
                "                  [--data-type float|half|bf16] [--channels-last]\n"
                "                  [--benchmark] [--workspace-memory M] [--populate]\n");
   std::exit(problem.empty() ? 0 : 2);
@@ -70,7 +71,11 @@ inline Options parse_options(int argc, char** argv) {
       continue;
     }
     if (option == "--packs-elsewhere") {
-      o.packs_elsewhere = true;
+      o.packs.elsewhere = true;
+      continue;
+    }
+    if (option == "--pack-intermediates") {
+      o.packs.intermediates = true;
       continue;
     }
     if (option == "--channels-last") {

@@ -49,6 +49,15 @@ inline int64_t workspace_of(const Candidate& c) {
   return plan_bytes;
 }
 
+// How each execution's variant pack is built.
+struct PackStyle {
+  // --packs-elsewhere: built, and destroyed, each on a thread of its own that then ends.
+  bool elsewhere = false;
+  // --pack-intermediates: CUDNN_ATTR_VARIANT_PACK_INTERMEDIATES set too (the workspace), as an
+  // application that passes cuDNN more than its tensors.
+  bool intermediates = false;
+};
+
 // Runs `step` on a thread of its own and waits for it (--packs-elsewhere), else right here.
 template <typename Step>
 inline void on_thread(bool elsewhere, Step step) {
@@ -59,22 +68,26 @@ inline void on_thread(bool elsewhere, Step step) {
 
 // A variant pack of the plan's workspace and the given tensors, finalized.
 inline Descriptor variant_pack(const Plan& plan, const std::vector<int64_t>& uids,
-                               const std::vector<void*>& pointers) {
+                               const std::vector<void*>& pointers, bool intermediates = false) {
   Descriptor pack = create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
   set(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids);
   set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, pointers);
   set(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR,
       std::vector<void*>{plan.buffer});
+  if (intermediates)
+    set(pack, CUDNN_ATTR_VARIANT_PACK_INTERMEDIATES, CUDNN_TYPE_VOID_PTR,
+        std::vector<void*>{plan.buffer});
   CHECK_CUDNN(cudnnBackendFinalize(pack));
   return pack;
 }
 
 inline void execute(cudnnHandle_t handle, const Plan& plan, const std::vector<int64_t>& uids,
-                    const std::vector<void*>& pointers, bool packs_elsewhere) {
+                    const std::vector<void*>& pointers, PackStyle packs) {
   Descriptor pack = nullptr;
-  on_thread(packs_elsewhere, [&] { pack = variant_pack(plan, uids, pointers); });
+  on_thread(packs.elsewhere,
+            [&] { pack = variant_pack(plan, uids, pointers, packs.intermediates); });
   CHECK_CUDNN(cudnnBackendExecute(handle, plan.plan, pack));
-  on_thread(packs_elsewhere, [&] { CHECK_CUDNN(cudnnBackendDestroyDescriptor(pack)); });
+  on_thread(packs.elsewhere, [&] { CHECK_CUDNN(cudnnBackendDestroyDescriptor(pack)); });
 }
 
 // --populate, as cudnn-frontend's native CUDA graphs: the execution recorded into a CUDA graph
@@ -110,7 +123,7 @@ inline constexpr int kBenchmarkRuns = 3;
 
 inline void benchmark(cudnnHandle_t handle, cudaStream_t stream, Plan& plan,
                       const std::string& label, const std::vector<int64_t>& uids,
-                      const std::vector<void*>& pointers, bool packs_elsewhere) {
+                      const std::vector<void*>& pointers, PackStyle packs) {
   if (plan.candidates.empty()) return;
   cudaEvent_t start, stop;
   CHECK_CUDA(cudaEventCreate(&start));
@@ -120,10 +133,9 @@ inline void benchmark(cudnnHandle_t handle, cudaStream_t stream, Plan& plan,
   float best_ms = 0;
   for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
     plan.plan = plan.candidates[i].plan;
-    execute(handle, plan, uids, pointers, packs_elsewhere);
+    execute(handle, plan, uids, pointers, packs);
     CHECK_CUDA(cudaEventRecord(start, stream));
-    for (int run = 0; run < kBenchmarkRuns; ++run)
-      execute(handle, plan, uids, pointers, packs_elsewhere);
+    for (int run = 0; run < kBenchmarkRuns; ++run) execute(handle, plan, uids, pointers, packs);
     CHECK_CUDA(cudaEventRecord(stop, stream));
     CHECK_CUDA(cudaEventSynchronize(stop));
     float ms = 0;

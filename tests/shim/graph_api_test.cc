@@ -231,16 +231,21 @@ TEST_F(GraphApi, CapturedIterationsRunThePlansWithoutViolations) {
 // Variant packs are recorded by the thread that builds them (frameworks build and execute them
 // on one): a pack built and destroyed on other threads than the one executing it is unknown
 // there, and cuDNN runs the plan itself, with the application's own results.
-TEST_F(GraphApi, PacksBuiltOnAnotherThreadAreLeftToCudnn) {
+TEST_F(GraphApi, PacksBuiltOnAnotherThreadRunUcudnnsPlansAndUnreadableOnesAreLeftToCudnn) {
   // No limit set: every engine fits what the application allocates. (Where an engine is over a
   // limit the user set, cuDNN cannot run it: graph_workspace_limit_test.cc.)
   const ProgramRun without = run({"--iterations", "2"}, {}, false);
-  const ProgramRun with = run({"--iterations", "2", "--packs-elsewhere"}, {}, true);
-  expect_same_results(without, with);
-  EXPECT_EQ(application_executes(with.trace), 2 * 3 * kLayers);
-  // The same program building its packs where it executes them runs ucudnn's plans.
+  // Each pack built on a thread that then ends, destroyed on another: ucudnn's plans run as
+  // where the packs are built on the executing thread.
+  const ProgramRun elsewhere = run({"--iterations", "2", "--packs-elsewhere"}, {}, true);
+  expect_same_results(without, elsewhere);
+  EXPECT_EQ(application_executes(elsewhere.trace), 0);
   const ProgramRun here = run({"--iterations", "2"}, {}, true);
   EXPECT_EQ(application_executes(here.trace), 0);
+  // Packs with intermediates set, which ucudnn cannot read: cuDNN runs the plans itself.
+  const ProgramRun unreadable = run({"--iterations", "2", "--pack-intermediates"}, {}, true);
+  expect_same_results(without, unreadable);
+  EXPECT_EQ(application_executes(unreadable.trace), 2 * 3 * kLayers);
 }
 
 TEST_F(GraphApi, PlansWithoutAHandleAreLeftToCudnnWithOneWarning) {

@@ -175,20 +175,21 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
   table().promise(plan_descriptor, std::move(promise), std::move(claim));
 }
 
-// A capped plan's execution with a pack ucudnn cannot read (built on another thread, or lost
-// track of): ucudnn does not know the pointers, and cuDNN's engine would overrun the workspace
-// the application holds. It fails, as a plan cuDNN cannot run does (frameworks then try their
-// next plan).
+// A capped plan's execution with a pack ucudnn cannot read (attributes it does not record, more
+// tensors than it keeps, or one it lost track of): ucudnn does not know the pointers, and cuDNN's
+// engine would overrun the workspace the application holds. It fails, as a plan cuDNN cannot run
+// does (frameworks then try their next plan).
 cudnnStatus_t unreadable_pack(const PlanPromise& promise) {
   warn_once("backend-capped-unreadable-pack",
-            "a variant pack ucudnn cannot read (built on another thread than the one executing "
-            "it, or with attributes ucudnn does not record) reached a graph API plan whose "
-            "engine needs " +
+            "a variant pack ucudnn cannot read (with attributes beside its tensors' ids, "
+            "pointers and workspace, or more than " +
+                std::to_string(VariantPack::kMaxTensors) +
+                " tensors) reached a graph API plan whose engine needs " +
                 format_byte_size(promise.engine_workspace_bytes) +
                 ", over the workspace limit, where the application was told " +
                 format_byte_size(promise.workspace_bytes) +
-                ": the execution fails with CUDNN_STATUS_NOT_SUPPORTED (build each variant pack "
-                "on the thread that executes it, or raise UCUDNN_WORKSPACE_LIMIT)");
+                ": the execution fails with CUDNN_STATUS_NOT_SUPPORTED (set only the pack's "
+                "tensors and workspace, or raise UCUDNN_WORKSPACE_LIMIT)");
   return CUDNN_STATUS_NOT_SUPPORTED;
 }
 
@@ -232,8 +233,8 @@ cudnnStatus_t create_descriptor(cudnnBackendDescriptorType_t type,
 cudnnStatus_t destroy_descriptor(cudnnBackendDescriptor_t descriptor) {
   // Forgotten first: once cuDNN frees it, the address may come back as another descriptor.
   if (descriptor && watching() && !ThreadVariantPacks::destroyed(descriptor) &&
-      !table().destroyed(descriptor))
-    ThreadVariantPacks::foreign_destruction();  // perhaps another thread's pack
+      !table().destroyed(descriptor) && !ThreadVariantPacks::destroyed_elsewhere(descriptor))
+    ThreadVariantPacks::foreign_destruction();  // perhaps a pack ucudnn lost track of
   return call(api().cudnnBackendDestroyDescriptor, descriptor);
 }
 
@@ -242,7 +243,7 @@ cudnnStatus_t initialize(cudnnBackendDescriptor_t descriptor) {
   if (status == CUDNN_STATUS_SUCCESS && descriptor && watching() &&
       !ThreadVariantPacks::initialized(descriptor)) {
     try {
-      table().initialized(descriptor);
+      if (!table().initialized(descriptor)) ThreadVariantPacks::initialized_elsewhere(descriptor);
     } catch (const std::exception&) {
       table().destroyed(descriptor);  // a stale record must not be planned or run from
     }
@@ -258,7 +259,8 @@ cudnnStatus_t set_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAtt
   if (status == CUDNN_STATUS_SUCCESS && watching() &&
       !ThreadVariantPacks::set(descriptor, name, type, count, values)) {
     try {
-      table().set(descriptor, name, type, count, values);
+      if (!table().set(descriptor, name, type, count, values))
+        ThreadVariantPacks::set_elsewhere(descriptor, name, type, count, values);
     } catch (const std::exception&) {
       table().destroyed(descriptor);  // an incomplete record must not be planned from
     }
@@ -295,7 +297,10 @@ cudnnStatus_t finalize(cudnnBackendDescriptor_t descriptor, const void* caller) 
   const cudnnStatus_t status = call(api().cudnnBackendFinalize, descriptor);
   if (status != CUDNN_STATUS_SUCCESS || !watching() || ThreadVariantPacks::finalized(descriptor))
     return status;
-  table().finalized(descriptor);
+  if (!table().finalized(descriptor)) {
+    ThreadVariantPacks::finalized_elsewhere(descriptor);
+    return status;
+  }
   bool execution_plan = false;
   table().read(descriptor, [&](const Record* record) {
     execution_plan = record && record->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR;
@@ -330,19 +335,20 @@ cudnnStatus_t execute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descri
   // one), is cuDNN's to judge: the application gets cuDNN's own answer. Not a capped plan's,
   // whose workspace the engine would overrun.
   const bool engine_may_run = promise->engine_may_run();
-  const VariantPack* pack = ThreadVariantPacks::find(variant_pack);
-  if (!pack) return engine_may_run ? run_cudnn() : unreadable_pack(*promise);
+  VariantPack pack;
+  if (!ThreadVariantPacks::find(variant_pack, pack))
+    return engine_may_run ? run_cudnn() : unreadable_pack(*promise);
   const cudnn::ConvolutionBuffers buffers{
-      pack->pointer(promise->x_uid), pack->pointer(promise->w_uid), pack->pointer(promise->y_uid)};
+      pack.pointer(promise->x_uid), pack.pointer(promise->w_uid), pack.pointer(promise->y_uid)};
   if (!buffers.x || !buffers.w || !buffers.y)
     return engine_may_run ? run_cudnn() : CUDNN_STATUS_BAD_PARAM;
-  if (!pack->workspace && promise->engine_workspace_bytes > 0 && engine_may_run) return run_cudnn();
+  if (!pack.workspace && promise->engine_workspace_bytes > 0 && engine_may_run) return run_cudnn();
   // The workspace the application surely allocated: what it was told.
-  const std::size_t bytes = pack->workspace ? promise->allocated_bytes() : 0;
+  const std::size_t bytes = pack.workspace ? promise->allocated_bytes() : 0;
   // The steady state: the plan made at Finalize, run as it is. Nothing is read from descriptors,
   // nothing allocated, no lock taken.
   if (promise->executor && promise->executor->workspace_bytes() <= bytes) {
-    const auto result = promise->executor->run(handle, promise->alpha(), buffers, pack->workspace,
+    const auto result = promise->executor->run(handle, promise->alpha(), buffers, pack.workspace,
                                                bytes, promise->beta());
     if (result.status == CUDNN_STATUS_SUCCESS) {
       promise->executor->count_run();
@@ -361,13 +367,13 @@ cudnnStatus_t execute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan_descri
                                   : "it runs undivided within the application's workspace"));
     if (engine_may_run) return run_cudnn();
     return dispatch::undivided(promise->operation, handle, promise->alpha(), promise->descriptors(),
-                               buffers, pack->workspace, bytes, promise->beta(),
+                               buffers, pack.workspace, bytes, promise->beta(),
                                promise->scope.deterministic_only);
   }
   // WD, or a plan that needs more workspace than the application was told: planned per call
   // (convolution() plans within what it was given).
   return convolution(promise->operation, handle, promise->alpha(), promise->descriptors(), buffers,
-                     cudnn::virtual_algorithm(promise->operation), pack->workspace, bytes,
+                     cudnn::virtual_algorithm(promise->operation), pack.workspace, bytes,
                      promise->beta(), promise->scope);
 }
 

@@ -65,11 +65,11 @@ bool DescriptorTable::destroyed(cudnnBackendDescriptor_t d) {
   return true;
 }
 
-void DescriptorTable::initialized(cudnnBackendDescriptor_t d) {
+bool DescriptorTable::initialized(cudnnBackendDescriptor_t d) {
   auto record = std::make_shared<Record>();
   std::lock_guard lock(mutex_);
   auto found = records_.find(d);
-  if (found == records_.end()) return;
+  if (found == records_.end()) return false;
   record->type = found->second->type;
   if (found->second->claim && found->second->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)
     found->second->claim->release(d);
@@ -77,13 +77,17 @@ void DescriptorTable::initialized(cudnnBackendDescriptor_t d) {
     forget_configuration_promise(*found->second, found->second->promise.get());
   found->second = std::move(record);
   changed();
+  return true;
 }
 
-void DescriptorTable::set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name,
+bool DescriptorTable::set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name,
                           cudnnBackendAttributeType_t type, std::int64_t count,
                           const void* values) {
   const std::size_t element = cudnn::backend_element_size(type);
-  if (count < 0 || (count > 0 && (!values || element == 0))) return;
+  if (count < 0 || (count > 0 && (!values || element == 0))) {
+    std::lock_guard lock(mutex_);
+    return records_.count(d) > 0;
+  }
   AttributeValue value;
   value.type = type;
   value.count = count;
@@ -91,7 +95,7 @@ void DescriptorTable::set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_
   if (!value.bytes.empty()) std::memcpy(value.bytes.data(), values, value.bytes.size());
   std::lock_guard lock(mutex_);
   auto found = records_.find(d);
-  if (found == records_.end()) return;
+  if (found == records_.end()) return false;
   if (type == CUDNN_TYPE_BACKEND_DESCRIPTOR) {
     const auto* given = static_cast<const cudnnBackendDescriptor_t*>(values);
     for (std::int64_t i = 0; i < count; ++i) {
@@ -107,16 +111,18 @@ void DescriptorTable::set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_
     }
   }
   found->second->attributes[name] = std::move(value);
+  return true;
 }
 
-void DescriptorTable::finalized(cudnnBackendDescriptor_t d) {
+bool DescriptorTable::finalized(cudnnBackendDescriptor_t d) {
   std::lock_guard lock(mutex_);
   auto found = records_.find(d);
-  if (found == records_.end()) return;
+  if (found == records_.end()) return false;
   found->second->finalized = true;
   // A new plan of the configuration: until ucudnn promises something for it, the
   // configuration's workspace is cuDNN's answer again.
   forget_configuration_promise(*found->second, nullptr);
+  return true;
 }
 
 void DescriptorTable::heuristics_results(cudnnBackendDescriptor_t heuristics,

@@ -73,12 +73,13 @@ class DescriptorTable {
   bool destroyed(cudnnBackendDescriptor_t d);
   // After cuDNN's cudnnBackendInitialize, which empties the descriptor and keeps its type: a
   // fresh record, so that nothing set or planned before is read or run again. Records that
-  // other descriptors hold stay as they were, as cuDNN's own copies do.
-  void initialized(cudnnBackendDescriptor_t d);
+  // other descriptors hold stay as they were, as cuDNN's own copies do. False when the table
+  // had no record of it (as for set and finalized).
+  bool initialized(cudnnBackendDescriptor_t d);
   // After cuDNN accepted the attribute.
-  void set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name,
+  bool set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name,
            cudnnBackendAttributeType_t type, std::int64_t count, const void* values);
-  void finalized(cudnnBackendDescriptor_t d);
+  bool finalized(cudnnBackendDescriptor_t d);
   // Engine configurations cuDNN's heuristics `results` filled for `heuristics`.
   void heuristics_results(cudnnBackendDescriptor_t heuristics,
                           const cudnnBackendDescriptor_t* results, std::int64_t count);

@@ -2,11 +2,13 @@
 // Variant packs as the application sets them, recorded by the thread that creates them.
 // Frameworks build one per execution (PyTorch: create, set three attributes, finalize,
 // execute, destroy), so packs stay out of the shared descriptor table and its lock: on the
-// steady-state path a thread touches nothing another thread writes. A pack executed on another
-// thread than its creator's, one with more tensors than kMaxTensors, or one this thread may
-// have lost track of (some thread destroyed a descriptor no record knew, possibly this
-// thread's pack, whose address may since be another's) reads as unknown: cuDNN then runs the
-// plan itself, which is always correct.
+// steady-state path a thread takes only its own records' lock, which no other thread takes
+// unless it uses a pack this thread created. A pack built on one thread (a worker that may
+// have ended since) and set, executed or destroyed on another is found in its creator's
+// records, or among those of ended threads. A pack with more tensors than kMaxTensors, one
+// with attributes ucudnn does not record, or one ucudnn may have lost track of (some thread
+// destroyed a descriptor no record knew, possibly a recorded pack, whose address may since be
+// another's) reads as unknown: cuDNN then runs the plan itself, which is always correct.
 #include <cudnn.h>
 
 #include <array>
@@ -33,18 +35,27 @@ class ThreadVariantPacks {
  public:
   // At cudnnBackendCreateDescriptor of a variant pack, on the creating thread.
   static void created(cudnnBackendDescriptor_t pack);
-  // Each returns false when `descriptor` is no pack of this thread: the caller records the
-  // call in the descriptor table instead.
+  // Each returns false when `descriptor` is no pack this thread created: the caller records
+  // the call in the descriptor table instead, or, where the table has no record of it either,
+  // in another thread's pack (the *_elsewhere forms, which take the lock of every thread's
+  // records they look through).
   static bool set(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
                   cudnnBackendAttributeType_t type, std::int64_t count, const void* values);
   static bool finalized(cudnnBackendDescriptor_t descriptor);
   static bool initialized(cudnnBackendDescriptor_t descriptor);
   static bool destroyed(cudnnBackendDescriptor_t descriptor);
+  static bool set_elsewhere(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
+                            cudnnBackendAttributeType_t type, std::int64_t count,
+                            const void* values);
+  static bool finalized_elsewhere(cudnnBackendDescriptor_t descriptor);
+  static bool initialized_elsewhere(cudnnBackendDescriptor_t descriptor);
+  static bool destroyed_elsewhere(cudnnBackendDescriptor_t descriptor);
   // A descriptor no record knew was destroyed (on any thread): every pack recorded until now
   // may be stale.
   static void foreign_destruction();
-  // This thread's finalized, readable, current record of `pack`, or null.
-  static const VariantPack* find(cudnnBackendDescriptor_t pack);
+  // The finalized, readable, current record of `pack` (this thread's, else whichever thread
+  // created it), copied into `into`; false where there is none.
+  static bool find(cudnnBackendDescriptor_t pack, VariantPack& into);
 };
 
 }  // namespace ucudnn::shim::backend
