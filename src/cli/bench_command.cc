@@ -15,6 +15,7 @@
 #include "cpu_worker.h"
 #include "database_access.h"
 #include "db/default_store.h"
+#include "exclusion_review.h"
 #include "exit_status.h"
 #include "plan_check.h"
 #include "plan_report.h"
@@ -241,7 +242,7 @@ int bench(const BenchOptions& options, Cluster& cluster) {
   const PlanningRequest& request = *setup.request;
   const auto kernels = network_kernels(request.network);
   const std::string& fingerprint = setup.summary.fingerprint;
-  Benchmarker& device = setup.workers.front()->benchmarker();
+  ExcludingBenchmarker& device = setup.workers.front()->benchmarker();
 
   // Rank 0 alone reads and writes the database; the others get the work list from it.
   std::optional<OpenedStore> database;
@@ -252,6 +253,15 @@ int bench(const BenchOptions& options, Cluster& cluster) {
     if (opened) {
       database = std::move(opened).value();
       work = find_missing_work(kernels, request.policy, device, *database->store, fingerprint);
+      const ExclusionReview review =
+          review_exclusion(device, request.excluded, kernels, available_backends());
+      for (const auto& warning : review.warnings)
+        std::fprintf(stderr, "ucudnn bench: warning: %s\n", warning.c_str());
+      abort = review.error;
+    } else {
+      abort = opened.error();
+    }
+    if (abort.empty()) {
       print_header(request, kernels, setups, database->description, work);
       if (request.backend == "cpu" && cluster.local_size() > 1)
         std::printf(
@@ -259,8 +269,6 @@ int bench(const BenchOptions& options, Cluster& cluster) {
             "other; run one rank per node\n",
             cluster.local_size());
       std::fflush(stdout);
-    } else {
-      abort = opened.error();
     }
   }
   const std::string shared =

@@ -17,7 +17,7 @@ class Worker {
   virtual ~Worker() = default;
 
   // The device's benchmarker without the algorithms the user excluded.
-  Benchmarker& benchmarker() {
+  ExcludingBenchmarker& benchmarker() {
     if (!allowed_) allowed_.emplace(device_benchmarker(), excluded_);
     return *allowed_;
   }

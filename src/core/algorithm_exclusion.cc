@@ -82,6 +82,19 @@ std::optional<std::string> AlgorithmExclusion::excluded_in(
   return std::nullopt;
 }
 
+std::string AlgorithmExclusion::entry(std::size_t i) const {
+  return patterns_.at(i).first + ":" + patterns_.at(i).second;
+}
+
+bool AlgorithmExclusion::entry_excludes(std::size_t i, std::string_view backend,
+                                        std::string_view algorithm) const {
+  return entry_names_backend(i, backend) && matches(patterns_.at(i).second, algorithm);
+}
+
+bool AlgorithmExclusion::entry_names_backend(std::size_t i, std::string_view backend) const {
+  return matches(patterns_.at(i).first, backend);
+}
+
 std::string AlgorithmExclusion::to_string() const {
   std::string text;
   for (const auto& [backend, algorithm] : patterns_)
@@ -91,9 +104,36 @@ std::string AlgorithmExclusion::to_string() const {
 
 std::vector<std::string> ExcludingBenchmarker::algorithms(const KernelKey& kernel) {
   auto names = device_.algorithms(kernel);
+  if (exclusion_.empty()) return names;
   const std::string backend = device_.backend_name();
-  std::erase_if(names, [&](const std::string& name) { return exclusion_.excludes(backend, name); });
+  const bool listed = !names.empty();
+  std::vector<bool> used(exclusion_.size(), false);
+  std::erase_if(names, [&](const std::string& name) {
+    bool excluded = false;
+    for (std::size_t i = 0; i < exclusion_.size(); ++i)
+      if (exclusion_.entry_excludes(i, backend, name)) used[i] = excluded = true;
+    return excluded;
+  });
+  std::lock_guard lock(mutex_);
+  for (std::size_t i = 0; i < used.size(); ++i)
+    if (used[i]) entry_used_[i] = true;
+  if (listed && names.empty()) emptied_.insert(kernel.to_string());
   return names;
+}
+
+std::vector<std::string> ExcludingBenchmarker::entries_that_excluded_nothing() const {
+  const std::string backend = device_.backend_name();
+  std::vector<std::string> idle;
+  std::lock_guard lock(mutex_);
+  for (std::size_t i = 0; i < exclusion_.size(); ++i)
+    if (!entry_used_[i] && exclusion_.entry_names_backend(i, backend))
+      idle.push_back(exclusion_.entry(i));
+  return idle;
+}
+
+std::set<std::string> ExcludingBenchmarker::kernels_left_without_algorithms() const {
+  std::lock_guard lock(mutex_);
+  return emptied_;
 }
 
 std::optional<Measurement> ExcludingBenchmarker::benchmark(const KernelKey& kernel,

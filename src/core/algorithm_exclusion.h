@@ -8,6 +8,9 @@
 // "cpu:WINOGRAD_F4X4_3X3,cudnn:FFT*,cudnn:eng12{k2=1,k3=0},cudnn:eng34*"; names compare
 // without regard to case, '*' and '?' are wildcards as in shell patterns, and a comma inside
 // an engine configuration's braces is part of its name (core/engine_name.h).
+#include <cstddef>
+#include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,6 +33,12 @@ class AlgorithmExclusion {
                                             std::vector<std::string>& unreadable);
 
   bool excludes(std::string_view backend, std::string_view algorithm) const;
+  // Entry by entry, as parsed: "backend:pattern", and whether it excludes an algorithm, or
+  // names a backend.
+  std::size_t size() const { return patterns_.size(); }
+  std::string entry(std::size_t i) const;
+  bool entry_excludes(std::size_t i, std::string_view backend, std::string_view algorithm) const;
+  bool entry_names_backend(std::size_t i, std::string_view backend) const;
   // The first excluded algorithm a configuration (device and host share) uses, if any.
   std::optional<std::string> excluded_in(const Configuration& configuration) const;
   bool empty() const { return patterns_.empty(); }
@@ -40,20 +49,31 @@ class AlgorithmExclusion {
 };
 
 // A device's benchmarker without the excluded algorithms: they are not listed, and asking
-// to measure one answers "not supported".
+// to measure one answers "not supported". It keeps account of what the exclusion did to the
+// lists, so that an entry that excludes nothing (a mistyped name) or one that leaves a kernel
+// without any algorithm can be named.
 class ExcludingBenchmarker final : public Benchmarker {
  public:
   ExcludingBenchmarker(Benchmarker& device, const AlgorithmExclusion& exclusion)
-      : device_(device), exclusion_(exclusion) {}
+      : device_(device), exclusion_(exclusion), entry_used_(exclusion.size(), false) {}
   std::string backend_name() const override { return device_.backend_name(); }
   DeviceFingerprint fingerprint() const override { return device_.fingerprint(); }
   std::vector<std::string> algorithms(const KernelKey& kernel) override;
   std::optional<Measurement> benchmark(const KernelKey& kernel, const std::string& algorithm,
                                        std::int64_t micro_batch) override;
 
+  // Of the kernels listed so far: the entries that name this backend and excluded none of its
+  // algorithms, and the kernels (KernelKey::to_string) the device lists algorithms for and the
+  // exclusion left without any.
+  std::vector<std::string> entries_that_excluded_nothing() const;
+  std::set<std::string> kernels_left_without_algorithms() const;
+
  private:
   Benchmarker& device_;
   const AlgorithmExclusion& exclusion_;
+  mutable std::mutex mutex_;  // devices list from several threads
+  std::vector<bool> entry_used_;
+  std::set<std::string> emptied_;
 };
 
 }  // namespace ucudnn

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_fixture.h"
+#include "support/printed_text.h"
 
 namespace ucudnn::testing {
 namespace {
@@ -170,6 +171,37 @@ TEST_F(CliTest, ExcludedAlgorithmsAreNeitherMeasuredNorPlanned) {
   EXPECT_EQ(bad.status, 2) << describe(bad);
   EXPECT_NE(bad.err.find("--exclude-algorithms: 'FFT' is not backend:ALGORITHM"), std::string::npos)
       << bad.err;
+}
+
+// An entry that excludes nothing (a mistyped name, a backend this build lacks) is named; an
+// exclusion that leaves some kernel no algorithm fails before anything is measured, where
+// planning would only have said, after the measuring, that nothing fits.
+TEST_F(CliTest, AnExclusionOfNothingIsNamedAndOneOfEverythingFailsBeforeMeasuring) {
+  const auto typo = run(concat({"bench", "--database", path("a.db"), "--no-check-plans",
+                                "--exclude-algorithms", "cpu:LOWERNG_*,gpu:FFT,cpu:ONEDNN_AUTO"},
+                               bench_args()));
+  ASSERT_EQ(typo.status, 0) << describe(typo);
+  EXPECT_NE(typo.err.find("ucudnn bench: warning: --exclude-algorithms entry 'cpu:LOWERNG_*' "
+                          "matched none of the cpu algorithms listed for these kernels"),
+            std::string::npos)
+      << typo.err;
+  EXPECT_NE(typo.err.find("ucudnn bench: warning: --exclude-algorithms entry 'gpu:FFT' names no "
+                          "backend of this build (cpu"),
+            std::string::npos)
+      << typo.err;
+  EXPECT_EQ(testing::count_of(typo.err, "warning"), 2)
+      << typo.err;  // cpu:ONEDNN_AUTO excluded some
+
+  const auto all = run(
+      concat({"bench", "--database", path("b.db"), "--exclude-algorithms", "cpu:*"}, bench_args()));
+  EXPECT_EQ(all.status, 1) << describe(all);
+  EXPECT_NE(all.err.find("ucudnn bench: --exclude-algorithms 'cpu:*' excludes every cpu "
+                         "algorithm of 12 of the 12 kernels, e.g. conv1 Forward: nothing would "
+                         "be left to plan them with"),
+            std::string::npos)
+      << all.err;
+  EXPECT_EQ(all.out.find("measured"), std::string::npos) << all.out;
+  EXPECT_TRUE(rows(path("b.db")).first.empty());
 }
 
 // 3-d layers are planned like 2-d ones, by the N-d solvers, and their plans compute what the
