@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <initializer_list>
 #include <optional>
 #include <string>
 
@@ -21,6 +22,15 @@ inline long long parse_integer(const std::string& option, const std::string& tex
   if (text.empty() || *end != '\0' || errno != 0 || value < low)
     refuse(option + ": invalid value '" + text + "'");
   return value;
+}
+
+// Refuses an option that is none of the program's options taking a value (`valued`) as unknown,
+// before its value is looked for: "--bogus" given last is unknown, not short of a value.
+inline void refuse_unknown(const std::string& option, std::initializer_list<const char*> valued,
+                           Refusal refuse) {
+  for (const char* name : valued)
+    if (option == name) return;
+  refuse("unknown option " + option);
 }
 
 // --data-type float|half|bf16.

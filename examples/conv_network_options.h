@@ -66,13 +66,18 @@ inline Options parse_options(int argc, char** argv) {
       options.channels_last = true;
       continue;
     }
-    if (const auto equals = option.find('='); equals != std::string::npos) {
+    const auto equals = option.find('=');
+    if (equals != std::string::npos) {
       value = option.substr(equals + 1);
       option.resize(equals);
-    } else if (i + 1 < argc) {
+    }
+    refuse_unknown(option,
+                   {"--batch", "--seed", "--iterations", "--threads", "--workspace-limit", "--dump",
+                    "--select", "--data-type", "--math-type"},
+                   usage);
+    if (equals == std::string::npos) {
+      if (i + 1 >= argc) usage(option + " needs a value");
       value = argv[++i];
-    } else {
-      usage(option + " needs a value");
     }
     if (option == "--batch")
       options.batch = static_cast<int>(parse_integer(option, value, 1, usage));

@@ -90,6 +90,11 @@ inline Options parse_options(int argc, char** argv) {
       o.benchmark = true;
       continue;
     }
+    refuse_unknown(option,
+                   {"--batch", "--seed", "--iterations", "--layers", "--graph", "--engine-rank",
+                    "--engine-only", "--engine-index", "--filter-beta", "--data-type",
+                    "--workspace-memory", "--dump"},
+                   usage);
     if (i + 1 >= argc) usage(option + " needs a value");
     const std::string value = argv[++i];
     if (option == "--batch")

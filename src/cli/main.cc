@@ -41,6 +41,19 @@ std::optional<std::string> unknown_command(const CLI::App& app, int argc, char**
   return std::nullopt;
 }
 
+// A parse error as the tool's other errors say theirs, naming the command it is of:
+// "ucudnn plan: --batch: Value 2x not in range 1 to 65536".
+std::string failure_message(const CLI::App* app, const CLI::Error& error) {
+  std::string where = "ucudnn";
+  for (const CLI::App* at = app;;) {
+    const auto given = at->get_subcommands();
+    if (given.empty()) break;
+    at = given.front();
+    where += " " + at->get_name();
+  }
+  return where + ": " + error.what() + "\nRun " + where + " --help for more information.\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -48,6 +61,7 @@ int main(int argc, char** argv) {
   CLI::App app{"ucudnn: faster convolutions under a workspace limit, by micro-batching"};
   app.set_version_flag("--version", std::string("ucudnn ") + ucudnn::kUcudnnVersion);
   app.require_subcommand(1);
+  app.failure_message(failure_message);
   ucudnn::cli::BenchOptions bench;
   ucudnn::cli::add_bench_command(app, bench);
   ucudnn::cli::PlanOptions plan;
