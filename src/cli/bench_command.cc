@@ -254,7 +254,7 @@ int bench(const BenchOptions& options, Cluster& cluster) {
       database = std::move(opened).value();
       work = find_missing_work(kernels, request.policy, device, *database->store, fingerprint);
       const ExclusionReview review =
-          review_exclusion(device, request.excluded, kernels, available_backends());
+          review_exclusion(device.account(), request.backend, kernels, available_backends());
       for (const auto& warning : review.warnings)
         std::fprintf(stderr, "ucudnn bench: warning: %s\n", warning.c_str());
       abort = review.error;

@@ -4,13 +4,12 @@
 
 namespace ucudnn::cli {
 
-ExclusionReview review_exclusion(const ExcludingBenchmarker& device,
-                                 const AlgorithmExclusion& exclusion,
+ExclusionReview review_exclusion(const ExclusionAccount& account, const std::string& backend,
                                  const std::vector<NetworkKernel>& kernels,
                                  const std::vector<std::string>& backends) {
   ExclusionReview review;
-  const std::string backend = device.backend_name();
-  const auto emptied = device.kernels_left_without_algorithms();
+  const AlgorithmExclusion& exclusion = account.exclusion();
+  const auto emptied = account.kernels_left_without_algorithms();
   std::size_t count = 0;
   std::string first;
   for (const auto& kernel : kernels) {
@@ -21,8 +20,8 @@ ExclusionReview review_exclusion(const ExcludingBenchmarker& device,
     review.error = "--exclude-algorithms '" + exclusion.to_string() + "' excludes every " +
                    backend + " algorithm of " + std::to_string(count) + " of the " +
                    std::to_string(kernels.size()) + " kernels, e.g. " + first +
-                   ": nothing would be left to plan them with";
-  for (const auto& entry : device.entries_that_excluded_nothing())
+                   ": nothing is left to plan them with";
+  for (const auto& entry : account.entries_that_excluded_nothing(backend))
     review.warnings.push_back("--exclude-algorithms entry '" + entry + "' matched none of the " +
                               backend + " algorithms listed for these kernels");
   std::string names;

@@ -1,9 +1,8 @@
 #pragma once
-// What the user's --exclude-algorithms did to the algorithms bench listed: an exclusion that
-// leaves a kernel nothing to plan with is an error before anything is measured (planning would
-// only say, after the measuring, that nothing fits the limit); an entry that excluded nothing
-// (a mistyped algorithm, a backend this build does not have) is named, as it is most likely
-// not what the user meant.
+// What the user's --exclude-algorithms did to the algorithms listed for a network's kernels:
+// an exclusion that leaves a kernel nothing to plan with (bench fails before anything is
+// measured; plan and report, which draw it, say why), and each entry that excluded nothing (a
+// mistyped algorithm, a backend this build does not have), most likely not what the user meant.
 #include <string>
 #include <vector>
 
@@ -17,9 +16,9 @@ struct ExclusionReview {
   std::vector<std::string> warnings;  // one per entry that excluded nothing
 };
 
-// `device` has listed the algorithms of every kernel of `kernels`; `backends`: this build's.
-ExclusionReview review_exclusion(const ExcludingBenchmarker& device,
-                                 const AlgorithmExclusion& exclusion,
+// `account` has filtered `backend`'s algorithms of every kernel of `kernels`; `backends`: this
+// build's.
+ExclusionReview review_exclusion(const ExclusionAccount& account, const std::string& backend,
                                  const std::vector<NetworkKernel>& kernels,
                                  const std::vector<std::string>& backends);
 

@@ -10,6 +10,7 @@
 #include "core/reduction_precision.h"
 #include "cpu_benchmarker.h"
 #include "database_access.h"
+#include "exclusion_review.h"
 #include "exit_status.h"
 #include "fingerprint_search.h"
 #include "store_reader.h"
@@ -30,7 +31,7 @@ namespace {
 // the ones the database has results of for the device, at any micro-batch; the legacy
 // algorithms where it has none (the planning then names what is missing).
 AlgorithmLister algorithm_lister(const std::string& backend, cpu::CpuBenchmarker& cpu,
-                                 const AlgorithmExclusion& excluded, BenchmarkStore& store,
+                                 ExclusionAccount& excluded, BenchmarkStore& store,
                                  const std::string& fingerprint) {
   return [&cpu, &excluded, &store, backend, fingerprint](const KernelKey& kernel) {
     std::vector<std::string> names;
@@ -45,7 +46,7 @@ AlgorithmLister algorithm_lister(const std::string& backend, cpu::CpuBenchmarker
     } else {
       names = cpu.algorithms(kernel);
     }
-    std::erase_if(names, [&](const std::string& name) { return excluded.excludes(backend, name); });
+    excluded.filter(backend, kernel, names);
     return names;
   };
 }
@@ -166,11 +167,16 @@ std::variant<StoredNetworkPlan, PlanUnavailable> read_network_plan(
                  fingerprint.c_str());
   }
 
-  StoreReader reader(
-      request.backend, fingerprint,
-      algorithm_lister(request.backend, cpu, request.excluded, *database.store, fingerprint),
-      {database.store.get()});
+  ExclusionAccount excluded(request.excluded);
+  StoreReader reader(request.backend, fingerprint,
+                     algorithm_lister(request.backend, cpu, excluded, *database.store, fingerprint),
+                     {database.store.get()});
   stored.plan = plan_network(reader, stored.kernels, request);
+  ExclusionReview review =
+      review_exclusion(excluded, request.backend, stored.kernels, available_backends());
+  if (!review.error.empty()) review.warnings.insert(review.warnings.begin(), review.error);
+  for (const auto& warning : review.warnings)
+    std::fprintf(stderr, "ucudnn %s: warning: %s\n", command.c_str(), warning.c_str());
   if (const auto missing = reader.missing(); !missing.empty()) {
     std::string message = missing_message(stored.kernels, missing) + "; run `" +
                           bench_command_line(options) + "` first";

@@ -102,10 +102,9 @@ std::string AlgorithmExclusion::to_string() const {
   return text;
 }
 
-std::vector<std::string> ExcludingBenchmarker::algorithms(const KernelKey& kernel) {
-  auto names = device_.algorithms(kernel);
-  if (exclusion_.empty()) return names;
-  const std::string backend = device_.backend_name();
+void ExclusionAccount::filter(const std::string& backend, const KernelKey& kernel,
+                              std::vector<std::string>& names) {
+  if (exclusion_.empty()) return;
   const bool listed = !names.empty();
   std::vector<bool> used(exclusion_.size(), false);
   std::erase_if(names, [&](const std::string& name) {
@@ -118,11 +117,10 @@ std::vector<std::string> ExcludingBenchmarker::algorithms(const KernelKey& kerne
   for (std::size_t i = 0; i < used.size(); ++i)
     if (used[i]) entry_used_[i] = true;
   if (listed && names.empty()) emptied_.insert(kernel.to_string());
-  return names;
 }
 
-std::vector<std::string> ExcludingBenchmarker::entries_that_excluded_nothing() const {
-  const std::string backend = device_.backend_name();
+std::vector<std::string> ExclusionAccount::entries_that_excluded_nothing(
+    const std::string& backend) const {
   std::vector<std::string> idle;
   std::lock_guard lock(mutex_);
   for (std::size_t i = 0; i < exclusion_.size(); ++i)
@@ -131,15 +129,21 @@ std::vector<std::string> ExcludingBenchmarker::entries_that_excluded_nothing() c
   return idle;
 }
 
-std::set<std::string> ExcludingBenchmarker::kernels_left_without_algorithms() const {
+std::set<std::string> ExclusionAccount::kernels_left_without_algorithms() const {
   std::lock_guard lock(mutex_);
   return emptied_;
+}
+
+std::vector<std::string> ExcludingBenchmarker::algorithms(const KernelKey& kernel) {
+  auto names = device_.algorithms(kernel);
+  account_.filter(device_.backend_name(), kernel, names);
+  return names;
 }
 
 std::optional<Measurement> ExcludingBenchmarker::benchmark(const KernelKey& kernel,
                                                            const std::string& algorithm,
                                                            std::int64_t micro_batch) {
-  if (exclusion_.excludes(device_.backend_name(), algorithm)) return std::nullopt;
+  if (account_.exclusion().excludes(device_.backend_name(), algorithm)) return std::nullopt;
   return device_.benchmark(kernel, algorithm, micro_batch);
 }
 

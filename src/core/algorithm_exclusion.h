@@ -48,32 +48,45 @@ class AlgorithmExclusion {
   std::vector<std::pair<std::string, std::string>> patterns_;  // (backend, algorithm pattern)
 };
 
+// What an exclusion did to the algorithm lists it filtered, so that an entry that excludes
+// nothing (a mistyped name) or one that leaves a kernel without any algorithm can be named.
+// Lists may be filtered from several threads.
+class ExclusionAccount {
+ public:
+  explicit ExclusionAccount(const AlgorithmExclusion& exclusion)
+      : exclusion_(exclusion), entry_used_(exclusion.size(), false) {}
+  const AlgorithmExclusion& exclusion() const { return exclusion_; }
+  // Removes the excluded ones from `names`, the algorithms `backend` lists for `kernel`.
+  void filter(const std::string& backend, const KernelKey& kernel, std::vector<std::string>& names);
+  // Of the lists filtered so far: the entries that name `backend` and excluded none of its
+  // algorithms, and the kernels (KernelKey::to_string) that had algorithms and have none left.
+  std::vector<std::string> entries_that_excluded_nothing(const std::string& backend) const;
+  std::set<std::string> kernels_left_without_algorithms() const;
+
+ private:
+  const AlgorithmExclusion& exclusion_;
+  mutable std::mutex mutex_;
+  std::vector<bool> entry_used_;
+  std::set<std::string> emptied_;
+};
+
 // A device's benchmarker without the excluded algorithms: they are not listed, and asking
-// to measure one answers "not supported". It keeps account of what the exclusion did to the
-// lists, so that an entry that excludes nothing (a mistyped name) or one that leaves a kernel
-// without any algorithm can be named.
+// to measure one answers "not supported".
 class ExcludingBenchmarker final : public Benchmarker {
  public:
   ExcludingBenchmarker(Benchmarker& device, const AlgorithmExclusion& exclusion)
-      : device_(device), exclusion_(exclusion), entry_used_(exclusion.size(), false) {}
+      : device_(device), account_(exclusion) {}
   std::string backend_name() const override { return device_.backend_name(); }
   DeviceFingerprint fingerprint() const override { return device_.fingerprint(); }
   std::vector<std::string> algorithms(const KernelKey& kernel) override;
   std::optional<Measurement> benchmark(const KernelKey& kernel, const std::string& algorithm,
                                        std::int64_t micro_batch) override;
-
-  // Of the kernels listed so far: the entries that name this backend and excluded none of its
-  // algorithms, and the kernels (KernelKey::to_string) the device lists algorithms for and the
-  // exclusion left without any.
-  std::vector<std::string> entries_that_excluded_nothing() const;
-  std::set<std::string> kernels_left_without_algorithms() const;
+  // What the exclusion did to the kernels listed so far.
+  const ExclusionAccount& account() const { return account_; }
 
  private:
   Benchmarker& device_;
-  const AlgorithmExclusion& exclusion_;
-  mutable std::mutex mutex_;  // devices list from several threads
-  std::vector<bool> entry_used_;
-  std::set<std::string> emptied_;
+  ExclusionAccount account_;
 };
 
 }  // namespace ucudnn

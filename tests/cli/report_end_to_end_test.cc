@@ -222,10 +222,18 @@ TEST_F(ReportTest, KernelsWithoutAPlanAreDrawnAndFailAsPlanDoes) {
       concat({"--database", path("t.db"), "--exclude-algorithms", "cpu:*"}, network_args());
   const auto plan = run(concat({"plan"}, args));
   EXPECT_EQ(plan.status, 1) << describe(plan);
+  // Why nothing fits: the exclusion left no algorithm.
+  EXPECT_NE(plan.err.find("ucudnn plan: warning: --exclude-algorithms 'cpu:*' excludes every cpu "
+                          "algorithm of 12 of the 12 kernels, e.g. conv1 Forward"),
+            std::string::npos)
+      << plan.err;
   const auto r = run(concat({"report", "--out", path("none.html")}, args));
   EXPECT_EQ(r.status, plan.status) << describe(r);
   EXPECT_NE(r.err.find(
                 "ucudnn report: no plan for 12 of the 12 kernels (no configuration covers batch 4"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("ucudnn report: warning: --exclude-algorithms 'cpu:*' excludes every"),
             std::string::npos)
       << r.err;
   EXPECT_NE(read_file(path("none.html")).find("nothing fits"), std::string::npos);

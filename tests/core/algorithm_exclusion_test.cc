@@ -98,24 +98,26 @@ TEST(ExcludingBenchmarker, NamesEntriesThatExcludeNothingAndKernelsLeftWithoutAl
   testing::TableBenchmarker table({"A", "B", "AB"});
   const auto exclusion = *AlgorithmExclusion::parse("table:A*,table:C,other:B,t*:B");
   ExcludingBenchmarker allowed(table, exclusion);
-  EXPECT_EQ(allowed.entries_that_excluded_nothing(),
+  EXPECT_EQ(allowed.account().entries_that_excluded_nothing("table"),
             (std::vector<std::string>{"table:A*", "table:C", "t*:B"}))
       << "nothing was listed yet";
   const auto kernel = testing::kernel_with_batch(4);
   EXPECT_TRUE(allowed.algorithms(kernel).empty());
   // "other:B" names another backend: not this benchmarker's to judge.
-  EXPECT_EQ(allowed.entries_that_excluded_nothing(), std::vector<std::string>{"table:C"});
-  EXPECT_EQ(allowed.kernels_left_without_algorithms(), std::set<std::string>{kernel.to_string()});
+  EXPECT_EQ(allowed.account().entries_that_excluded_nothing("table"),
+            std::vector<std::string>{"table:C"});
+  EXPECT_EQ(allowed.account().kernels_left_without_algorithms(),
+            std::set<std::string>{kernel.to_string()});
   // A kernel the device lists nothing for is not one the exclusion emptied.
   testing::TableBenchmarker none(std::vector<std::string>{});
   ExcludingBenchmarker nothing_listed(none, exclusion);
   EXPECT_TRUE(nothing_listed.algorithms(kernel).empty());
-  EXPECT_TRUE(nothing_listed.kernels_left_without_algorithms().empty());
+  EXPECT_TRUE(nothing_listed.account().kernels_left_without_algorithms().empty());
   const auto partial = *AlgorithmExclusion::parse("table:AB");
   ExcludingBenchmarker some(table, partial);
   EXPECT_EQ(some.algorithms(kernel), (std::vector<std::string>{"A", "B"}));
-  EXPECT_TRUE(some.entries_that_excluded_nothing().empty());
-  EXPECT_TRUE(some.kernels_left_without_algorithms().empty());
+  EXPECT_TRUE(some.account().entries_that_excluded_nothing("table").empty());
+  EXPECT_TRUE(some.account().kernels_left_without_algorithms().empty());
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // Variant packs as the threads that build them record them (shim/backend/thread_variant_packs.h):
 // a pack is found with its pointers wherever it was built, on a live thread or one that ended,
-// and wherever it is set, finalized or destroyed; a destroyed pack, one whose attributes ucudnn
-// does not record, and every pack recorded before a destruction no record knew read as unknown.
-// The descriptors are addresses only: nothing here reaches cuDNN.
+// and wherever it is set, finalized or destroyed; a destroyed pack and one whose attributes
+// ucudnn does not record read as unknown, and nothing else makes a pack unknown. The
+// descriptors are addresses only: nothing here reaches cuDNN.
 #include "shim/backend/thread_variant_packs.h"
 
 #include <gtest/gtest.h>
@@ -110,7 +110,7 @@ TEST(ThreadVariantPacks, ALiveThreadsPackIsSetFinalizedAndReadFromAnother) {
   EXPECT_TRUE(creator_found);
   EXPECT_EQ(seen_by_creator.pointer(5), address(0x5000));
   VariantPack found;
-  ASSERT_TRUE(Packs::find(pack, found));
+  EXPECT_TRUE(Packs::find(pack, found));  // no ASSERT: the creator waits for stage 4
   EXPECT_EQ(found.pointer(5), address(0x5000));
   // Initialized elsewhere: emptied, as cuDNN empties it.
   EXPECT_TRUE(Packs::initialized_elsewhere(pack));
@@ -139,22 +139,66 @@ TEST(ThreadVariantPacks, APackWithAttributesUcudnnDoesNotRecordIsUnknown) {
   Packs::destroyed(wide);
 }
 
-TEST(ThreadVariantPacks, ADestructionNoRecordKnewMakesEveryEarlierPackUnknown) {
-  const auto mine = descriptor(5, 0), ended = descriptor(5, 1);
-  build(mine, 1, address(0x1000), nullptr);
+TEST(ThreadVariantPacks, ADestructionNoRecordKnewLeavesEveryPackKnown) {
+  // Descriptors of other kinds, and packs whose records were dropped, are destroyed all the
+  // time: the packs in flight on every thread stay known.
+  const auto ended = descriptor(5, 0);
   on_a_thread_that_ends([&] { build(ended, 2, address(0x2000), nullptr); });
+  EXPECT_FALSE(Packs::destroyed(descriptor(5, 1)));
+  EXPECT_FALSE(Packs::destroyed_elsewhere(descriptor(5, 1)));
+  // A thread that keeps more packs than it records forgets the oldest; destroying that one
+  // touches no other pack.
+  std::vector<cudnnBackendDescriptor_t> kept;
+  for (std::uintptr_t i = 0; i < 65; ++i) {
+    kept.push_back(descriptor(5, 10 + i));
+    build(kept.back(), 3, address(0x3000 + i), nullptr);
+  }
   VariantPack found;
-  ASSERT_TRUE(Packs::find(mine, found));
+  EXPECT_FALSE(Packs::find(kept.front(), found)) << "the oldest of 65 is forgotten";
+  EXPECT_FALSE(Packs::destroyed(kept.front()));
+  EXPECT_FALSE(Packs::destroyed_elsewhere(kept.front()));
   ASSERT_TRUE(Packs::find(ended, found));
-  Packs::foreign_destruction();
-  EXPECT_FALSE(Packs::find(mine, found));
-  EXPECT_FALSE(Packs::find(ended, found));
-  // Built again at the same address: current, and found.
-  build(mine, 3, address(0x3000), nullptr);
-  ASSERT_TRUE(Packs::find(mine, found));
-  EXPECT_EQ(found.pointer(3), address(0x3000));
-  Packs::destroyed(mine);
-  EXPECT_TRUE(Packs::destroyed_elsewhere(ended));  // stale records go with their descriptor too
+  EXPECT_EQ(found.pointer(2), address(0x2000));
+  for (std::size_t i = 1; i < kept.size(); ++i) {
+    ASSERT_TRUE(Packs::find(kept[i], found)) << "pack " << i;
+    EXPECT_EQ(found.pointer(3), address(0x3000 + i));
+    EXPECT_TRUE(Packs::destroyed(kept[i]));
+  }
+  EXPECT_TRUE(Packs::destroyed_elsewhere(ended));
+}
+
+// Calls made as a thread ends, after its records went to the ended threads' (another
+// thread-local's destructor destroying descriptors).
+struct AtThreadEnd {
+  cudnnBackendDescriptor_t pack = nullptr, late = nullptr;
+  bool destroyed_own = true, destroyed_elsewhere = false, found_late = true;
+  ~AtThreadEnd() {
+    if (!pack) return;
+    destroyed_own = Packs::destroyed(pack);
+    destroyed_elsewhere = Packs::destroyed_elsewhere(pack);
+    Packs::created(late);
+    VariantPack found;
+    found_late = Packs::find(late, found);
+    results = *this;
+    results.pack = nullptr;
+  }
+  static AtThreadEnd results;
+};
+AtThreadEnd AtThreadEnd::results;
+thread_local AtThreadEnd at_thread_end;
+
+TEST(ThreadVariantPacks, CallsAsAThreadEndsReachTheRecordsItLeft) {
+  on_a_thread_that_ends([] {
+    // Constructed before the thread's records, so destroyed after them.
+    at_thread_end.pack = descriptor(8, 0);
+    at_thread_end.late = descriptor(8, 1);
+    build(at_thread_end.pack, 1, address(0x1000), nullptr);
+  });
+  EXPECT_FALSE(AtThreadEnd::results.destroyed_own);
+  EXPECT_TRUE(AtThreadEnd::results.destroyed_elsewhere);
+  EXPECT_FALSE(AtThreadEnd::results.found_late) << "a pack created as its thread ends is unknown";
+  VariantPack found;
+  EXPECT_FALSE(Packs::find(descriptor(8, 0), found));
 }
 
 TEST(ThreadVariantPacks, EndedThreadsKeepTheirNewestPacksOnly) {
@@ -199,8 +243,15 @@ TEST(ThreadVariantPacks, ThreadsBuildingAndReadingAtOnceEachSeeTheirOwnPointers)
         Packs::destroyed(pack);
       }
     });
+  // It reads the workers' packs too: some it finds, mid-build or not.
   std::thread looker([&] {
-    while (!done) Packs::destroyed_elsewhere(descriptor(7, 1000));
+    std::mt19937 random(seed);
+    VariantPack found;
+    while (!done) {
+      Packs::destroyed_elsewhere(descriptor(7, 1000));
+      if (Packs::find(descriptor(7, random() % (kWorkers * 8)), found) && found.pointer_count != 1)
+        ++wrong;
+    }
   });
   for (auto& worker : workers) worker.join();
   done = true;

@@ -233,8 +233,8 @@ cudnnStatus_t create_descriptor(cudnnBackendDescriptorType_t type,
 cudnnStatus_t destroy_descriptor(cudnnBackendDescriptor_t descriptor) {
   // Forgotten first: once cuDNN frees it, the address may come back as another descriptor.
   if (descriptor && watching() && !ThreadVariantPacks::destroyed(descriptor) &&
-      !table().destroyed(descriptor) && !ThreadVariantPacks::destroyed_elsewhere(descriptor))
-    ThreadVariantPacks::foreign_destruction();  // perhaps a pack ucudnn lost track of
+      !table().destroyed(descriptor))
+    ThreadVariantPacks::destroyed_elsewhere(descriptor);
   return call(api().cudnnBackendDestroyDescriptor, descriptor);
 }
 
@@ -245,7 +245,8 @@ cudnnStatus_t initialize(cudnnBackendDescriptor_t descriptor) {
     try {
       if (!table().initialized(descriptor)) ThreadVariantPacks::initialized_elsewhere(descriptor);
     } catch (const std::exception&) {
-      table().destroyed(descriptor);  // a stale record must not be planned or run from
+      // A stale record must not be planned or run from.
+      if (!table().destroyed(descriptor)) ThreadVariantPacks::destroyed_elsewhere(descriptor);
     }
   }
   return status;
@@ -262,7 +263,8 @@ cudnnStatus_t set_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAtt
       if (!table().set(descriptor, name, type, count, values))
         ThreadVariantPacks::set_elsewhere(descriptor, name, type, count, values);
     } catch (const std::exception&) {
-      table().destroyed(descriptor);  // an incomplete record must not be planned from
+      // An incomplete record must not be planned or run from.
+      if (!table().destroyed(descriptor)) ThreadVariantPacks::destroyed_elsewhere(descriptor);
     }
   }
   return status;

@@ -1,28 +1,22 @@
 #include "shim/backend/thread_variant_packs.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <new>
 #include <vector>
 
 namespace ucudnn::shim::backend {
 
 namespace {
 
-// More live packs than this on one thread (an application that never destroys them): the
-// oldest is forgotten, and reads as unknown.
+// More live packs than this on one thread (an application that keeps them): the oldest is
+// forgotten, and reads as unknown.
 constexpr std::size_t kMaxLivePacks = 64;
 // Packs whose creating thread ended before they were destroyed (built on a worker, executed
 // and destroyed elsewhere), kept for the threads that use them: the oldest go beyond this.
 constexpr std::size_t kMaxOrphanPacks = 256;
-
-std::atomic<std::uint64_t> foreign_destructions{0};
-
-std::uint64_t generation_now() {
-  return foreign_destructions.load(std::memory_order_acquire);
-}
 
 // One thread's live packs. Its owner locks it on every call, uncontended unless another thread
 // reaches a pack this one created. The capacity stays: no allocation per execution.
@@ -32,21 +26,25 @@ struct PackList {
 };
 
 // Every live thread's list, and the packs of threads that ended. Lock order: this mutex, then
-// a list's.
+// a list's. Every record of a live pack is in one of them, so a destruction seen anywhere
+// removes it: no record outlives its descriptor, and none is stale.
 struct AllThreads {
   std::mutex mutex;
   std::vector<PackList*> lists;
   std::vector<VariantPack> orphans;
 };
 
-// Never destroyed: threads end, and hand their packs over, after exit's static destructors.
+// Built in place, without allocating (nothing to throw into cuDNN's callers), and never
+// destroyed: threads end, and hand their packs over, after exit's static destructors.
 AllThreads& all_threads() {
-  static auto* all = new AllThreads;
+  alignas(AllThreads) static unsigned char storage[sizeof(AllThreads)];
+  static AllThreads* all = new (storage) AllThreads;
   return *all;
 }
 
 // Set as this thread's list goes: calls made later in the thread's end (another thread-local's
-// destructor destroying descriptors) find none. Trivially destructible, so valid to the last.
+// destructor destroying descriptors) find none of its own. Trivially destructible, so valid to
+// the last.
 thread_local bool thread_ended = false;
 
 // This thread's list, among every thread's while the thread lives.
@@ -61,7 +59,8 @@ class ThisThread {
       all.lists.push_back(&list_);
       registered_ = true;
     } catch (const std::exception&) {
-      // No memory: this thread's packs stay unknown to the others.
+      // No memory: this thread records no pack (each reads as unknown), since the others could
+      // not see its records to remove them.
     }
   }
   ~ThisThread() {
@@ -71,12 +70,17 @@ class ThisThread {
     std::lock_guard lock(all.mutex);
     all.lists.erase(std::find(all.lists.begin(), all.lists.end(), &list_));
     std::lock_guard own(list_.mutex);
-    for (const VariantPack& pack : list_.packs) {
-      if (all.orphans.size() >= kMaxOrphanPacks) all.orphans.erase(all.orphans.begin());
-      all.orphans.push_back(pack);  // within the capacity reserved
-    }
+    const std::size_t kept = std::min(list_.packs.size(), kMaxOrphanPacks);
+    const std::size_t room = kMaxOrphanPacks - kept;
+    if (all.orphans.size() > room)
+      all.orphans.erase(all.orphans.begin(), all.orphans.begin() + static_cast<std::ptrdiff_t>(
+                                                                       all.orphans.size() - room));
+    // Within the capacity reserved: nothing allocated.
+    all.orphans.insert(all.orphans.end(), list_.packs.end() - static_cast<std::ptrdiff_t>(kept),
+                       list_.packs.end());
   }
-  PackList& list() { return list_; }
+  // Null where the thread could not register.
+  PackList* list() { return registered_ ? &list_ : nullptr; }
 
  private:
   PackList list_;
@@ -85,9 +89,9 @@ class ThisThread {
 
 thread_local ThisThread this_thread;
 
-// This thread's list; null once the thread is ending.
+// This thread's list; null once the thread is ending, or where it could not register.
 PackList* own_list() {
-  return thread_ended ? nullptr : &this_thread.list();
+  return thread_ended ? nullptr : this_thread.list();
 }
 
 VariantPack* in(std::vector<VariantPack>& packs, cudnnBackendDescriptor_t descriptor) {
@@ -108,28 +112,22 @@ bool on_own(cudnnBackendDescriptor_t descriptor, Change change) {
   return true;
 }
 
-// `change` applied to the current record of `descriptor` that another thread created, live or
-// ended; false where there is none. Records older than the last foreign destruction are passed
-// over: their address may since be a pack of another thread.
+// `change` applied to the record of `descriptor` that another thread created, live or ended;
+// false where there is none.
 template <typename Change>
 bool on_others(cudnnBackendDescriptor_t descriptor, Change change) {
   const PackList* own = own_list();
   AllThreads& all = all_threads();
   std::lock_guard lock(all.mutex);
-  const std::uint64_t generation = generation_now();
-  auto current = [&](std::vector<VariantPack>& packs) {
-    VariantPack* pack = in(packs, descriptor);
-    return pack && pack->generation == generation ? pack : nullptr;
-  };
   for (PackList* list : all.lists) {
     if (list == own) continue;
     std::lock_guard held(list->mutex);
-    if (VariantPack* pack = current(list->packs)) {
+    if (VariantPack* pack = in(list->packs, descriptor)) {
       change(*pack);
       return true;
     }
   }
-  VariantPack* pack = current(all.orphans);
+  VariantPack* pack = in(all.orphans, descriptor);
   if (!pack) return false;
   change(*pack);
   return true;
@@ -138,7 +136,6 @@ bool on_others(cudnnBackendDescriptor_t descriptor, Change change) {
 VariantPack fresh(cudnnBackendDescriptor_t descriptor) {
   VariantPack pack;
   pack.descriptor = descriptor;
-  pack.generation = generation_now();
   return pack;
 }
 
@@ -179,20 +176,14 @@ void empty(VariantPack& pack) {
   pack = fresh(pack.descriptor);
 }
 
-// Every record of `descriptor` in `packs` removed; whether there was one. Swapped with the last:
+// The record of `descriptor` in `packs` removed; whether there was one. Swapped with the last:
 // order means nothing, and nothing moves but one record.
 bool remove(std::vector<VariantPack>& packs, cudnnBackendDescriptor_t descriptor) {
-  bool found = false;
-  for (std::size_t i = 0; i < packs.size();) {
-    if (packs[i].descriptor != descriptor) {
-      ++i;
-      continue;
-    }
-    packs[i] = packs.back();
-    packs.pop_back();
-    found = true;
-  }
-  return found;
+  VariantPack* pack = in(packs, descriptor);
+  if (!pack) return false;
+  *pack = packs.back();
+  packs.pop_back();
+  return true;
 }
 
 }  // namespace
@@ -205,7 +196,7 @@ void* VariantPack::pointer(std::int64_t uid) const {
 
 void ThreadVariantPacks::created(cudnnBackendDescriptor_t descriptor) {
   PackList* list = own_list();
-  if (!list) return;  // the thread is ending: the pack reads as unknown
+  if (!list) return;  // the pack reads as unknown
   std::lock_guard lock(list->mutex);
   VariantPack* pack = in(list->packs, descriptor);
   if (!pack) {
@@ -252,30 +243,21 @@ bool ThreadVariantPacks::destroyed(cudnnBackendDescriptor_t descriptor) {
 }
 
 bool ThreadVariantPacks::destroyed_elsewhere(cudnnBackendDescriptor_t descriptor) {
-  // Every record of it, current or not: none may outlive the descriptor.
   const PackList* own = own_list();
   AllThreads& all = all_threads();
   std::lock_guard lock(all.mutex);
-  bool found = remove(all.orphans, descriptor);
   for (PackList* list : all.lists) {
     if (list == own) continue;
     std::lock_guard held(list->mutex);
-    found = remove(list->packs, descriptor) || found;
+    if (remove(list->packs, descriptor)) return true;
   }
-  return found;
-}
-
-void ThreadVariantPacks::foreign_destruction() {
-  foreign_destructions.fetch_add(1, std::memory_order_acq_rel);
+  return remove(all.orphans, descriptor);
 }
 
 bool ThreadVariantPacks::find(cudnnBackendDescriptor_t descriptor, VariantPack& into) {
   auto take = [&](VariantPack& pack) { into = pack; };
-  // This thread's record first; one older than the last foreign destruction may be stale, and
-  // the pack at its address another thread's.
-  const bool found = (on_own(descriptor, take) && into.generation == generation_now()) ||
-                     on_others(descriptor, take);
-  return found && into.finalized && into.readable && into.generation == generation_now();
+  return (on_own(descriptor, take) || on_others(descriptor, take)) && into.finalized &&
+         into.readable;
 }
 
 }  // namespace ucudnn::shim::backend

@@ -5,10 +5,11 @@
 // steady-state path a thread takes only its own records' lock, which no other thread takes
 // unless it uses a pack this thread created. A pack built on one thread (a worker that may
 // have ended since) and set, executed or destroyed on another is found in its creator's
-// records, or among those of ended threads. A pack with more tensors than kMaxTensors, one
-// with attributes ucudnn does not record, or one ucudnn may have lost track of (some thread
-// destroyed a descriptor no record knew, possibly a recorded pack, whose address may since be
-// another's) reads as unknown: cuDNN then runs the plan itself, which is always correct.
+// records, or among those of ended threads; a destruction seen on any thread removes the record
+// wherever it is, so none outlives its descriptor. A pack with more tensors than kMaxTensors,
+// one with attributes ucudnn does not record, or one whose record was dropped (more than 64
+// live on one thread, more than 256 left by ended threads) reads as unknown: cuDNN then runs
+// the plan itself, which is always correct.
 #include <cudnn.h>
 
 #include <array>
@@ -19,7 +20,6 @@ namespace ucudnn::shim::backend {
 struct VariantPack {
   static constexpr int kMaxTensors = 16;
   cudnnBackendDescriptor_t descriptor = nullptr;
-  std::uint64_t generation = 0;  // foreign destructions seen when it was created
   bool finalized = false;
   bool readable = true;  // false once something was set that is not recorded here
   int uid_count = 0, pointer_count = 0;
@@ -50,11 +50,8 @@ class ThreadVariantPacks {
   static bool finalized_elsewhere(cudnnBackendDescriptor_t descriptor);
   static bool initialized_elsewhere(cudnnBackendDescriptor_t descriptor);
   static bool destroyed_elsewhere(cudnnBackendDescriptor_t descriptor);
-  // A descriptor no record knew was destroyed (on any thread): every pack recorded until now
-  // may be stale.
-  static void foreign_destruction();
-  // The finalized, readable, current record of `pack` (this thread's, else whichever thread
-  // created it), copied into `into`; false where there is none.
+  // The finalized, readable record of `pack` (this thread's, else whichever thread created it),
+  // copied into `into`; false where there is none.
   static bool find(cudnnBackendDescriptor_t pack, VariantPack& into);
 };
 
