@@ -52,6 +52,15 @@ std::string KernelKey::to_string() const {
   return out.str();
 }
 
+std::string KernelKey::brief() const {
+  std::ostringstream out;
+  out << name_of(operation) << " x=";
+  put_list(out, problem.x.dims);
+  out << " w=";
+  put_list(out, problem.w.dims);
+  return out.str();
+}
+
 namespace {
 std::uint64_t fnv1a(std::string_view text) {
   std::uint64_t h = 0xcbf29ce484222325ULL;

@@ -24,8 +24,11 @@ struct KernelKey {
   static constexpr int kVersion = 1;
 
   std::string to_string() const;  // e.g. "ucudnn-kernel/1 op=Forward x=[..]:[..] ..."
-  std::uint64_t hash() const;     // FNV-1a of to_string()
-  std::string hash_hex() const;   // 16 hex digits
+  // For people, in logs: the operation and the input and filter shapes, "Forward x=[8,3,16,16]
+  // w=[16,3,5,5]".
+  std::string brief() const;
+  std::uint64_t hash() const;    // FNV-1a of to_string()
+  std::string hash_hex() const;  // 16 hex digits
 
   KernelKey with_batch(std::int64_t micro_batch) const {
     return KernelKey{operation, problem.with_batch(micro_batch)};

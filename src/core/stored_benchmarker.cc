@@ -12,6 +12,7 @@ std::optional<Measurement> StoredBenchmarker::benchmark(const KernelKey& kernel,
   ++measurements_taken_;
   // MeasurementUnavailable passes through unstored: a later run measures it.
   const std::optional<Measurement> measured = inner_.benchmark(kernel, algorithm, micro_batch);
+  if (measured) ++measurements_run_;
   store_.put_measurements(
       {MeasurementRecord{fingerprint_text_, micro, backend, algorithm, measured, 0}});
   return measured;

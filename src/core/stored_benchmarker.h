@@ -27,14 +27,18 @@ class StoredBenchmarker final : public Benchmarker {
   std::optional<Measurement> benchmark(const KernelKey& kernel, const std::string& algorithm,
                                        std::int64_t micro_batch) override;
 
+  // Asked of the device (not found stored): in all, and those that ran and were timed (the
+  // others do not apply at their shape, need more workspace than the limit, or cannot be
+  // measured now).
   std::size_t measurements_taken() const { return measurements_taken_; }
+  std::size_t measurements_run() const { return measurements_run_; }
 
  private:
   Benchmarker& inner_;
   BenchmarkStore& store_;
   DeviceFingerprint fingerprint_;
   std::string fingerprint_text_;
-  std::atomic<std::size_t> measurements_taken_{0};
+  std::atomic<std::size_t> measurements_taken_{0}, measurements_run_{0};
 };
 
 }  // namespace ucudnn

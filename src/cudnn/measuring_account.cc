@@ -160,8 +160,8 @@ std::string MeasuringAccount::to_string() const {
          seconds(std::max(0.0, total_s - parts)));
   }
   if (outside_plans > 0)
-    part("outside measuring, " + std::to_string(outside_plans) + " plans finalized in " +
-         seconds(outside_plans_s));
+    part("outside measuring, " + std::to_string(outside_plans) +
+         (outside_plans == 1 ? " plan" : " plans") + " finalized in " + seconds(outside_plans_s));
   if (slow_plans > 0)
     part(std::to_string(slow_plans) + " finalizations took over " +
          std::to_string(kSlowFinalizeNs / 1'000'000) + " ms, " + seconds(slow_plans_s) +

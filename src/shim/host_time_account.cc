@@ -157,10 +157,11 @@ std::vector<HostTimeSummary> host_time_summary() {
 std::string to_string(const HostTimeSummary& s) {
   char text[256];
   std::snprintf(text, sizeof text,
-                "%s: %llu calls, us median/p99: whole %.1f/%.1f, in cuDNN and CUDA %.1f/%.1f, "
+                "%s: %llu call%s, us median/p99: whole %.1f/%.1f, in cuDNN and CUDA %.1f/%.1f, "
                 "ucudnn's own %.1f/%.1f",
-                entry_point_name(s.entry), static_cast<unsigned long long>(s.calls), s.median_us,
-                s.p99_us, s.real_median_us, s.real_p99_us, s.own_median_us, s.own_p99_us);
+                entry_point_name(s.entry), static_cast<unsigned long long>(s.calls),
+                s.calls == 1 ? "" : "s", s.median_us, s.p99_us, s.real_median_us, s.real_p99_us,
+                s.own_median_us, s.own_p99_us);
   return text;
 }
 

@@ -28,6 +28,19 @@ const AlgorithmExclusion PlannerContext::kNothingExcluded;
 
 namespace {
 
+// "14 ran and were timed; the other 16 do not apply at their size, need more workspace than
+// the limit, or cannot be measured now". Where cuDNN refuses configurations at small shapes,
+// most pairs asked are never timed; the exit line counts only the timed ones.
+std::string ran_and_the_others(const StoredBenchmarker& stored) {
+  const std::size_t run = stored.measurements_run(), others = stored.measurements_taken() - run;
+  std::string text = std::to_string(run) + " ran and " + (run == 1 ? "was" : "were") + " timed";
+  if (others > 0)
+    text += "; the other " + std::to_string(others) +
+            " do not apply at their size, need more workspace than the limit, or cannot be "
+            "measured now";
+  return text;
+}
+
 // The smallest micro-batch size `kernel` is planned at, where a candidate needs the least
 // workspace.
 KernelKey smallest_planned(const PlannerContext& context, const KernelKey& kernel) {
@@ -122,8 +135,9 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
   MicroTable table = measure_micro_table(stored, kernel, context.policy, limit, pruning);
   if (context.may_measure && stored.measurements_taken() > 0)
     log(LogLevel::kInfo, "benchmarked " + std::to_string(stored.measurements_taken()) +
-                             " (algorithm, micro-batch) pairs of " + kernel.to_string() + "; " +
-                             std::to_string(table.pruned) + " could not win and were skipped");
+                             " (algorithm, micro-batch) pairs of " + kernel.to_string() + " (" +
+                             ran_and_the_others(stored) + "); " + std::to_string(table.pruned) +
+                             " could not win and were skipped");
   return table;
 }
 
@@ -278,7 +292,8 @@ MicroTable measure_host(const PlannerContext& context, const KernelKey& kernel, 
                                          kNoWorkspaceLimit, Pruning::kDominated);
   if (context.may_measure && stored.measurements_taken() > 0)
     log(LogLevel::kInfo, "benchmarked " + std::to_string(stored.measurements_taken()) +
-                             " (CPU solver, micro-batch) pairs of " + kernel.to_string());
+                             " (CPU solver, micro-batch) pairs of " + kernel.to_string() + " (" +
+                             ran_and_the_others(stored) + ")");
   return table;
 }
 

@@ -111,8 +111,9 @@ std::string PlannedKernels::line(int device, const Summary& s) {
     if (s.iterations > 0)
       std::snprintf(over, sizeof over,
                     "per iteration, over the %zu kernels whose calls ran ucudnn's plans (the "
-                    "least-run, %llu times, taken as once an iteration)",
-                    s.kernels_run, static_cast<unsigned long long>(s.iterations));
+                    "least-run, %llu time%s, taken as once an iteration)",
+                    s.kernels_run, static_cast<unsigned long long>(s.iterations),
+                    s.iterations == 1 ? "" : "s");
     else
       std::snprintf(over, sizeof over, "each kernel once (no call has run a plan)");
     if (s.without_undivided == counted)

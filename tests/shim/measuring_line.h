@@ -43,13 +43,27 @@ inline std::pair<int, int> benchmarked_lines(const std::string& err) {
   return total;
 }
 
+// What the "benchmarked N (algorithm, micro-batch) pairs of ... (T ran and were timed; ..."
+// lines' T add up to: the pairs the exit line's "running and timing" counts.
+inline int timed_in_benchmarked_lines(const std::string& err) {
+  int total = 0;
+  for (auto at = err.find(" ran and "); at != std::string::npos;
+       at = err.find(" ran and ", at + 1)) {
+    const auto open = err.rfind('(', at);
+    int n = 0;
+    if (open != std::string::npos && std::sscanf(err.c_str() + open, "(%d ran and", &n) == 1)
+      total += n;
+  }
+  return total;
+}
+
 // "outside measuring, N plans finalized": the execution plans made where nothing was measured
 // (those that run, those that check a stored plan); nullopt where the line lacks it.
 inline std::optional<int> plans_finalized_outside_measuring(const std::string& err) {
   const auto at = err.find("outside measuring, ");
   int plans = 0;
   if (at == std::string::npos ||
-      std::sscanf(err.c_str() + at, "outside measuring, %d plans finalized", &plans) != 1)
+      std::sscanf(err.c_str() + at, "outside measuring, %d plan", &plans) != 1)
     return std::nullopt;
   return plans;
 }

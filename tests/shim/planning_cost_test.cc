@@ -104,6 +104,8 @@ TEST_F(EndToEnd, AKernelsPlanningIsSavedInOneTransaction) {
   const int kernels = count_of(run.process.err, " plan within ");
   const auto [measured_kernels, pairs] = benchmarked_lines(run.process.err);  // attempted
   ASSERT_EQ(kernels, 15) << run.process.err;
+  // Each plan line names its kernel by its shapes: "Forward x=[..] w=[..] plan within ...".
+  EXPECT_EQ(count_of(run.process.err, "] plan within "), kernels) << run.process.err;
   ASSERT_EQ(measured_kernels, kernels) << run.process.err;
   ASSERT_GT(pairs, 3 * kernels);
   sqlite3* db = nullptr;
@@ -123,6 +125,8 @@ TEST_F(EndToEnd, AKernelsPlanningIsSavedInOneTransaction) {
   // Every pair timed is saved, and those cuDNN refused; not those over the limit (never run).
   const auto line = measuring_line(run.process.err);
   ASSERT_TRUE(line) << run.process.err;
+  // The kernels' lines count what the exit line counts as timed, and more that did not run.
+  EXPECT_EQ(testing::timed_in_benchmarked_lines(run.process.err), line->pairs) << run.process.err;
   const int saved = rows("SELECT count(*) FROM measurements");
   EXPECT_GE(saved, line->pairs);
   EXPECT_LE(saved, pairs);

@@ -53,7 +53,7 @@ cudnnStatus_t set_batch_size_policy(cudnnHandle_t handle, const char* policy) {
   return change_options(handle, [&](HandleState& state) {
     auto parsed = parse_batch_size_policy(policy);
     if (!parsed) {
-      log(LogLevel::kError, "ucudnnSetBatchSizePolicy: " + parsed.error());
+      log(LogLevel::kError, "UcudnnHandle_t::setBatchSizePolicy: " + parsed.error());
       return CUDNN_STATUS_BAD_PARAM;
     }
     state.options.policy = *parsed;

@@ -18,6 +18,13 @@ namespace ucudnn::shim::dispatch {
 
 namespace {
 
+// The kernel a plan line is about, for people: "Forward x=[8,3,16,16] w=[16,3,5,5] (layer 4)".
+std::string kernel_in_log(const KernelIdentity& kernel) {
+  return kernel.key.brief() + (kernel.layer == kNoLayer
+                                   ? std::string()
+                                   : " (layer " + std::to_string(kernel.layer) + ")");
+}
+
 // The host's side of CPU/GPU hybrid when UCUDNN_HYBRID asks for it: the CPU backend and the
 // link, probed once per GPU (with buffers within `limit`); nullopt when hybrid is off or
 // cannot be had.
@@ -99,9 +106,9 @@ std::shared_ptr<cudnn::PlanExecutor> hybrid_within(HandleState& state, const Ker
     return nullptr;
   }
   if (log_enabled(LogLevel::kInfo)) {
-    log(LogLevel::kInfo, std::string(name_of(kernel.key.operation)) + " hybrid plan within " +
-                             format_byte_size(limit) + ": " + split->to_string() + " (" +
-                             std::to_string(split->time_ms()) + " ms)");
+    log(LogLevel::kInfo, kernel_in_log(kernel) + " hybrid plan within " + format_byte_size(limit) +
+                             ": " + split->to_string() + " (" + std::to_string(split->time_ms()) +
+                             " ms)");
     account_plan(state, context, kernel, limit, split->time_ms(), *executor, true);
   }
   return executor;
@@ -223,9 +230,8 @@ std::shared_ptr<cudnn::PlanExecutor> plan_within(HandleState& state, const Kerne
   slot = std::make_shared<cudnn::PlanExecutor>(cudnn::cudnn_api(), state.handle, kernel.key, *plan,
                                                &kept);
   if (log_enabled(LogLevel::kInfo)) {
-    log(LogLevel::kInfo, std::string(name_of(kernel.key.operation)) + " plan within " +
-                             format_byte_size(limit) + ": " + plan->to_string() + " (" +
-                             std::to_string(plan->time_ms()) + " ms, " +
+    log(LogLevel::kInfo, kernel_in_log(kernel) + " plan within " + format_byte_size(limit) + ": " +
+                             plan->to_string() + " (" + std::to_string(plan->time_ms()) + " ms, " +
                              format_byte_size(slot->workspace_bytes()) + ")");
     account_plan(state, context, kernel, limit, plan->time_ms(), *slot, false);
   }
