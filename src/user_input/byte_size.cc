@@ -55,7 +55,8 @@ Expected<std::uint64_t> parse_byte_size(std::string_view text) {
                               std::tolower(static_cast<unsigned char>(candidate[i]));
     if (!same) continue;
     const double bytes = std::round(value * scale);
-    if (bytes >= 18446744073709551616.0) return fail();  // 2^64
+    if (bytes >= 18446744073709551616.0)  // 2^64
+      return Error{"byte size '" + original + "' is too large: at most 16 EiB (2^64 - 1 bytes)"};
     return static_cast<std::uint64_t>(bytes);
   }
   return fail();

@@ -30,6 +30,16 @@ TEST(ByteSize, RejectsNonsenseNamingTheText) {
   }
 }
 
+TEST(ByteSize, ASizeBeyondWhatBytesCanCountIsTooLargeNotUnreadable) {
+  for (const char* big :
+       {"99999999999TiB", "100000000TB", "18446744073709551616", "99999999999999999999999"}) {
+    auto parsed = parse_byte_size(big);
+    ASSERT_FALSE(parsed) << big;
+    EXPECT_EQ(parsed.error(),
+              std::string("byte size '") + big + "' is too large: at most 16 EiB (2^64 - 1 bytes)");
+  }
+}
+
 TEST(ByteSize, Formats) {
   EXPECT_EQ(format_byte_size(64u << 20), "64 MiB");
   EXPECT_EQ(format_byte_size(3u << 29), "1.5 GiB");
