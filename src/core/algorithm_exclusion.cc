@@ -67,9 +67,9 @@ Expected<AlgorithmExclusion> AlgorithmExclusion::parse(std::string_view text) {
 }
 
 bool AlgorithmExclusion::excludes(std::string_view backend, std::string_view algorithm) const {
-  return std::any_of(patterns_.begin(), patterns_.end(), [&](const auto& pattern) {
-    return matches(pattern.first, backend) && matches(pattern.second, algorithm);
-  });
+  for (std::size_t i = 0; i < patterns_.size(); ++i)
+    if (entry_excludes(i, backend, algorithm)) return true;
+  return false;
 }
 
 std::optional<std::string> AlgorithmExclusion::excluded_in(
@@ -97,8 +97,10 @@ bool AlgorithmExclusion::entry_names_backend(std::size_t i, std::string_view bac
 
 std::string AlgorithmExclusion::to_string() const {
   std::string text;
-  for (const auto& [backend, algorithm] : patterns_)
-    text += (text.empty() ? "" : ",") + backend + ":" + algorithm;
+  for (std::size_t i = 0; i < patterns_.size(); ++i) {
+    if (i > 0) text += ',';
+    text += entry(i);
+  }
   return text;
 }
 

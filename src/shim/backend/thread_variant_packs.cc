@@ -100,37 +100,53 @@ VariantPack* in(std::vector<VariantPack>& packs, cudnnBackendDescriptor_t descri
   return nullptr;
 }
 
-// `change` applied to this thread's record of `descriptor`; false where there is none.
-template <typename Change>
-bool on_own(cudnnBackendDescriptor_t descriptor, Change change) {
+// `act` on this thread's records, under their lock; false where there are none (the thread is
+// ending, or could not register) or `act` found nothing to act on.
+template <typename Act>
+bool in_own_list(Act act) {
   PackList* list = own_list();
   if (!list) return false;
   std::lock_guard lock(list->mutex);
-  VariantPack* pack = in(list->packs, descriptor);
-  if (!pack) return false;
-  change(*pack);
-  return true;
+  return act(list->packs);
 }
 
-// `change` applied to the record of `descriptor` that another thread created, live or ended;
-// false where there is none.
-template <typename Change>
-bool on_others(cudnnBackendDescriptor_t descriptor, Change change) {
+// `act` on the records of every other live thread, then on those of the threads that ended,
+// each under its lock, until it acts on one.
+template <typename Act>
+bool in_other_lists(Act act) {
   const PackList* own = own_list();
   AllThreads& all = all_threads();
   std::lock_guard lock(all.mutex);
   for (PackList* list : all.lists) {
     if (list == own) continue;
     std::lock_guard held(list->mutex);
-    if (VariantPack* pack = in(list->packs, descriptor)) {
-      change(*pack);
-      return true;
-    }
+    if (act(list->packs)) return true;
   }
-  VariantPack* pack = in(all.orphans, descriptor);
-  if (!pack) return false;
-  change(*pack);
-  return true;
+  return act(all.orphans);
+}
+
+// An act that applies `change` to the record of `descriptor`, where the records hold one.
+template <typename Change>
+auto changing(cudnnBackendDescriptor_t descriptor, Change change) {
+  return [descriptor, change](std::vector<VariantPack>& packs) {
+    VariantPack* pack = in(packs, descriptor);
+    if (!pack) return false;
+    change(*pack);
+    return true;
+  };
+}
+
+// `change` applied to this thread's record of `descriptor`; false where there is none.
+template <typename Change>
+bool on_own(cudnnBackendDescriptor_t descriptor, Change change) {
+  return in_own_list(changing(descriptor, change));
+}
+
+// `change` applied to the record of `descriptor` that another thread created, live or ended;
+// false where there is none.
+template <typename Change>
+bool on_others(cudnnBackendDescriptor_t descriptor, Change change) {
+  return in_other_lists(changing(descriptor, change));
 }
 
 VariantPack fresh(cudnnBackendDescriptor_t descriptor) {
@@ -236,22 +252,13 @@ bool ThreadVariantPacks::initialized_elsewhere(cudnnBackendDescriptor_t descript
 }
 
 bool ThreadVariantPacks::destroyed(cudnnBackendDescriptor_t descriptor) {
-  PackList* list = own_list();
-  if (!list) return false;
-  std::lock_guard lock(list->mutex);
-  return remove(list->packs, descriptor);
+  return in_own_list(
+      [descriptor](std::vector<VariantPack>& packs) { return remove(packs, descriptor); });
 }
 
 bool ThreadVariantPacks::destroyed_elsewhere(cudnnBackendDescriptor_t descriptor) {
-  const PackList* own = own_list();
-  AllThreads& all = all_threads();
-  std::lock_guard lock(all.mutex);
-  for (PackList* list : all.lists) {
-    if (list == own) continue;
-    std::lock_guard held(list->mutex);
-    if (remove(list->packs, descriptor)) return true;
-  }
-  return remove(all.orphans, descriptor);
+  return in_other_lists(
+      [descriptor](std::vector<VariantPack>& packs) { return remove(packs, descriptor); });
 }
 
 bool ThreadVariantPacks::find(cudnnBackendDescriptor_t descriptor, VariantPack& into) {
