@@ -116,18 +116,21 @@ std::string PlannedKernels::line(int device, const Summary& s) {
                     s.iterations == 1 ? "" : "s");
     else
       std::snprintf(over, sizeof over, "each kernel once (no call has run a plan)");
+    // Under WD each kernel runs within its segment of the division (or what the division leaves
+    // beside it), and its baseline is the best undivided candidate within as much.
+    const char* within = s.division_total > 0 ? "the workspace each kernel was given" : "the limit";
     if (s.without_undivided == counted)
       std::snprintf(text, sizeof text,
                     "%zu kernels planned%s; none of the %zu counted, %s, has an undivided "
-                    "candidate within the limit; the most workspace a planned call %s: %s",
-                    s.kernels, split, counted, over, s.iterations > 0 ? "used" : "needs",
+                    "candidate within %s; the most workspace a planned call %s: %s",
+                    s.kernels, split, counted, over, within, s.iterations > 0 ? "used" : "needs",
                     format_byte_size(s.largest_workspace).c_str());
     else
       std::snprintf(text, sizeof text,
                     "%zu kernels planned%s; planned convolution time %.6g ms against %.6g ms for "
-                    "the best undivided candidates within the limit (%.2fx), %s%s; the most "
+                    "the best undivided candidates within %s (%.2fx), %s%s; the most "
                     "workspace a planned call %s: %s",
-                    s.kernels, split, s.plan_ms, s.undivided_ms,
+                    s.kernels, split, s.plan_ms, s.undivided_ms, within,
                     s.plan_ms > 0 ? s.undivided_ms / s.plan_ms : 1.0, over,
                     s.without_undivided ? " (not counting the kernels where none fits)" : "",
                     s.iterations > 0 ? "used" : "needs",

@@ -1,9 +1,10 @@
 #pragma once
 // What ucudnn planned on one device, for the line it logs at exit (UCUDNN_LOG_LEVEL=info): the
-// kernels planned under WR; over those whose calls ran ucudnn's plans, the planned time per
-// iteration beside the best undivided candidate within the same limit (cudnn-frontend's capped
-// autotuning), and the most workspace a planned call used; under WD, the most workspace ucudnn
-// held at once (the arena and a waiting kernel's buffer).
+// kernels planned; over those whose calls ran ucudnn's plans, the planned time per iteration
+// beside the best undivided candidate within the same workspace (under WR the limit:
+// cudnn-frontend's capped autotuning; under WD the kernel's segment of the division, or what
+// the division leaves beside it), and the most workspace a planned call used; under WD also the
+// most workspace ucudnn held at once (the arena and a waiting kernel's buffer).
 //
 // Per iteration: the shim does not see a framework's iterations, so each plan counts the calls
 // it served, and the least-run kernel is taken as run once an iteration (a network's first

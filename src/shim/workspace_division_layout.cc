@@ -211,6 +211,7 @@ bool WorkspaceDivisionSession::install(const std::vector<int>& kernels,
     // said (a poisoned database) must not spill into its neighbour's.
     if (executor->workspace_bytes() > chosen[i].workspace_bytes()) continue;
     e.segment = it->second;
+    account_plan(e, *executor, layout.bytes[i], context);
     e.in_segment = std::move(executor);
     e.divided = true;
     twin_segment_.try_emplace(e.twins, e.segment);
@@ -289,6 +290,7 @@ void WorkspaceDivisionSession::take_stored_segment(int kernel, const PlannerCont
     return;
   }
   e.segment = stored.segment;
+  account_plan(e, *executor, segments_[static_cast<std::size_t>(stored.segment)].bytes, context);
   e.in_segment = std::move(executor);
   e.divided = true;
   twin_segment_.try_emplace(e.twins, e.segment);

@@ -96,6 +96,18 @@ bool WorkspaceDivisionSession::allocate_arena(std::uint64_t bytes, const Planner
   return arena_.has_value();
 }
 
+void WorkspaceDivisionSession::account_plan(const Entry& e, const cudnn::PlanExecutor& plan,
+                                            std::uint64_t bytes,
+                                            const PlannerContext& context) const {
+  // The baseline may ask cuDNN's heuristics: only for the line that needs it.
+  if (!account_ || !log_enabled(LogLevel::kInfo)) return;
+  const auto baseline = undivided_within(for_kernel(context, e.kernel), e.kernel.key, bytes);
+  const Configuration& chosen = plan.configuration();
+  account_->record(e.kernel.key.to_string(), chosen.time_ms(),
+                   baseline ? std::optional<double>(baseline->time_ms) : std::nullopt,
+                   plan.workspace_bytes(), plan.runs(), chosen.offload.has_value());
+}
+
 void WorkspaceDivisionSession::account_held() const {
   if (account_)
     account_->held((arena_ ? arena_->size() : 0) + (scratch_ ? scratch_->size() : 0), total_);
@@ -117,7 +129,10 @@ const cudnn::PlanExecutor* WorkspaceDivisionSession::plan_in_segment(
   if (plan) {
     auto executor =
         std::make_shared<cudnn::PlanExecutor>(context->api, context->handle, e.kernel.key, *plan);
-    if (executor->workspace_bytes() <= bytes) e.in_segment = std::move(executor);
+    if (executor->workspace_bytes() <= bytes) {
+      account_plan(e, *executor, bytes, *context);
+      e.in_segment = std::move(executor);
+    }
   }
   e.no_plan_in_segment = !e.in_segment;
   return e.in_segment.get();
@@ -136,7 +151,10 @@ const cudnn::PlanExecutor* WorkspaceDivisionSession::plan_waiting(Entry& e,
     if (plan) {
       auto executor =
           std::make_shared<cudnn::PlanExecutor>(context.api, context.handle, e.kernel.key, *plan);
-      if (executor->workspace_bytes() <= left) e.waiting = std::move(executor);
+      if (executor->workspace_bytes() <= left) {
+        account_plan(e, *executor, left, context);
+        e.waiting = std::move(executor);
+      }
     }
     e.no_waiting_plan = !e.waiting;
   }

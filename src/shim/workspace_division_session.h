@@ -155,6 +155,10 @@ class WorkspaceDivisionSession {
                const std::vector<std::string>& why) const;
   const cudnn::PlanExecutor* plan_in_segment(Entry& e, const PlannerContext* context);
   const cudnn::PlanExecutor* plan_waiting(Entry& e, const PlannerContext& context);
+  // Tells account_ of the kernel's plan, made to run within `bytes`, beside the best undivided
+  // candidate within as much (for the line at exit; only at the info level).
+  void account_plan(const Entry& e, const cudnn::PlanExecutor& plan, std::uint64_t bytes,
+                    const PlannerContext& context) const;
   bool order_after_last_use(Region& region, cudaStream_t stream, const cudnn::CudaRuntime& runtime);
   void release_memory();
   void give_up(const std::string& why);

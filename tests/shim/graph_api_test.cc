@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -19,6 +20,23 @@ namespace ucudnn {
 namespace {
 
 using testing::count_of;
+
+// The line the shim logs at exit for device 0 (shim/planned_kernels.h): its counts, or nullopt
+// where the log has no such line.
+struct PlannedLine {
+  int kernels = 0;
+  double planned_ms = 0, undivided_ms = 0;
+};
+std::optional<PlannedLine> planned_line(const std::string& err) {
+  const auto at = err.find("GPU 0: ");
+  PlannedLine line;
+  if (at == std::string::npos ||
+      std::sscanf(err.c_str() + at,
+                  "GPU 0: %d kernels planned; planned convolution time %lf ms against %lf ms",
+                  &line.kernels, &line.planned_ms, &line.undivided_ms) != 3)
+    return std::nullopt;
+  return line;
+}
 
 TEST_F(GraphApi, ExecutionPlansRunTheirMicroBatchesWithTheUndividedResults) {
   const Environment tight = {{"UCUDNN_WORKSPACE_LIMIT", std::to_string(kTightLimit)}};
@@ -49,17 +67,12 @@ TEST_F(GraphApi, ExecutionPlansRunTheirMicroBatchesWithTheUndividedResults) {
     distinct.insert(kernels[k].to_string());
     predicted_ms += plans[k].time_ms();
   }
-  const auto at = twice.process.err.find("GPU 0: ");
-  ASSERT_NE(at, std::string::npos) << twice.process.err;
-  int planned_kernels = 0;
-  double planned_ms = 0, undivided_ms = 0;
-  ASSERT_EQ(std::sscanf(twice.process.err.c_str() + at,
-                        "GPU 0: %d kernels planned; planned convolution time %lf ms against %lf ms",
-                        &planned_kernels, &planned_ms, &undivided_ms),
-            3);
-  EXPECT_EQ(planned_kernels, static_cast<int>(distinct.size()));
-  EXPECT_NEAR(planned_ms, predicted_ms, 1e-5 * predicted_ms);
-  EXPECT_GT(undivided_ms, planned_ms * 1.01) << "micro-batches should beat the undivided";
+  const auto planned = planned_line(twice.process.err);
+  ASSERT_TRUE(planned) << twice.process.err;
+  EXPECT_EQ(planned->kernels, static_cast<int>(distinct.size()));
+  EXPECT_NEAR(planned->planned_ms, predicted_ms, 1e-5 * predicted_ms);
+  EXPECT_GT(planned->undivided_ms, planned->planned_ms * 1.01)
+      << "micro-batches should beat the undivided";
   EXPECT_NE(twice.process.err.find("per iteration, over the " + std::to_string(distinct.size()) +
                                    " kernels whose calls ran ucudnn's plans (the least-run, 2 "
                                    "times, taken as once an iteration)"),
@@ -272,9 +285,10 @@ TEST_F(GraphApi, WorkspaceDivisionServesGraphPlans) {
           {{"UCUDNN_TOTAL_WORKSPACE_SIZE", "1MiB"}, {"UCUDNN_LOG_LEVEL", "info"}}, true);
   expect_same_results(without, with);
   // The line at exit: the most ucudnn held at once, within the total and at least each arena.
-  const std::string held = "GPU 0: the most workspace division held at once: ";
+  const std::string held = "; the most workspace division held at once: ";
   const auto at = with.process.err.find(held);
   ASSERT_NE(at, std::string::npos) << with.process.err;
+  ASSERT_LT(with.process.err.rfind("GPU 0: ", at), at) << "on the device's line at exit";
   const double peak = printed_bytes(with.process.err.c_str() + at + held.size());
   EXPECT_LE(peak, 1048576.0);
   int divisions = 0;
@@ -287,6 +301,19 @@ TEST_F(GraphApi, WorkspaceDivisionServesGraphPlans) {
     EXPECT_GE(peak * 1.001, printed_bytes(line.c_str() + in + 7)) << line;
   }
   EXPECT_GT(divisions, 0) << with.process.err;
+  // Beside it, the divided plans' time against the best undivided candidates in the same room:
+  // a division never picks what is slower than the undivided candidates its segments allow.
+  const auto planned = planned_line(with.process.err);
+  ASSERT_TRUE(planned) << with.process.err;
+  std::set<std::string> distinct;
+  for (const auto& kernel : example_kernels(kBatch)) distinct.insert(kernel.to_string());
+  EXPECT_EQ(planned->kernels, static_cast<int>(distinct.size()));
+  EXPECT_GT(planned->planned_ms, 0);
+  EXPECT_LE(planned->planned_ms, planned->undivided_ms * (1 + 1e-6));
+  EXPECT_NE(with.process.err.find("for the best undivided candidates within the workspace each "
+                                  "kernel was given"),
+            std::string::npos)
+      << with.process.err;
   EXPECT_EQ(application_executes(with.trace), 0);
   // The arena is ucudnn's: the application is told no more than its engines need.
   EXPECT_EQ(with.workspaces, without.workspaces);

@@ -159,6 +159,22 @@ TEST(PlannedKernels, RunsOfEveryHandlesPlanCountEvenOnceItsExecutorIsGone) {
   EXPECT_DOUBLE_EQ(s.undivided_ms, 1.0 + 2 * 3.0);
 }
 
+// Under WD each kernel's baseline is within its segment, not within one limit: the line says so
+// beside what the division held.
+TEST(PlannedKernels, UnderADivisionTheBaselineIsWithinEachKernelsWorkspace) {
+  PlannedKernels account;
+  account.record("a", 1.0, 1.5, 100, runs(4));
+  account.record("b", 2.0, 2.0, 200, runs(4), true);
+  account.held(300, 1024);
+  const std::string line = PlannedKernels::line(0, account.summary());
+  EXPECT_TRUE(contains(line,
+                       "GPU 0: 2 kernels planned (1 split with the CPU); planned convolution time "
+                       "3 ms against 3.5 ms for the best undivided candidates within the "
+                       "workspace each kernel was given (1.17x), per iteration"))
+      << line;
+  EXPECT_TRUE(contains(line, "; the most workspace division held at once: 300 B of 1 KiB")) << line;
+}
+
 TEST(PlannedKernels, NothingPlannedOrHeldLogsNothing) {
   EXPECT_EQ(PlannedKernels::line(0, PlannedKernels().summary()), "");
 }
