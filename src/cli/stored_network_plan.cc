@@ -174,9 +174,10 @@ std::variant<StoredNetworkPlan, PlanUnavailable> read_network_plan(
   stored.plan = plan_network(reader, stored.kernels, request);
   ExclusionReview review =
       review_exclusion(excluded, request.backend, stored.kernels, available_backends());
-  if (!review.error.empty()) review.warnings.insert(review.warnings.begin(), review.error);
   for (const auto& warning : review.warnings)
     std::fprintf(stderr, "ucudnn %s: warning: %s\n", command.c_str(), warning.c_str());
+  // A table of kernels where "nothing fits" would blame the limit for what the exclusion did.
+  if (!review.error.empty()) return PlanUnavailable{kFailure, review.error};
   if (const auto missing = reader.missing(); !missing.empty()) {
     std::string message = missing_message(stored.kernels, missing) + "; run `" +
                           bench_command_line(options) + "` first";

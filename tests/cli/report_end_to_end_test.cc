@@ -213,30 +213,43 @@ TEST_F(ReportTest, MissingMeasurementsAreTheSameErrorAsPlans) {
   EXPECT_FALSE(std::filesystem::exists(path("never.html")));
 }
 
-// Where nothing fits, the page still shows every kernel, and the status is plan's: 1.
+// Where nothing fits, the page still shows every kernel, and the status is plan's: 1. An
+// exclusion that leaves a kernel no algorithm at all is the user's error, not the limit's: plan
+// and report say so and draw nothing.
 TEST_F(ReportTest, KernelsWithoutAPlanAreDrawnAndFailAsPlanDoes) {
   const auto bench =
       run(concat({"bench", "--database", path("t.db"), "--no-check-plans"}, bench_args()));
   ASSERT_EQ(bench.status, 0) << describe(bench);
-  const auto args =
-      concat({"--database", path("t.db"), "--exclude-algorithms", "cpu:*"}, network_args());
+  // DIRECT is the only algorithm that needs no workspace.
+  const auto args = concat({"--database", path("t.db"), "--exclude-algorithms", "cpu:DIRECT"},
+                           network_args(4, "0"));
   const auto plan = run(concat({"plan"}, args));
   EXPECT_EQ(plan.status, 1) << describe(plan);
-  // Why nothing fits: the exclusion left no algorithm.
-  EXPECT_NE(plan.err.find("ucudnn plan: warning: --exclude-algorithms 'cpu:*' excludes every cpu "
-                          "algorithm of 12 of the 12 kernels, e.g. conv1 Forward"),
-            std::string::npos)
-      << plan.err;
+  EXPECT_NE(plan.out.find("conv1 Forward        nothing fits 0 B"), std::string::npos) << plan.out;
   const auto r = run(concat({"report", "--out", path("none.html")}, args));
   EXPECT_EQ(r.status, plan.status) << describe(r);
   EXPECT_NE(r.err.find(
                 "ucudnn report: no plan for 12 of the 12 kernels (no configuration covers batch 4"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("ucudnn report: warning: --exclude-algorithms 'cpu:*' excludes every"),
-            std::string::npos)
-      << r.err;
   EXPECT_NE(read_file(path("none.html")).find("nothing fits"), std::string::npos);
+
+  const auto everything =
+      concat({"--database", path("t.db"), "--exclude-algorithms", "cpu:*"}, network_args());
+  for (const std::string command : {"plan", "report"}) {
+    auto words = concat({command}, everything);
+    if (command == "report") words = concat(words, {"--out", path("excluded.html")});
+    const auto excluded = run(words);
+    EXPECT_EQ(excluded.status, 1) << describe(excluded);
+    EXPECT_NE(excluded.err.find("ucudnn " + command +
+                                ": --exclude-algorithms 'cpu:*' excludes every cpu algorithm of "
+                                "12 of the 12 kernels, e.g. conv1 Forward: nothing is left to "
+                                "plan them with"),
+              std::string::npos)
+        << excluded.err;
+    EXPECT_EQ(excluded.out.find("nothing fits"), std::string::npos) << excluded.out;
+    EXPECT_FALSE(std::filesystem::exists(path("excluded.html")));
+  }
 }
 
 TEST_F(ReportTest, AnUnwritableOutputIsNamedAndLeavesNothing) {
