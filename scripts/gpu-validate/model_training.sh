@@ -3,6 +3,20 @@
 # alone and under ucudnn (the 2% gate, the warm-up against cudnn.benchmark), then memory
 # pressure (memory_pressure.sh) and a JAX step (jax_step.sh).
 
+# From the shim's info log: the kernels measured, the (candidate, micro-batch) pairs asked of
+# the device, those of them that ran and were timed (cuDNN refuses many configurations at small
+# shapes), and those skipped as unable to win.
+warmup_pairs() {
+  awk '/benchmarked [0-9]+ \(algorithm/ {
+    for (i = 2; i <= NF; i++)
+      if ($(i - 1) == "benchmarked") asked += $i
+      else if ($i == "ran" && $(i - 1) ~ /^\([0-9]+$/) ran += substr($(i - 1), 2)
+      else if ($i == "could" && $(i - 1) ~ /^[0-9]+$/) skipped += $(i - 1)
+    k++
+  }
+  END { printf "%d kernels measured: %d (candidate, micro-batch) pairs asked, %d ran and were timed, %d skipped as unable to win", k, asked, ran, skipped }' "$1"
+}
+
 part_5() {
   echo "== 5. a real model: ResNet-50 training (batch 64) alone and under ucudnn; a JAX step"
   if ! torch_has_gpu; then
@@ -60,7 +74,7 @@ part_5() {
         gate=("$line")
         # This precision's kernels are not in the database yet: the first run measures them.
         measured_precisions="$measured_precisions $precision"
-        [ -n "$autotuned" ] && echo "   warm-up with an empty database: ucudnn $(result_field "$line" warmup_s) s, PyTorch's cudnn.benchmark $(result_field "$autotuned" warmup_s) s, PyTorch without it $(result_field "$base" warmup_s) s; $(awk '/benchmarked [0-9]+ \(algorithm/ { for (i = 1; i < NF; i++) if ($i == "benchmarked") m += $(i + 1); else if ($i == "could" && $(i - 1) ~ /^[0-9]+$/) s += $(i - 1); k++ } END { printf "%d kernels measured: %d (candidate, micro-batch) pairs, %d skipped as unable to win", k, m, s }' "$out/log")"
+        [ -n "$autotuned" ] && echo "   warm-up with an empty database: ucudnn $(result_field "$line" warmup_s) s, PyTorch's cudnn.benchmark $(result_field "$autotuned" warmup_s) s, PyTorch without it $(result_field "$base" warmup_s) s; $(warmup_pairs "$out/log")"
         # Where ucudnn's warm-up went: measuring's phases, the plans built outside it, slow
         # finalizes.
         grep -E 'measuring [0-9]+ kernels took|outside measuring, [0-9]+ plans' "$out/log" | sed 's/^ucudnn: info: */   /'
