@@ -8,6 +8,7 @@
 #include "database_access.h"
 #include "db/maintenance/commands.h"
 #include "exit_status.h"
+#include "output_file.h"
 #include "user_input/byte_size.h"
 
 namespace ucudnn::cli {
@@ -66,22 +67,18 @@ int merge(const std::vector<std::string>& sources, const std::string& target) {
 
 int export_to(const std::string& path, const std::string& file, bool lines) {
   const auto layout = lines ? db::ExportLayout::kLines : db::ExportLayout::kDocument;
-  const bool to_stdout = file.empty() || file == "-";
-  std::ofstream out;
-  if (!to_stdout) {
-    out.open(file, std::ios::binary | std::ios::trunc);
-    if (!out) return fail("export", "cannot write '" + file + "'");
-  }
-  auto result = db::export_database(path, to_stdout ? std::cout : out, layout);
-  if (!to_stdout) out.close();
-  if (!result || (!to_stdout && !out)) {
-    if (!to_stdout) std::remove(file.c_str());  // no half-written export left behind
-    return fail("export", result ? "writing '" + file + "' failed" : result.error());
-  }
-  std::cout.flush();
+  OutputFile out(file, "");
+  std::ostream* stream = out.stream();
+  if (!stream) return fail("export", out.error());
+  auto result = db::export_database(path, *stream, layout);
+  // A destination that stopped taking the rows is named as such; any other failure leaves it
+  // as it was.
+  if (!result && !*stream && !out.commit()) return fail("export", out.error());
+  if (!result) return fail("export", result.error());
+  if (!out.commit()) return fail("export", out.error());
   std::fprintf(stderr, "exported %zu measurements and %zu plans of %zu fingerprints from %s%s",
                result->measurements, result->plans, result->fingerprints, path.c_str(),
-               to_stdout ? "" : (" to " + file).c_str());
+               out.to_standard_output() ? "" : (" to " + file).c_str());
   if (result->invalid_rows_skipped)
     std::fprintf(stderr, " (%zu invalid rows skipped)", result->invalid_rows_skipped);
   std::fprintf(stderr, "\n");

@@ -11,6 +11,7 @@
 #include "db_command.h"
 #include "exit_status.h"
 #include "openmp_environment.h"
+#include "output_file.h"
 #include "plan_command.h"
 #include "report_command.h"
 
@@ -43,7 +44,8 @@ std::optional<std::string> unknown_command(const CLI::App& app, int argc, char**
 
 // A parse error as the tool's other errors say theirs, naming the command it is of:
 // "ucudnn plan: --batch: Value 2x not in range 1 to 65536".
-std::string failure_message(const CLI::App* app, const CLI::Error& error) {
+// "ucudnn db export": the commands given, as messages name them.
+std::string command_name(const CLI::App* app) {
   std::string where = "ucudnn";
   for (const CLI::App* at = app;;) {
     const auto given = at->get_subcommands();
@@ -51,6 +53,11 @@ std::string failure_message(const CLI::App* app, const CLI::Error& error) {
     at = given.front();
     where += " " + at->get_name();
   }
+  return where;
+}
+
+std::string failure_message(const CLI::App* app, const CLI::Error& error) {
+  const std::string where = command_name(app);
   return where + ": " + error.what() + "\nRun " + where + " --help for more information.\n";
 }
 
@@ -82,14 +89,21 @@ int main(int argc, char** argv) {
     const int printed = app.exit(error);
     return printed == 0 ? 0 : ucudnn::cli::kUsageError;
   }
+  int status = 0;
   try {
-    if (app.got_subcommand("bench")) return ucudnn::cli::run_bench_command(bench);
-    if (app.got_subcommand("plan")) return ucudnn::cli::run_plan_command(plan);
-    if (app.got_subcommand("report")) return ucudnn::cli::run_report_command(report);
-    if (app.got_subcommand("db")) return ucudnn::cli::run_db_command(*app.get_subcommand("db"), db);
+    if (app.got_subcommand("bench")) status = ucudnn::cli::run_bench_command(bench);
+    if (app.got_subcommand("plan")) status = ucudnn::cli::run_plan_command(plan);
+    if (app.got_subcommand("report")) status = ucudnn::cli::run_report_command(report);
+    if (app.got_subcommand("db"))
+      status = ucudnn::cli::run_db_command(*app.get_subcommand("db"), db);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "ucudnn: %s\n", error.what());
     return 1;
   }
-  return 0;
+  // A plan or table cut short by a full disk must not pass for a whole one in a script.
+  if (std::string error; !ucudnn::cli::standard_output_written(error)) {
+    std::fprintf(stderr, "%s: %s\n", command_name(&app).c_str(), error.c_str());
+    return status == 0 ? ucudnn::cli::kFailure : status;
+  }
+  return status;
 }

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "user_input/duration.h"
+
 namespace ucudnn::cli {
 
 namespace {
@@ -75,9 +77,9 @@ PlanCheckSummary check_plans(std::FILE* out, Worker& worker,
     summary.undivided_ms += runs->baseline_ms * uses;
   }
   summary.predicted_vs_measured = median(deviations);
-  std::fprintf(out,
-               "WR total, run for real side by side: plan %.1f ms vs best undivided %.1f ms: %.2fx",
-               summary.plan_ms, summary.undivided_ms,
+  std::fprintf(out, "WR total, run for real side by side: plan %s vs best undivided %s: %.2fx",
+               format_milliseconds(summary.plan_ms).c_str(),
+               format_milliseconds(summary.undivided_ms).c_str(),
                summary.plan_ms > 0 ? summary.undivided_ms / summary.plan_ms : 1.0);
   if (summary.could_not_run)
     std::fprintf(out, " (%zu kernels could not run)", summary.could_not_run);

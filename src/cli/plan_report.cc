@@ -4,6 +4,7 @@
 
 #include "db/configuration_json.h"
 #include "user_input/byte_size.h"
+#include "user_input/duration.h"
 
 namespace ucudnn::cli {
 
@@ -89,14 +90,17 @@ void print_wr_plan(std::FILE* out, const std::vector<NetworkKernel>& kernels,
       std::fprintf(out, "%-*s %9s %10s\n", algorithm_width, "none", "-", "-");
   }
   const PlanTotals totals = plan_totals(kernels, plan);
-  std::fprintf(out, "\nWR total: planned %.1f ms vs best undivided %.1f ms: %.2fx", totals.plan_ms,
-               totals.undivided_ms,
+  std::fprintf(out, "\nWR total: planned %s vs best undivided %s: %.2fx",
+               format_milliseconds(totals.plan_ms).c_str(),
+               format_milliseconds(totals.undivided_ms).c_str(),
                totals.plan_ms > 0 ? totals.undivided_ms / totals.plan_ms : 1.0);
   if (totals.without_plan || totals.without_undivided)
     std::fprintf(out, " (without the %zu kernels where nothing or no undivided algorithm fits)",
                  std::max(totals.without_plan, totals.without_undivided));
-  std::fprintf(out, "; unlimited best %.1f ms (%.2fx the plan's time)\n", totals.unlimited_ms,
-               totals.unlimited_ms > 0 ? totals.plan_ms / totals.unlimited_ms : 1.0);
+  // As the speedup: the unlimited best's time over the plan's (above 1: the plan is faster).
+  std::fprintf(out, "; unlimited best %s: %.2fx\n",
+               format_milliseconds(totals.unlimited_ms).c_str(),
+               totals.plan_ms > 0 ? totals.unlimited_ms / totals.plan_ms : 1.0);
 }
 
 void print_wd_plan(std::FILE* out, const std::vector<NetworkKernel>& kernels,
@@ -133,7 +137,8 @@ void print_wd_plan(std::FILE* out, const std::vector<NetworkKernel>& kernels,
                         : ("shared in stream order by " + std::to_string(n) + " kernels").c_str(),
                  segment.reason.c_str());
   }
-  std::fprintf(out, "WD total: planned %.1f ms in %s (%zu variables)\n", wd.time_ms,
+  std::fprintf(out, "WD total: planned %s in %s (%zu variables)\n",
+               format_milliseconds(wd.time_ms).c_str(),
                format_byte_size(wd.workspace_bytes).c_str(), wd.variables);
 }
 

@@ -1,14 +1,9 @@
 #include "report_command.h"
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 
 #include "exit_status.h"
+#include "output_file.h"
 #include "plan_report.h"
 #include "report/html_page.h"
 #include "report/report_model.h"
@@ -27,38 +22,6 @@ void add_report_command(CLI::App& app, ReportOptions& options) {
       ->capture_default_str();
 }
 
-namespace {
-
-// Written beside the target and renamed over it, so that a failed run never leaves half a page
-// where a good one was.
-bool write_file(const std::string& path, const std::string& text, std::string& error) {
-  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      error = "--out: cannot write '" + path + "': " + std::strerror(errno);
-      return false;
-    }
-    out << text;
-    out.flush();
-    if (!out) {
-      error = "--out: writing '" + path + "' failed: " + std::strerror(errno);
-      std::filesystem::remove(temporary);
-      return false;
-    }
-  }
-  std::error_code code;
-  std::filesystem::rename(temporary, path, code);
-  if (code) {
-    error = "--out: cannot write '" + path + "': " + code.message();
-    std::filesystem::remove(temporary, code);
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 int run_report_command(const ReportOptions& options) {
   auto read = read_network_plan(options.planning, options.fingerprint, "report");
   if (auto* unavailable = std::get_if<PlanUnavailable>(&read)) {
@@ -68,14 +31,13 @@ int run_report_command(const ReportOptions& options) {
   const StoredNetworkPlan& stored = std::get<StoredNetworkPlan>(read);
   const report::ReportModel model = report::build_report_model(stored);
   const std::string page = report::html_page(model);
-  if (options.out == "-") {
-    std::fwrite(page.data(), 1, page.size(), stdout);
-  } else {
-    std::string error;
-    if (!write_file(options.out, page, error)) {
-      report_error("report", error);
-      return kFailure;
-    }
+  OutputFile out(options.out, "--out");
+  if (std::ostream* stream = out.stream()) *stream << page;
+  if (!out.commit()) {
+    report_error("report", out.error());
+    return kFailure;
+  }
+  if (!out.to_standard_output()) {
     std::fprintf(stderr, "ucudnn report: wrote %s (%zu kernels, %zu KiB)\n", options.out.c_str(),
                  stored.kernels.size(), page.size() / 1024);
   }

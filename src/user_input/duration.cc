@@ -1,6 +1,7 @@
 #include "user_input/duration.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -19,6 +20,12 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
   const double value = std::strtod(number.c_str(), &end);
   if (number.empty() || *end != '\0' || !(value >= 0) || value * scale > 3.6e6) return std::nullopt;
   return std::chrono::milliseconds(static_cast<std::int64_t>(value * scale + 0.5));
+}
+
+std::string format_milliseconds(double ms) {
+  char text[64];
+  std::snprintf(text, sizeof text, ms >= 100 || ms <= -100 ? "%.1f ms" : "%.4g ms", ms);
+  return text;
 }
 
 }  // namespace ucudnn

@@ -3,10 +3,15 @@
 // milliseconds; at most an hour.
 #include <chrono>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace ucudnn {
 
 std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
+
+// A time in milliseconds as the tool prints it: "425.2 ms", "3.471 ms", "0.01234 ms" (four
+// significant digits below 100 ms, so that a fast network's totals are not all "0.0 ms").
+std::string format_milliseconds(double ms);
 
 }  // namespace ucudnn

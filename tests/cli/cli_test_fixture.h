@@ -82,14 +82,18 @@ class CliTest : public ::testing::Test {
   // The tool with a clean environment: the default database in the temporary folder, no
   // device settings from outside, OpenMP already passive (no re-execution).
   ProcessResult run(const std::vector<std::string>& arguments, Environment extra = {}) const {
-    Environment environment = {
-        {"UCUDNN_DATABASE", path("default.db")}, {"UCUDNN_SYSTEM_DATABASE", std::nullopt},
-        {"UCUDNN_DEVICES", std::nullopt},        {"UCUDNN_BENCHMARK_DEVICES", std::nullopt},
-        {"LD_LIBRARY_PATH", std::nullopt},       {"OMP_WAIT_POLICY", "passive"}};
-    for (auto& [name, value] : extra) environment[name] = value;
     std::vector<std::string> argv = arguments;
     argv.insert(argv.begin(), kTool);
-    return run_process(argv, environment);
+    return run_process(argv, environment(std::move(extra)));
+  }
+
+  // The same with its standard output sent to `destination` (a file, /dev/full) by the shell.
+  ProcessResult run_with_output_to(const std::string& destination,
+                                   const std::vector<std::string>& arguments) const {
+    std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$@\" > \"$UCUDNN_TEST_OUT\"", "sh",
+                                     kTool};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    return run_process(argv, environment({{"UCUDNN_TEST_OUT", destination}}));
   }
 
   // The same under `mpirun -np 2` (the caller skips when there is no mpirun).
@@ -125,6 +129,15 @@ class CliTest : public ::testing::Test {
       if (row["type"] == "plan") plans.push_back(std::move(row));
     }
     return {measurements, plans};
+  }
+
+  Environment environment(Environment extra) const {
+    Environment environment = {
+        {"UCUDNN_DATABASE", path("default.db")}, {"UCUDNN_SYSTEM_DATABASE", std::nullopt},
+        {"UCUDNN_DEVICES", std::nullopt},        {"UCUDNN_BENCHMARK_DEVICES", std::nullopt},
+        {"LD_LIBRARY_PATH", std::nullopt},       {"OMP_WAIT_POLICY", "passive"}};
+    for (auto& [name, value] : extra) environment[name] = value;
+    return environment;
   }
 
   static bool have_mpirun() { return !kMpirun.empty() && ::access(kMpirun.c_str(), X_OK) == 0; }

@@ -174,6 +174,58 @@ TEST_F(CliTest, ExcludedAlgorithmsAreNeitherMeasuredNorPlanned) {
       << bad.err;
 }
 
+// The totals line states each ratio as the plan's speedup (the other's time over the plan's), as
+// --json has the times, with digits enough for a fast network.
+TEST_F(CliTest, TheTotalsLineGivesEachRatioAsThePlansSpeedup) {
+  const auto bench =
+      run(concat({"bench", "--database", path("a.db"), "--no-check-plans"}, bench_args()));
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  const auto args = concat({"plan", "--database", path("a.db")}, network_args());
+  const auto text = run(args);
+  const auto planned = run(concat(args, {"--json"}));
+  ASSERT_EQ(text.status, 0) << describe(text);
+  ASSERT_EQ(planned.status, 0) << describe(planned);
+  const json totals = json::parse(planned.out)["wr_total"];
+  const auto at = text.out.find("\nWR total: ");
+  ASSERT_NE(at, std::string::npos) << text.out;
+  double plan_ms = 0, undivided_ms = 0, speedup = 0, unlimited_ms = 0, unlimited_ratio = 0;
+  ASSERT_EQ(std::sscanf(text.out.c_str() + at,
+                        "\nWR total: planned %lf ms vs best undivided %lf ms: %lfx; unlimited best "
+                        "%lf ms: %lfx",
+                        &plan_ms, &undivided_ms, &speedup, &unlimited_ms, &unlimited_ratio),
+            5)
+      << text.out.substr(at);
+  // Four significant digits: a fast network's totals are not "0.0 ms".
+  EXPECT_NEAR(plan_ms, totals["plan_ms"].get<double>(), 5e-4 * plan_ms);
+  EXPECT_NEAR(undivided_ms, totals["undivided_ms"].get<double>(), 5e-4 * undivided_ms);
+  EXPECT_NEAR(unlimited_ms, totals["unlimited_ms"].get<double>(), 5e-4 * unlimited_ms);
+  EXPECT_NEAR(speedup, undivided_ms / plan_ms, 0.01);
+  EXPECT_NEAR(unlimited_ratio, unlimited_ms / plan_ms, 0.01);
+}
+
+// Output that did not reach its destination (a full disk: /dev/full here) fails the command, so
+// that `ucudnn plan --json > plan.json && ...` never goes on with half a plan; a device named as
+// a file is written, never replaced or removed.
+TEST_F(CliTest, OutputThatCannotBeWrittenFailsTheCommand) {
+  if (!std::filesystem::is_character_file("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+  const auto bench =
+      run(concat({"bench", "--database", path("a.db"), "--no-check-plans"}, bench_args()));
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  const auto plan = run_with_output_to(
+      "/dev/full", concat({"plan", "--database", path("a.db"), "--json"}, network_args()));
+  EXPECT_EQ(plan.status, 1) << describe(plan);
+  EXPECT_NE(plan.err.find("ucudnn plan: standard output could not be written"), std::string::npos)
+      << plan.err;
+  const auto exported = run({"db", "export", "--database", path("a.db"), "/dev/full"});
+  EXPECT_EQ(exported.status, 1) << describe(exported);
+  EXPECT_NE(exported.err.find("writing '/dev/full' failed"), std::string::npos) << exported.err;
+  EXPECT_EQ(exported.err.find("exported"), std::string::npos) << exported.err;
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/full"));
+  const auto to_null = run({"db", "export", "--database", path("a.db"), "/dev/null"});
+  EXPECT_EQ(to_null.status, 0) << describe(to_null);
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+}
+
 // An entry that excludes nothing (a mistyped name, a backend this build lacks) is named; an
 // exclusion that leaves some kernel no algorithm fails before anything is measured, where
 // planning would only have said, after the measuring, that nothing fits.

@@ -1,6 +1,9 @@
 // `ucudnn report` end to end: AlexNet benchmarked on the CPU into a small real database, the
 // page read back as XML and compared with `ucudnn plan --json`, and rendered by a headless
 // browser (Debian's chromium) where one is installed.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <pugixml.hpp>
 
 #include <cstdint>
@@ -259,6 +262,51 @@ TEST_F(ReportTest, AnUnwritableOutputIsNamedAndLeavesNothing) {
   EXPECT_EQ(r.status, 1) << describe(r);
   EXPECT_NE(r.err.find("--out: cannot write '" + target + "'"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(path("no-such-folder")));
+}
+
+// The page goes where --out says without replacing what is there when that is not a regular file
+// (a pipe, a device), and through a link into the file it names; a destination that cannot take
+// it (a full device, standard output on one) fails the command.
+TEST_F(ReportTest, AnOutputThatIsAPipeOrALinkIsWrittenNotReplaced) {
+  bench();
+  const std::string whole = report("whole.html");
+  ASSERT_FALSE(whole.empty());
+
+  const std::string pipe = path("pipe.html");
+  ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
+  const int reader = ::open(pipe.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  // Room for the whole page, so that the writer never waits for this test to read.
+  ASSERT_GE(::fcntl(reader, F_SETPIPE_SZ, 1 << 20), static_cast<int>(whole.size()));
+  const auto piped = run(concat(concat({"report"}, alexnet()), {"--out", pipe}));
+  EXPECT_EQ(piped.status, 0) << describe(piped);
+  std::string received(whole.size() + 1, '\0');
+  const ssize_t got = ::read(reader, received.data(), received.size());
+  ::close(reader);
+  received.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+  EXPECT_TRUE(received == whole) << "read " << received.size() << " of " << whole.size()
+                                 << " bytes through the pipe";
+  EXPECT_TRUE(std::filesystem::is_fifo(pipe)) << "the pipe was replaced by a file";
+
+  std::filesystem::create_symlink("whole.html", path("link.html"));
+  const std::string linked = report("link.html");
+  EXPECT_TRUE(linked == whole) << "the link's file holds " << linked.size() << " bytes";
+  EXPECT_TRUE(std::filesystem::is_symlink(path("link.html")));
+
+  if (std::filesystem::is_character_file("/dev/full")) {
+    const auto full = run(concat(concat({"report"}, alexnet()), {"--out", "/dev/full"}));
+    EXPECT_EQ(full.status, 1) << describe(full);
+    EXPECT_NE(full.err.find("--out: writing '/dev/full' failed: No space left on device"),
+              std::string::npos)
+        << full.err;
+    EXPECT_TRUE(std::filesystem::is_character_file("/dev/full"));
+    const auto standard =
+        run_with_output_to("/dev/full", concat(concat({"report"}, alexnet()), {"--out", "-"}));
+    EXPECT_EQ(standard.status, 1) << describe(standard);
+    EXPECT_NE(standard.err.find("ucudnn report: standard output could not be written"),
+              std::string::npos)
+        << standard.err;
+  }
 }
 
 // Where Debian's chromium is installed (scripts/test.sh installs it), else empty.

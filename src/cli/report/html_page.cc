@@ -10,6 +10,7 @@
 #include "report/palette.h"
 #include "report/svg.h"
 #include "user_input/byte_size.h"
+#include "user_input/duration.h"
 
 namespace ucudnn::cli::report {
 
@@ -62,10 +63,6 @@ details.operation summary { font-weight: bold; margin: 10px 0 4px; cursor: point
 .error { color: #a00; }
 )";
 
-std::string ms(double value) {
-  return formatted("%.1f ms", value);
-}
-
 std::string ratio(double value) {
   return formatted("%.2fx", value);
 }
@@ -93,15 +90,19 @@ void summary(pugi::xml_node body, const ReportModel& model) {
               request.backend + ", micro-batch sizes " + std::string(name_of(request.policy)));
   summary_row(table, "database", stored.database, "fingerprint");
   summary_row(table, "WR: per-kernel limit", format_byte_size(request.workspace_limit));
-  std::string wr_text = "plan " + ms(wr["plan_ms"].get<double>()) + " vs best undivided " +
-                        ms(wr["undivided_ms"].get<double>()) + ": " +
+  std::string wr_text = "plan " + format_milliseconds(wr["plan_ms"].get<double>()) +
+                        " vs best undivided " +
+                        format_milliseconds(wr["undivided_ms"].get<double>()) + ": " +
                         ratio(wr["speedup"].get<double>());
   const PlanTotals totals = plan_totals(stored.kernels, stored.plan);
   if (totals.without_plan || totals.without_undivided)
     wr_text += " (without the " +
                std::to_string(std::max(totals.without_plan, totals.without_undivided)) +
                " kernels where nothing or no undivided algorithm fits)";
-  wr_text += "; unlimited best " + ms(wr["unlimited_ms"].get<double>());
+  const double unlimited_ms = wr["unlimited_ms"].get<double>(),
+               plan_ms = wr["plan_ms"].get<double>();
+  wr_text += "; unlimited best " + format_milliseconds(unlimited_ms) + ": " +
+             ratio(plan_ms > 0 ? unlimited_ms / plan_ms : 1.0);
   summary_row(table, "WR: network time", wr_text);
   if (!request.total_workspace) return;
   summary_row(table, "WD: total limit", format_byte_size(*request.total_workspace));
@@ -109,9 +110,9 @@ void summary(pugi::xml_node body, const ReportModel& model) {
     summary_row(table, "WD", model.division_error, "error");
     return;
   }
-  std::string wd_text = ms(model.arena->time_ms) + " in " +
+  std::string wd_text = format_milliseconds(model.arena->time_ms) + " in " +
                         format_byte_size(model.arena->workspace_bytes) + " vs WR's " +
-                        ms(wr["plan_ms"].get<double>());
+                        format_milliseconds(wr["plan_ms"].get<double>());
   if (totals.undivided_ms > 0 && !totals.without_undivided)
     wd_text += "; " + ratio(totals.undivided_ms / model.arena->time_ms) + " the best undivided";
   summary_row(table, "WD: network time", wd_text);

@@ -1,0 +1,27 @@
+#include "user_input/duration.h"
+
+#include <gtest/gtest.h>
+
+namespace ucudnn {
+namespace {
+
+TEST(Duration, ParsesMillisecondsAndSeconds) {
+  EXPECT_EQ(parse_duration("100ms")->count(), 100);
+  EXPECT_EQ(parse_duration("1.5s")->count(), 1500);
+  EXPECT_EQ(parse_duration("250")->count(), 250);
+  EXPECT_FALSE(parse_duration("soon"));
+  EXPECT_FALSE(parse_duration("-1s"));
+  EXPECT_FALSE(parse_duration("2h"));
+}
+
+// Totals of a fast network keep their digits; slow ones read as before.
+TEST(Duration, MillisecondsKeepFourSignificantDigitsBelowAHundred) {
+  EXPECT_EQ(format_milliseconds(425.24), "425.2 ms");
+  EXPECT_EQ(format_milliseconds(3.4712), "3.471 ms");
+  EXPECT_EQ(format_milliseconds(0.0123456), "0.01235 ms");
+  EXPECT_EQ(format_milliseconds(0), "0 ms");
+  EXPECT_EQ(format_milliseconds(12345.67), "12345.7 ms");
+}
+
+}  // namespace
+}  // namespace ucudnn
