@@ -303,7 +303,17 @@ int bench(const BenchOptions& options, Cluster& cluster) {
       progress.emplace(
           stderr, isatty(STDERR_FILENO) != 0, share.size(), weight,
           cluster.size() > 1 ? "rank 0 of " + std::to_string(cluster.size()) + ": " : "");
-    outcome = measure_share(kernels, work, share, workers, progress ? &*progress : nullptr);
+    // A single process stores each item as it is measured, so that a bench stopped midway
+    // (Ctrl-C, a scheduler's time limit) keeps what it measured; a cluster's ranks send theirs
+    // to rank 0 at the end.
+    ItemMeasured store_item;
+    if (cluster.size() == 1)
+      store_item = [&](const std::vector<WorkResult>& item_results) {
+        database->store->put_measurements(
+            to_records(kernels, work, item_results, fingerprint, request.backend));
+      };
+    outcome =
+        measure_share(kernels, work, share, workers, progress ? &*progress : nullptr, store_item);
   }
   const auto outcomes = cluster.gather(outcome_to_json(outcome));
   if (!root) return 0;
@@ -328,7 +338,7 @@ int bench(const BenchOptions& options, Cluster& cluster) {
     return kFailure;
   }
   const auto records = to_records(kernels, work, results, fingerprint, request.backend);
-  database->store->put_measurements(records);  // one transaction
+  if (cluster.size() > 1) database->store->put_measurements(records);  // one transaction
   std::printf("measured %zu new, reused %zu in %.1f s\n\n", records.size(), work.reused,
               seconds_since(start));
   if (unavailable > 0) {

@@ -83,12 +83,14 @@ Expected<WorkList> work_from_json(const std::string& text, std::size_t kernel_co
 
 ShareOutcome measure_share(const std::vector<NetworkKernel>& kernels, const WorkList& work,
                            const std::vector<std::size_t>& share,
-                           const std::vector<Worker*>& workers, Progress* progress) {
+                           const std::vector<Worker*>& workers, Progress* progress,
+                           const ItemMeasured& item_measured) {
   // Per share position, so that the merged results come out in item order whatever thread
   // measured what.
   std::vector<std::vector<WorkResult>> results(share.size());
   std::atomic<std::size_t> next{0};
-  std::mutex error_mutex;  // guards the three below
+  std::mutex error_mutex;     // guards the three below
+  std::mutex measured_mutex;  // one item_measured call at a time
   std::string error;
   std::size_t unavailable_count = 0;
   std::string first_unavailable;
@@ -117,6 +119,10 @@ ShareOutcome measure_share(const std::vector<NetworkKernel>& kernels, const Work
                                   std::to_string(item.micro_batch) + " of " +
                                   kernels[item.kernel].label() + ": " + unavailable.what();
           }
+        }
+        if (item_measured) {
+          std::lock_guard lock(measured_mutex);
+          item_measured(results[i]);
         }
         if (progress)
           progress->step(kernels[item.kernel].label() + ", micro-batch " +

@@ -4,6 +4,7 @@
 // and shared sizes are measured once) with the algorithms the database does not have yet.
 // The list is what a cluster shares out: rank 0 makes it, every rank measures the items
 // i with i % ranks == rank, and the results travel back to rank 0 as JSON.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,11 +55,17 @@ struct ShareOutcome {
   std::string first_unavailable;
 };
 
+// Called with each item's results as soon as it is measured, one call at a time whatever the
+// workers' threads: where the database is at hand, they are stored then, so that a bench
+// stopped midway keeps what it measured.
+using ItemMeasured = std::function<void(const std::vector<WorkResult>&)>;
+
 // Measures the items `share` (indices into work.items) with every worker at once, one
 // thread per worker, each taking the next item when done with one.
 ShareOutcome measure_share(const std::vector<NetworkKernel>& kernels, const WorkList& work,
                            const std::vector<std::size_t>& share,
-                           const std::vector<Worker*>& workers, Progress* progress);
+                           const std::vector<Worker*>& workers, Progress* progress,
+                           const ItemMeasured& item_measured = {});
 
 std::string outcome_to_json(const ShareOutcome& outcome);
 Expected<ShareOutcome> outcome_from_json(const std::string& text, const WorkList& work);

@@ -54,6 +54,37 @@ TEST_F(CliTest, MeasurementsADeviceHasNoMemoryForAreNamedAndTheRestKept) {
       << info.out;
 }
 
+// A bench stopped midway (a scheduler's time limit sends SIGTERM) keeps every item it finished:
+// the next bench measures only the rest.
+TEST_F(CliTest, ABenchStoppedMidwayKeepsWhatItMeasured) {
+  const auto network = concat(bench_args(), {"--no-check-plans", "--database", path("s.db")});
+  // The shell stops it once the third of its 27 items is done (its progress line is printed
+  // after the item is stored), and says how it ended.
+  std::vector<std::string> argv = {
+      "/bin/sh",
+      "-c",
+      "\"$@\" 2> \"$UCUDNN_TEST_ERR\" & pid=$!; "
+      "while ! grep -q '^\\[3/' \"$UCUDNN_TEST_ERR\"; do kill -0 $pid || break; sleep 0.02; done; "
+      "kill -TERM $pid; wait $pid; echo \"status $?\"",
+      "sh",
+      kTool,
+      "bench"};
+  argv.insert(argv.end(), network.begin(), network.end());
+  const auto stopped = run_process(argv, environment({{"UCUDNN_TEST_ERR", path("err.txt")}}));
+  ASSERT_NE(stopped.out.find("status 143"), std::string::npos)
+      << "bench was to be stopped by SIGTERM midway: " << describe(stopped)
+      << read_file(path("err.txt"));
+  const auto [measurements, plans] = rows(path("s.db"));
+  EXPECT_GE(measurements.size(), 3u) << "three items at least, each of several algorithms";
+  EXPECT_TRUE(plans.empty());
+
+  const auto again = run(concat({"bench"}, network));
+  ASSERT_EQ(again.status, 0) << describe(again);
+  const auto [measured, reused] = counts(again);
+  EXPECT_EQ(reused, static_cast<long>(measurements.size())) << again.out;
+  EXPECT_GT(measured, 0) << again.out;
+}
+
 // A child process that holds `database`'s write lock (BEGIN EXCLUSIVE) for `milliseconds`;
 // returns once the lock is taken.
 pid_t hold_write_lock(const std::string& database, int milliseconds) {
