@@ -217,18 +217,6 @@ OpenOutcome open_rolled_back_copy(const std::string& path, const OpenOptions& op
   return outcome;
 }
 
-// Whether `path` starts as every SQLite database does, or is empty (SQLite's empty database);
-// true where it cannot be read (opening it then says why).
-bool has_database_header(const std::string& path) {
-  static constexpr char kHeader[] = "SQLite format 3";  // and its terminating zero: 16 bytes
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return true;
-  char start[sizeof kHeader] = {};
-  file.read(start, sizeof start);
-  const auto read = file.gcount();
-  return read == 0 || (read == sizeof start && std::memcmp(start, kHeader, sizeof start) == 0);
-}
-
 OpenOutcome open_leased(const std::string& path, Access access, const OpenOptions& options) {
   try {
     try {
@@ -248,6 +236,16 @@ OpenOutcome open_leased(const std::string& path, Access access, const OpenOption
 }
 
 }  // namespace
+
+bool has_database_header(const std::string& path) {
+  static constexpr char kHeader[] = "SQLite format 3";  // and its terminating zero: 16 bytes
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return true;
+  char start[sizeof kHeader] = {};
+  file.read(start, sizeof start);
+  const auto read = file.gcount();
+  return read == 0 || (read == sizeof start && std::memcmp(start, kHeader, sizeof start) == 0);
+}
 
 OpenOutcome open_database(const std::string& path, Access access, const OpenOptions& options,
                           FileLease* held) {

@@ -82,4 +82,8 @@ Expected<OpenedDatabase> open_or_error(const std::string& path, Access access,
 // counter appended when that name is taken. Returns the new name.
 Expected<std::string> set_aside(const std::string& path, const std::string& tag);
 
+// Whether `path` starts as every SQLite database does, or is empty (SQLite's empty database);
+// true where it cannot be read (opening it then says why).
+bool has_database_header(const std::string& path);
+
 }  // namespace ucudnn::db

@@ -1,6 +1,10 @@
 #include "database_access.h"
 
+#include <algorithm>
+#include <fstream>
+
 #include "core/memory_store.h"
+#include "db/database_file.h"
 #include "db/default_store.h"
 #include "db/layered_store.h"
 #include "db/sqlite_store.h"
@@ -45,6 +49,20 @@ SqliteStoreOptions tool_options(StoreAccess access, const std::string& role) {
   return options;
 }
 
+// Text, not a damaged database: its start holds no zero byte and no control character but
+// white space (a damaged file's bytes, random or zeroed, do; UTF-8 text passes).
+bool looks_like_text(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  char start[4096];
+  file.read(start, sizeof start);
+  const auto read = file.gcount();
+  if (read <= 0) return false;
+  return std::all_of(start, start + read, [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte >= 0x20 || byte == '\n' || byte == '\r' || byte == '\t';
+  });
+}
+
 }  // namespace
 
 bool confirm_saved(const OpenedStore& opened, const std::string& command) {
@@ -61,10 +79,25 @@ bool confirm_saved(const OpenedStore& opened, const std::string& command) {
 Expected<OpenedStore> open_store_for_writing(const std::string& database) {
   if (database.empty()) {
     const auto locations = database_locations();
-    return OpenedStore{
-        open_default_store(tool_options(StoreAccess::kReadWrite, "benchmark database")),
-        describe(locations), files_of(locations)};
+    if (locations.user.empty()) return Error{default_database_file().error()};
+    auto store = open_default_store(tool_options(StoreAccess::kReadWrite, "benchmark database"));
+    // Refused before anything is measured, as a --database that cannot be written is: measuring
+    // a network takes minutes, and would all be lost.
+    BenchmarkStore* written = store.get();
+    if (auto* layered = dynamic_cast<LayeredStore*>(written)) written = layered->user();
+    if (auto* file = dynamic_cast<SqliteStore*>(written);
+        file && file->state() != StoreState::kReadWrite)
+      return Error{"the default database '" + locations.user +
+                   "' cannot be written (see the warning above): pass --database FILE or set "
+                   "UCUDNN_DATABASE"};
+    return OpenedStore{std::move(store), describe(locations), files_of(locations)};
   }
+  // A damaged database (garbage, zeros after a crash) is set aside and started afresh; a text
+  // file named here is the user's (a network file given twice, by a slip): refused, untouched.
+  if (!db::has_database_header(database) && looks_like_text(database))
+    return Error{"--database: '" + database +
+                 "' is a text file, not a SQLite database; it is left as it is: name a "
+                 "database file, or a new one"};
   auto store = std::make_unique<SqliteStore>(
       database, tool_options(StoreAccess::kReadWrite, "benchmark database"));
   if (store->state() != StoreState::kReadWrite)

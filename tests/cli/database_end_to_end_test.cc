@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 
 #include <nlohmann/json.hpp>
@@ -83,6 +84,42 @@ TEST_F(CliTest, ABenchStoppedMidwayKeepsWhatItMeasured) {
   const auto [measured, reused] = counts(again);
   EXPECT_EQ(reused, static_cast<long>(measurements.size())) << again.out;
   EXPECT_GT(measured, 0) << again.out;
+}
+
+// A text file named as the database (the network file, by a slip) is refused and left as it is;
+// the shim would set a file that is no database aside, as a cache (a damaged one still is:
+// DatabaseRaces).
+TEST_F(CliTest, ATextFileGivenAsTheDatabaseIsRefusedUntouched) {
+  std::filesystem::copy_file(kTiny, path("net.json"));
+  const std::string before = read_file(path("net.json"));
+  auto args = bench_args();
+  args[1] = path("net.json");  // --network
+  const auto r = run(concat({"bench", "--database", path("net.json")}, args));
+  EXPECT_EQ(r.status, 1) << describe(r);
+  EXPECT_NE(r.err.find("ucudnn bench: --database: '" + path("net.json") +
+                       "' is a text file, not a SQLite database; it is left as it is"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("measured"), std::string::npos) << r.out;
+  EXPECT_EQ(read_file(path("net.json")), before);
+  for (const auto& entry : std::filesystem::directory_iterator(folder_.path()))
+    EXPECT_EQ(entry.path().filename().string().find("not-a-database"), std::string::npos)
+        << entry.path();
+}
+
+// The default database, where it cannot be written, is refused before anything is measured (it
+// was found out after minutes of measuring, when nothing could be saved).
+TEST_F(CliTest, ADefaultDatabaseThatCannotBeWrittenIsRefusedBeforeMeasuring) {
+  std::ofstream(path("a-file")) << "not a folder";
+  const std::string unreachable = path("a-file") + "/cache/ucudnn.db";
+  const auto r = run(concat({"bench"}, bench_args()), {{"UCUDNN_DATABASE", unreachable}});
+  EXPECT_EQ(r.status, 1) << describe(r);
+  EXPECT_NE(r.err.find("ucudnn bench: the default database '" + unreachable +
+                       "' cannot be written (see the warning above): pass --database FILE or "
+                       "set UCUDNN_DATABASE"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("measured"), std::string::npos) << r.out;
 }
 
 // A child process that holds `database`'s write lock (BEGIN EXCLUSIVE) for `milliseconds`;
