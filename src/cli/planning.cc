@@ -37,7 +37,7 @@ Expected<DivisionOutcome> divide(const std::vector<NetworkKernel>& kernels, Netw
     if (uses.size() > 1) name += " (x" + std::to_string(uses.size()) + ")";
     // A kernel used n times costs n times its time in every iteration.
     candidates.push_back({std::move(name),
-                          desirable_configurations(restrict_to_limit(plan.plans[d].table, total)),
+                          desirable_configurations(plan.plans[d].table),
                           static_cast<double>(uses.size()), groups.group_of[d]});
   }
   auto division = plan_shared_division(candidates, groups.count, total);

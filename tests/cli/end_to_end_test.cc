@@ -226,6 +226,35 @@ TEST_F(CliTest, OutputThatCannotBeWrittenFailsTheCommand) {
   EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
 }
 
+// A WD total too small for any division names the smallest total that works, and that total
+// is then planned (it said only that some kernel "has no configuration").
+TEST_F(CliTest, AnInfeasibleTotalNamesTheSmallestFeasibleOne) {
+  const auto bench =
+      run(concat({"bench", "--database", path("a.db"), "--no-check-plans"}, bench_args()));
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  // Without DIRECT every algorithm needs some workspace.
+  const auto args =
+      concat({"plan", "--database", path("a.db"), "--exclude-algorithms", "cpu:DIRECT", "--json"},
+             network_args(4, "16MiB"));
+  const auto small = run(concat(args, {"--total-workspace", "1KiB"}));
+  EXPECT_EQ(small.status, 1) << describe(small);
+  const std::string error = json::parse(small.out)["wd"]["error"].get<std::string>();
+  unsigned long long smallest = 0;
+  ASSERT_EQ(std::sscanf(error.c_str(),
+                        "total workspace limit 1024 bytes is infeasible: the smallest feasible "
+                        "total is %llu bytes",
+                        &smallest),
+            1)
+      << error;
+  const auto enough = run(concat(args, {"--total-workspace", std::to_string(smallest)}));
+  ASSERT_EQ(enough.status, 0) << describe(enough);
+  const json wd = json::parse(enough.out)["wd"];
+  EXPECT_FALSE(wd.contains("error")) << wd.dump();
+  EXPECT_LE(wd["workspace_bytes"].get<unsigned long long>(), smallest);
+  const auto below = run(concat(args, {"--total-workspace", std::to_string(smallest - 256)}));
+  EXPECT_EQ(below.status, 1) << describe(below);
+}
+
 // An entry that excludes nothing (a mistyped name, a backend this build lacks) is named; an
 // exclusion that leaves some kernel no algorithm fails before anything is measured, where
 // planning would only have said, after the measuring, that nothing fits.
