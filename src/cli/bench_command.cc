@@ -379,8 +379,9 @@ int bench(const BenchOptions& options, Cluster& cluster) {
 
   const PlanTotals totals = plan_totals(kernels, plan);
   if (totals.without_plan) {
-    report(std::to_string(totals.without_plan) + " kernels have no configuration within " +
-           format_byte_size(request.workspace_limit));
+    report(std::to_string(totals.without_plan) +
+           (totals.without_plan == 1 ? " kernel has" : " kernels have") +
+           " no configuration within " + format_byte_size(request.workspace_limit));
     return kFailure;
   }
   if (plan.division && !*plan.division) return kFailure;

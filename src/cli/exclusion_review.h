@@ -1,8 +1,9 @@
 #pragma once
-// What the user's --exclude-algorithms did to the algorithms listed for a network's kernels:
-// an exclusion that leaves a kernel nothing to plan with (bench fails before anything is
-// measured; plan and report, which draw it, say why), and each entry that excluded nothing (a
-// mistyped algorithm, a backend this build does not have), most likely not what the user meant.
+// What the algorithms listed for a network's kernels leave to plan with: a kernel the backend
+// lists no algorithm for (a data type it does not compute), or one the user's
+// --exclude-algorithms leaves nothing (bench fails before anything is measured, plan and report
+// before drawing "nothing fits"), and each entry that excluded nothing (a mistyped algorithm, a
+// backend this build does not have), most likely not what the user meant.
 #include <string>
 #include <vector>
 
@@ -12,7 +13,7 @@
 namespace ucudnn::cli {
 
 struct ExclusionReview {
-  std::string error;                  // empty: every kernel keeps an algorithm
+  std::string error;                  // empty: every kernel has an algorithm left
   std::vector<std::string> warnings;  // one per entry that excluded nothing
 };
 

@@ -106,8 +106,12 @@ std::string AlgorithmExclusion::to_string() const {
 
 void ExclusionAccount::filter(const std::string& backend, const KernelKey& kernel,
                               std::vector<std::string>& names) {
-  if (exclusion_.empty()) return;
   const bool listed = !names.empty();
+  if (!listed) {
+    std::lock_guard lock(mutex_);
+    unlisted_.insert(kernel.to_string());
+  }
+  if (exclusion_.empty()) return;
   std::vector<bool> used(exclusion_.size(), false);
   std::erase_if(names, [&](const std::string& name) {
     bool excluded = false;
@@ -134,6 +138,11 @@ std::vector<std::string> ExclusionAccount::entries_that_excluded_nothing(
 std::set<std::string> ExclusionAccount::kernels_left_without_algorithms() const {
   std::lock_guard lock(mutex_);
   return emptied_;
+}
+
+std::set<std::string> ExclusionAccount::kernels_listed_without_algorithms() const {
+  std::lock_guard lock(mutex_);
+  return unlisted_;
 }
 
 std::vector<std::string> ExcludingBenchmarker::algorithms(const KernelKey& kernel) {

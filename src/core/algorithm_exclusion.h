@@ -62,12 +62,16 @@ class ExclusionAccount {
   // algorithms, and the kernels (KernelKey::to_string) that had algorithms and have none left.
   std::vector<std::string> entries_that_excluded_nothing(const std::string& backend) const;
   std::set<std::string> kernels_left_without_algorithms() const;
+  // The kernels for which the backend listed no algorithm at all, before any exclusion (a data
+  // type it does not compute).
+  std::set<std::string> kernels_listed_without_algorithms() const;
 
  private:
   const AlgorithmExclusion& exclusion_;
   mutable std::mutex mutex_;
   std::vector<bool> entry_used_;
   std::set<std::string> emptied_;
+  std::set<std::string> unlisted_;
 };
 
 // A device's benchmarker without the excluded algorithms: they are not listed, and asking

@@ -255,6 +255,40 @@ TEST_F(CliTest, AnInfeasibleTotalNamesTheSmallestFeasibleOne) {
   EXPECT_EQ(below.status, 1) << describe(below);
 }
 
+// Kernels of a data type the backend does not compute (half on the CPU backend) are named as
+// such, not as "nothing fits 64 MiB" (at any limit); a network of nothing else fails before
+// measuring, as an exclusion of everything does.
+TEST_F(CliTest, KernelsTheBackendCannotRunAreNamedNotBlamedOnTheLimit) {
+  const std::string layer = R"({"name": "c1", "input": [3, 16, 16], "output_channels": 8,
+                                "filter": 3, "padding": 1})";
+  std::ofstream(path("half.json")) << R"({"data_type": "half", "layers": [)" << layer << "]}";
+  std::ofstream(path("mixed.json"))
+      << R"({"layers": [)" << layer
+      << R"(, {"name": "c2", "input": [8, 16, 16], "output_channels": 8, "filter": 3,
+               "padding": 1, "data_type": "half"}]})";
+  const std::vector<std::string> common = {"--batch", "2", "--repeats", "1", "--no-check-plans"};
+  const auto half =
+      run(concat({"bench", "--network", path("half.json"), "--database", path("h.db")}, common));
+  EXPECT_EQ(half.status, 1) << describe(half);
+  EXPECT_NE(half.err.find("ucudnn bench: the cpu backend has no algorithm for 3 of the 3 kernels, "
+                          "e.g. c1 Forward (data type HALF): nothing can plan them on it"),
+            std::string::npos)
+      << half.err;
+  EXPECT_EQ(half.out.find("measured"), std::string::npos) << half.out;
+
+  const auto mixed =
+      run(concat({"bench", "--network", path("mixed.json"), "--database", path("m.db")}, common));
+  EXPECT_EQ(mixed.status, 1) << describe(mixed);
+  EXPECT_NE(mixed.err.find("ucudnn bench: warning: the cpu backend has no algorithm for 3 of the "
+                           "6 kernels, e.g. c2 Forward (data type HALF): they get no plan"),
+            std::string::npos)
+      << mixed.err;
+  EXPECT_NE(mixed.out.find("c2    Forward        no algorithm runs it"), std::string::npos)
+      << mixed.out;
+  EXPECT_EQ(mixed.out.find("nothing fits"), std::string::npos) << mixed.out;
+  EXPECT_NE(mixed.out.find("c1    Forward        cpu:"), std::string::npos) << mixed.out;
+}
+
 // An entry that excludes nothing (a mistyped name, a backend this build lacks) is named; an
 // exclusion that leaves some kernel no algorithm fails before anything is measured, where
 // planning would only have said, after the measuring, that nothing fits.
