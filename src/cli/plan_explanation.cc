@@ -54,6 +54,7 @@ void explain_kernel(std::FILE* out, const std::string& label, const KernelPlan& 
                  described(*p.unlimited).c_str());
   if (!p.plan) {
     std::fprintf(out, "  no plan: %s\n", p.plan_error.c_str());
+    if (!p.runnable()) return;  // no limit would change that
   } else {
     const Configuration& plan = *p.plan;
     std::fprintf(out, "  plan: %s, %.3f ms in %s, %zu micro-batch%s", plan.to_string().c_str(),

@@ -14,6 +14,11 @@
 
 namespace ucudnn::cli {
 
+bool KernelPlan::runnable() const {
+  return std::any_of(table.candidates.begin(), table.candidates.end(),
+                     [](const auto& at_size) { return !at_size.empty(); });
+}
+
 namespace {
 
 Expected<DivisionOutcome> divide(const std::vector<NetworkKernel>& kernels, NetworkPlan& plan,
@@ -36,8 +41,7 @@ Expected<DivisionOutcome> divide(const std::vector<NetworkKernel>& kernels, Netw
     std::string name = kernels[plan.distinct[d].first].label();
     if (uses.size() > 1) name += " (x" + std::to_string(uses.size()) + ")";
     // A kernel used n times costs n times its time in every iteration.
-    candidates.push_back({std::move(name),
-                          desirable_configurations(plan.plans[d].table),
+    candidates.push_back({std::move(name), desirable_configurations(plan.plans[d].table),
                           static_cast<double>(uses.size()), groups.group_of[d]});
   }
   auto division = plan_shared_division(candidates, groups.count, total);
@@ -106,8 +110,11 @@ NetworkPlan plan_network(Benchmarker& measurements, const std::vector<NetworkKer
       kernel_plan.plan_limits = limits_answered(
           limited, *wr,
           request.knob_variants ? std::optional(request.workspace_limit) : std::nullopt);
-    } else
+    } else if (!kernel_plan.runnable()) {
+      kernel_plan.plan_error = "the " + request.backend + " backend has no algorithm for it";
+    } else {
       kernel_plan.plan_error = wr.error();
+    }
     if (!limited.candidates.empty())
       if (const MicroConfiguration* best = fastest(limited.candidates.back()))
         kernel_plan.undivided = *best;

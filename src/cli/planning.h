@@ -24,6 +24,8 @@ struct KernelPlan {
   // Fastest undivided with no limit: what an application that allocates whatever its choice
   // needs would run (a framework's own autotuning), the other baseline.
   std::optional<MicroConfiguration> unlimited;
+  // Whether the backend runs the kernel at some micro-batch size, whatever the workspace.
+  bool runnable() const;
 };
 
 // Kernels of one stream share a segment of the arena, each its fastest configuration within

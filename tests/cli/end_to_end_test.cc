@@ -287,6 +287,12 @@ TEST_F(CliTest, KernelsTheBackendCannotRunAreNamedNotBlamedOnTheLimit) {
       << mixed.out;
   EXPECT_EQ(mixed.out.find("nothing fits"), std::string::npos) << mixed.out;
   EXPECT_NE(mixed.out.find("c1    Forward        cpu:"), std::string::npos) << mixed.out;
+  const auto explained = run({"plan", "--network", path("mixed.json"), "--batch", "2", "--database",
+                              path("m.db"), "--explain"});
+  EXPECT_NE(explained.out.find("c2 Forward\n  undivided within 64 MiB: none\n  no plan: the cpu "
+                               "backend has no algorithm for it\nc2 BackwardData"),
+            std::string::npos)
+      << explained.out;
 }
 
 // An entry that excludes nothing (a mistyped name, a backend this build lacks) is named; an
