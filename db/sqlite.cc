@@ -189,6 +189,10 @@ void Transaction::commit() {
 }
 
 void write_transaction(Connection& connection, const std::function<void()>& body, int attempts) {
+  // Attempts share the lock timeout: a lock held through one attempt's whole wait is not waited
+  // for again (the wait the notice announced is the most there is). A busy answer that came
+  // sooner (SQLite's deadlock avoidance) is worth another attempt.
+  const auto start = std::chrono::steady_clock::now();
   for (int attempt = 1;; ++attempt) {
     try {
       Transaction transaction(connection);
@@ -196,7 +200,9 @@ void write_transaction(Connection& connection, const std::function<void()>& body
       transaction.commit();
       return;
     } catch (const Error& error) {
-      if (!error.busy() || attempt >= attempts) throw;
+      if (!error.busy() || attempt >= attempts ||
+          std::chrono::steady_clock::now() - start >= connection.lock_timeout())
+        throw;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100 * attempt));
   }

@@ -128,6 +128,16 @@ class Connection {
   int changes() const { return sqlite3_changes(db_); }
   bool read_only() const { return sqlite3_db_readonly(db_, "main") == 1; }
 
+  // How long a statement waits for another process's lock before it fails busy. A writer
+  // that found the file locked for that long tries its later writes without waiting (their
+  // rows wait in memory) and waits again once, at its flush: set_lock_timeout(0) meanwhile.
+  std::chrono::milliseconds lock_timeout() const {
+    return busy_ ? busy_->wait.timeout : std::chrono::milliseconds(0);
+  }
+  void set_lock_timeout(std::chrono::milliseconds timeout) {
+    if (busy_) busy_->wait.timeout = timeout;
+  }
+
   // The busy handler's context; its address must not move.
   struct BusyState {
     LockWait wait;
@@ -158,8 +168,8 @@ class Transaction {
   bool open_ = true;
 };
 
-// Runs `body` inside a write transaction and commits; when the database stays busy past the
-// connection's lock wait, rolls back and tries again, `attempts` in all, before giving up
+// Runs `body` inside a write transaction and commits; when the database is busy, rolls back and
+// tries again, `attempts` in all, within the connection's lock timeout in all, before giving up
 // (throws Error).
 void write_transaction(Connection& connection, const std::function<void()>& body, int attempts = 3);
 

@@ -37,6 +37,11 @@ std::string describe(const db::PlanRow& row) {
 }  // namespace
 
 void SqliteStore::Impl::flush() {
+  flushing = true;
+  struct Done {
+    bool& flushing;
+    ~Done() { flushing = false; }
+  } done{flushing};
   try {
     if (reopen_wanted && options.access == StoreAccess::kReadWrite) {
       reopen_wanted = false;

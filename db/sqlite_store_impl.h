@@ -144,6 +144,10 @@ struct SqliteStore::Impl {
   std::vector<db::MeasurementRow> saved_measurements;
   std::vector<db::PlanRow> saved_plans;
   bool last_save_failed = false;
+  // The last save found the file locked through the whole lock timeout: later saves try
+  // without waiting (their rows wait in memory) until one succeeds, and only flush() waits.
+  bool lock_busy = false;
+  bool flushing = false;
   // Each thread's hold_saves() not yet released: its puts wait for its last release. Per
   // thread, so that one thread's planning never delays what another saves.
   std::unordered_map<std::thread::id, int> holds;

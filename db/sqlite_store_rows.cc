@@ -141,11 +141,23 @@ void SqliteStore::Impl::save() {
     drop_oldest_unsaved();  // kept for confirm_saved() to report, within bounds
     return;
   }
+  // A file another process keeps locked is not waited for at every put: a bench that stores
+  // each item would otherwise wait the whole timeout per item.
+  const auto timeout = connection.lock_timeout();
+  const bool without_waiting = lock_busy && !flushing;
+  if (without_waiting) connection.set_lock_timeout(std::chrono::milliseconds(0));
+  struct Restore {
+    Impl& impl;
+    std::chrono::milliseconds timeout;
+    ~Restore() { impl.connection.set_lock_timeout(timeout); }
+  } restore{*this, timeout};
   for (int attempt = 0;; ++attempt) {
     try {
       write_unsaved();
+      lock_busy = false;
       return;
     } catch (const sqlite::Error& error) {
+      if (error.busy()) lock_busy = true;
       if (attempt == 0 && error.moved()) {
         // Renamed away under us: the rows belong in the file now at `path`.
         close();
