@@ -78,12 +78,12 @@ std::optional<std::string> plan_problem(const PlanRow& row) {
 
 }  // namespace
 
-Expected<CheckReport> check_database(const std::string& path) {
+Expected<CheckReport> check_database(const std::string& path, const sqlite::LockWait& wait) {
   CheckReport report;
   try {
     std::error_code error;
     if (!std::filesystem::exists(path, error)) return Error{path + ": no such file"};
-    auto outcome = open_database(path, Access::kReadOnly);
+    auto outcome = open_database(path, Access::kReadOnly, OpenOptions{wait});
     if (!outcome.database) {
       if (outcome.failure->problem == FileProblem::kCannotOpen)
         return Error{path + ": " + outcome.failure->message};

@@ -22,9 +22,9 @@ std::vector<std::string> fingerprints_of(sqlite::Connection& connection) {
 }  // namespace
 
 Expected<ExportResult> export_database(const std::string& path, std::ostream& out,
-                                       ExportLayout layout) {
+                                       ExportLayout layout, const sqlite::LockWait& wait) {
   try {
-    auto connection = open_or_error(path, Access::kReadOnly);
+    auto connection = open_or_error(path, Access::kReadOnly, OpenOptions{wait});
     if (!connection) return Error{connection.error()};
     auto& c = connection.value().connection;
     ExportResult result;

@@ -128,14 +128,15 @@ Expected<Rows> parse(const std::string& text) {
 
 }  // namespace
 
-Expected<ImportResult> import_database(const std::string& path, std::istream& in) {
+Expected<ImportResult> import_database(const std::string& path, std::istream& in,
+                                       const sqlite::LockWait& wait) {
   try {
     const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     if (in.bad()) return Error{"the input could not be read"};
     auto rows = parse(text);
     if (!rows) return Error{rows.error()};
 
-    auto connection = open_or_error(path, Access::kReadWrite);
+    auto connection = open_or_error(path, Access::kReadWrite, OpenOptions{wait});
     if (!connection) return Error{connection.error()};
     ImportResult result;
     result.measurements_read = rows->measurements.size();

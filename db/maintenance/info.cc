@@ -8,9 +8,9 @@
 
 namespace ucudnn::db {
 
-Expected<DatabaseInfo> database_info(const std::string& path) {
+Expected<DatabaseInfo> database_info(const std::string& path, const sqlite::LockWait& wait) {
   try {
-    auto connection = open_or_error(path, Access::kReadOnly);
+    auto connection = open_or_error(path, Access::kReadOnly, OpenOptions{wait});
     if (!connection) return Error{connection.error()};
     auto& c = connection.value().connection;
     DatabaseInfo info;

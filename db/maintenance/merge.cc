@@ -18,11 +18,12 @@ struct SourceRows {
 
 // Everything `source` holds, a garbage row skipped rather than copied; read before the target
 // is written, so that no source's read lock is held then.
-Expected<SourceRows> read_source(const std::string& source, const std::string& target) {
+Expected<SourceRows> read_source(const std::string& source, const std::string& target,
+                                 const sqlite::LockWait& wait) {
   std::error_code ignored;
   if (std::filesystem::equivalent(source, target, ignored))
     return Error{source + " and " + target + " are the same file"};
-  auto from = open_or_error(source, Access::kReadOnly);
+  auto from = open_or_error(source, Access::kReadOnly, OpenOptions{wait});
   if (!from) return Error{from.error()};
   SourceRows rows;
   for_each_measurement(from.value().connection, [&](std::int64_t, Expected<MeasurementRow> row) {
@@ -45,18 +46,19 @@ Expected<SourceRows> read_source(const std::string& source, const std::string& t
 }  // namespace
 
 Expected<std::vector<MergeResult>> merge_databases(const std::vector<std::string>& sources,
-                                                   const std::string& target) {
+                                                   const std::string& target,
+                                                   const sqlite::LockWait& wait) {
   std::string source_being_read;
   try {
     std::vector<SourceRows> read;
     for (const auto& source : sources) {
       source_being_read = source;
-      auto rows = read_source(source, target);
+      auto rows = read_source(source, target, wait);
       if (!rows) return Error{rows.error()};
       read.push_back(std::move(rows).value());
     }
     source_being_read.clear();
-    auto into = open_or_error(target, Access::kReadWrite);
+    auto into = open_or_error(target, Access::kReadWrite, OpenOptions{wait});
     if (!into) return Error{into.error()};
     sqlite::write_transaction(into.value().connection, [&] {
       RowWriter writer(into.value().connection);
@@ -79,8 +81,9 @@ Expected<std::vector<MergeResult>> merge_databases(const std::vector<std::string
   }
 }
 
-Expected<MergeResult> merge_database(const std::string& source, const std::string& target) {
-  auto results = merge_databases({source}, target);
+Expected<MergeResult> merge_database(const std::string& source, const std::string& target,
+                                     const sqlite::LockWait& wait) {
+  auto results = merge_databases({source}, target, wait);
   if (!results) return Error{results.error()};
   return results->front();
 }

@@ -6,7 +6,7 @@
 
 namespace ucudnn::db {
 
-Expected<VacuumResult> vacuum_database(const std::string& path) {
+Expected<VacuumResult> vacuum_database(const std::string& path, const sqlite::LockWait& wait) {
   try {
     namespace fs = std::filesystem;
     std::error_code error;
@@ -14,7 +14,7 @@ Expected<VacuumResult> vacuum_database(const std::string& path) {
     VacuumResult result;
     result.size_before = fs::file_size(path, error);
     {
-      auto connection = open_or_error(path, Access::kReadWrite);
+      auto connection = open_or_error(path, Access::kReadWrite, OpenOptions{wait});
       if (!connection) return Error{connection.error()};
       // VACUUM rewrites the file through a temporary copy; it waits for other writers like
       // any write (busy timeout) and leaves the file as it was when it fails.

@@ -31,20 +31,14 @@ std::vector<std::string> files_of(const DatabaseLocations& locations) {
   return files;
 }
 
-// The tool may wait for a lock, but says so within a second.
 SqliteStoreOptions tool_options(StoreAccess access, const std::string& role) {
   SqliteStoreOptions options;
   options.access = access;
-  if (const char* value = process_environment("UCUDNN_DATABASE_LOCK_TIMEOUT"); value && *value) {
-    if (auto timeout = parse_duration(value))
-      options.lock_timeout = *timeout;
-    else
-      warn_on_stderr(std::string("UCUDNN_DATABASE_LOCK_TIMEOUT='") + value +
-                     "' is not a duration such as 100ms or 2s (at most an hour); using the "
-                     "default: 60s");
-  }
+  const sqlite::LockWait wait = tool_lock_wait();
+  options.lock_timeout = wait.timeout;
+  options.notice_after = wait.notice_after;
+  options.notice = wait.notice;
   options.warn = warn_on_stderr;
-  options.notice = notice_on_stderr;
   options.role = role;
   return options;
 }
@@ -64,6 +58,20 @@ bool looks_like_text(const std::string& path) {
 }
 
 }  // namespace
+
+sqlite::LockWait tool_lock_wait() {
+  sqlite::LockWait wait;
+  if (const char* value = process_environment("UCUDNN_DATABASE_LOCK_TIMEOUT"); value && *value) {
+    if (auto timeout = parse_duration(value))
+      wait.timeout = *timeout;
+    else
+      warn_on_stderr(std::string("UCUDNN_DATABASE_LOCK_TIMEOUT='") + value +
+                     "' is not a duration such as 100ms or 2s (at most an hour); using the "
+                     "default: 60s");
+  }
+  wait.notice = notice_on_stderr;
+  return wait;
+}
 
 bool confirm_saved(const OpenedStore& opened, const std::string& command) {
   const auto unsaved = opened.store->confirm_saved();

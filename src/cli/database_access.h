@@ -9,6 +9,7 @@
 
 #include "core/benchmark_store.h"
 #include "core/expected.h"
+#include "db/sqlite.h"
 
 namespace ucudnn::cli {
 
@@ -18,8 +19,8 @@ struct OpenedStore {
   std::vector<std::string> files;  // the database files, user layer first
 };
 
-// `ucudnn bench`: an explicit file that cannot be written is an error (the results would be
-// lost); the default store only warns, as the shim does.
+// `ucudnn bench`: a file that cannot be written, explicit or the default, is an error before
+// anything is measured (the results would be lost), and so is a text file named as --database.
 Expected<OpenedStore> open_store_for_writing(const std::string& database);
 // `ucudnn plan`: never creates or changes a file.
 OpenedStore open_store_for_reading(const std::string& database);
@@ -28,6 +29,10 @@ OpenedStore open_store_for_reading(const std::string& database);
 // and written again where missing), or an error naming the rows that are not, and false: the
 // command then fails, never says it succeeded with results lost.
 bool confirm_saved(const OpenedStore& opened, const std::string& command);
+
+// How long the tool waits for another process's lock (UCUDNN_DATABASE_LOCK_TIMEOUT), saying so
+// after a second: for the stores and for `ucudnn db`'s commands.
+sqlite::LockWait tool_lock_wait();
 
 // The file `ucudnn db` works on by default: the user database.
 Expected<std::string> default_database_file();

@@ -37,7 +37,7 @@ void add_database_option(CLI::App* command, DbOptions& options) {
 }
 
 int info(const std::string& path) {
-  auto result = db::database_info(path);
+  auto result = db::database_info(path, tool_lock_wait());
   if (!result) return fail("info", result.error());
   std::printf("database: %s (%s, schema version %d)\n", path.c_str(),
               format_byte_size(result->file_size).c_str(), result->schema_version);
@@ -51,7 +51,7 @@ int info(const std::string& path) {
 }
 
 int merge(const std::vector<std::string>& sources, const std::string& target) {
-  auto results = db::merge_databases(sources, target);  // all or nothing
+  auto results = db::merge_databases(sources, target, tool_lock_wait());  // all or nothing
   if (!results) return fail("merge", results.error() + " (nothing was merged)");
   for (std::size_t i = 0; i < sources.size(); ++i) {
     const db::MergeResult& result = (*results)[i];
@@ -70,7 +70,7 @@ int export_to(const std::string& path, const std::string& file, bool lines) {
   OutputFile out(file, "");
   std::ostream* stream = out.stream();
   if (!stream) return fail("export", out.error());
-  auto result = db::export_database(path, *stream, layout);
+  auto result = db::export_database(path, *stream, layout, tool_lock_wait());
   // A destination that stopped taking the rows is named as such; any other failure leaves it
   // as it was.
   if (!result && !*stream && !out.commit()) return fail("export", out.error());
@@ -92,7 +92,7 @@ int import_from(const std::string& path, const std::string& file) {
     in.open(file, std::ios::binary);
     if (!in) return fail("import", "cannot read '" + file + "'");
   }
-  auto result = db::import_database(path, from_stdin ? std::cin : in);
+  auto result = db::import_database(path, from_stdin ? std::cin : in, tool_lock_wait());
   if (!result)
     return fail("import", (from_stdin ? std::string("stdin") : file) + ": " + result.error());
   std::printf("imported %s into %s: %zu of %zu measurements and %zu of %zu plans written\n",
@@ -102,7 +102,7 @@ int import_from(const std::string& path, const std::string& file) {
 }
 
 int check(const std::string& path) {
-  auto report = db::check_database(path);
+  auto report = db::check_database(path, tool_lock_wait());
   if (!report) return fail("check", report.error());
   for (const auto& problem : report->problems) std::printf("problem: %s\n", problem.c_str());
   std::printf("%s: %zu measurements and %zu plans checked, %zu problems\n", path.c_str(),
@@ -111,7 +111,7 @@ int check(const std::string& path) {
 }
 
 int vacuum(const std::string& path) {
-  auto result = db::vacuum_database(path);
+  auto result = db::vacuum_database(path, tool_lock_wait());
   if (!result) return fail("vacuum", result.error());
   std::printf("vacuumed %s: %s -> %s\n", path.c_str(),
               format_byte_size(result->size_before).c_str(),

@@ -269,6 +269,31 @@ TEST_F(CliTest, WaitingForALockedDatabaseIsAnnounced) {
   }
 }
 
+// `ucudnn db`'s commands wait for a lock as long as UCUDNN_DATABASE_LOCK_TIMEOUT says, and say
+// so (they waited a minute in silence, whatever it said).
+TEST_F(CliTest, DbCommandsWaitForALockAsLongAsTheTimeoutSaysAndSaySo) {
+  const auto bench =
+      run(concat({"bench", "--database", path("a.db"), "--no-check-plans"}, bench_args()));
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  for (const char* command : {"info", "vacuum", "check"}) {
+    SCOPED_TRACE(command);
+    const auto holder = hold_write_lock(path("a.db"), 3500);
+    const auto started = std::chrono::steady_clock::now();
+    const auto r = run({"db", command, "--database", path("a.db")},
+                       {{"UCUDNN_DATABASE_LOCK_TIMEOUT", "1500ms"}});
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    EXPECT_EQ(release(holder), 0);
+    EXPECT_EQ(r.status, 1) << describe(r);
+    EXPECT_NE(r.err.find("ucudnn: waiting for " + path("a.db") +
+                         ": another process holds its lock (waiting up to 1.5 s)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_GE(seconds, 1.4) << "it waited for the lock";
+    EXPECT_LT(seconds, 3.4) << "and no longer than the timeout (the lock was held for 3.5 s)";
+  }
+}
+
 TEST_F(CliTest, DatabaseRoundTrip) {
   const auto bench =
       run(concat({"bench", "--database", path("a.db"), "--no-check-plans"}, bench_args()));
