@@ -2,11 +2,13 @@
 // written.
 #include <istream>
 #include <iterator>
+#include <set>
 
 #include "db/database_file.h"
 #include "db/json_fields.h"
 #include "db/maintenance/commands.h"
 #include "db/maintenance/export_format.h"
+#include "db/maintenance/row_problems.h"
 #include "db/row_writer.h"
 
 namespace ucudnn::db {
@@ -24,10 +26,13 @@ std::optional<std::string> add_row(const std::string& type, const nlohmann::json
   if (type == "measurement") {
     auto row = measurement_from_json(value);
     if (!row) return row.error();
+    // What `db check` would report is not let in.
+    if (auto problem = measurement_problem(*row)) return problem;
     rows.measurements.push_back(std::move(row).value());
   } else if (type == "plan") {
     auto row = plan_from_json(value);
     if (!row) return row.error();
+    if (auto problem = plan_problem(*row)) return problem;
     rows.plans.push_back(std::move(row).value());
   } else if (type == "fingerprint") {
     // Informational (rows name their fingerprint themselves), but still well-formed.
@@ -95,6 +100,17 @@ Expected<Rows> parse_lines(const std::string& text) {
 
 Expected<Rows> parse_document(const nlohmann::json& document) {
   if (auto error = header_error(document)) return Error{*error};
+  // A mistyped list ("measurement") would otherwise import nothing, successfully. A newer
+  // ucudnn's fields come with its newer schema_version, refused above.
+  static const std::set<std::string> kFields = {
+      "format",      "layout",       "schema_version", "application_id", "ucudnn_version",
+      "exported_at", "fingerprints", "measurements",   "plans"};
+  for (const auto& [key, value] : document.items())
+    if (!kFields.count(key))
+      return Error{"'" + key +
+                   "' is not a field of an export (format, layout, schema_version, "
+                   "application_id, ucudnn_version, exported_at, fingerprints, measurements, "
+                   "plans)"};
   Rows rows;
   const std::pair<const char*, const char*> arrays[] = {
       {"fingerprints", "fingerprint"}, {"measurements", "measurement"}, {"plans", "plan"}};

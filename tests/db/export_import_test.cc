@@ -128,6 +128,16 @@ TEST(ExportImport, ImportValidatesEveryField) {
       {"rows", [](auto& d) { d["plans"] = 3; }, "plans: 3 is not a list"},
       {"created_at", [](auto& d) { d["plans"][1]["created_at"] = -3; },
        "plans[1].created_at: -3 is not an integer >= 0"},
+      // What `db check` reports is refused too: rows that contradict themselves.
+      {"micro-batch of another kernel", [](auto& d) { d["measurements"][0]["micro_batch"] = 999; },
+       "measurements[0].micro_batch 999 differs from the kernel's batch"},
+      {"fastest slower than the median", [](auto& d) { d["measurements"][0]["min_ms"] = 1e6; },
+       "is not between min_ms 1000000.000000"},
+      {"plan short of the batch",
+       [](auto& d) { d["plans"][0]["configurations"][0]["micro"].erase(1); },
+       "plans[0].micro-batches cover"},
+      {"mistyped list", [](auto& d) { d["measurement"] = d["measurements"]; },
+       "'measurement' is not a field of an export"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

@@ -206,12 +206,14 @@ TEST(Check, ReportsEveryBadRow) {
     auto raw = raw_connection(path);
     raw.execute("UPDATE measurements SET time_ms = -3 WHERE algorithm = 'FFT'");
     raw.execute("UPDATE plans SET configurations = 'garbage' WHERE mode = 'WD'");
+    raw.execute("UPDATE measurements SET max_ms = time_ms / 2 WHERE algorithm = 'im2col'");
   }
   auto report = db::check_database(path);
   ASSERT_TRUE(report) << report.error();
   std::string all;
   for (const auto& p : report->problems) all += p + "\n";
-  EXPECT_EQ(report->problems.size(), 4u) << all;
+  EXPECT_EQ(report->problems.size(), 5u) << all;
+  EXPECT_NE(all.find("is not between min_ms"), std::string::npos) << all;
   EXPECT_NE(all.find("measurement 1: time_ms"), std::string::npos) << all;
   EXPECT_NE(all.find("configurations: not valid JSON"), std::string::npos) << all;
   EXPECT_NE(all.find("micro-batches cover 20 of 32 images"), std::string::npos) << all;
