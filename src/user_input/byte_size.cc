@@ -1,18 +1,59 @@
 #include "user_input/byte_size.h"
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
 
+#include "core/text.h"
+
 namespace ucudnn {
+
+namespace {
+
+struct Unit {
+  const char* name;
+  std::uint64_t scale;
+  bool exact_case;  // decimal units: "kB", "MB"; other spellings are ambiguous
+};
+
+constexpr std::uint64_t kKi = 1024;
+constexpr Unit kUnits[] = {{"", 1, false},
+                           {"B", 1, false},
+                           {"KiB", kKi, false},
+                           {"K", kKi, false},
+                           {"MiB", kKi* kKi, false},
+                           {"M", kKi* kKi, false},
+                           {"GiB", kKi* kKi* kKi, false},
+                           {"G", kKi* kKi* kKi, false},
+                           {"TiB", kKi* kKi* kKi* kKi, false},
+                           {"T", kKi* kKi* kKi* kKi, false},
+                           {"PiB", kKi* kKi* kKi* kKi* kKi, false},
+                           {"P", kKi* kKi* kKi* kKi* kKi, false},
+                           {"EiB", kKi* kKi* kKi* kKi* kKi* kKi, false},
+                           {"E", kKi* kKi* kKi* kKi* kKi* kKi, false},
+                           {"kB", 1000ull, true},
+                           {"MB", 1000'000ull, true},
+                           {"GB", 1000'000'000ull, true},
+                           {"TB", 1000'000'000'000ull, true},
+                           {"PB", 1000'000'000'000'000ull, true},
+                           {"EB", 1000'000'000'000'000'000ull, true}};
+
+}  // namespace
 
 Expected<std::uint64_t> parse_byte_size(std::string_view text) {
   const std::string original(text);
   auto fail = [&] {
     return Error{"invalid byte size '" + original +
                  "'; write a number with an optional unit: 4096, 64KiB, 64MiB, 1GiB, 1GB"};
+  };
+  auto too_large = [&] {
+    return Error{"byte size '" + original +
+                 "' is too large: the most is 2^64 - 1 bytes (18446744073709551615, just under "
+                 "16 EiB)"};
   };
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
     text.remove_prefix(1);
@@ -24,49 +65,47 @@ Expected<std::uint64_t> parse_byte_size(std::string_view text) {
     ++digits;
   if (digits == 0) return fail();
   const std::string number(text.substr(0, digits));
-  char* end = nullptr;
-  const double value = std::strtod(number.c_str(), &end);
-  if (end != number.c_str() + number.size() || !std::isfinite(value)) return fail();
   std::string unit;
   for (char c : text.substr(digits))
     if (!std::isspace(static_cast<unsigned char>(c))) unit += c;
-  static const std::pair<const char*, double> kUnits[] = {{"", 1},
-                                                          {"B", 1},
-                                                          {"KiB", 1024.0},
-                                                          {"K", 1024.0},
-                                                          {"MiB", 1048576.0},
-                                                          {"M", 1048576.0},
-                                                          {"GiB", 1073741824.0},
-                                                          {"G", 1073741824.0},
-                                                          {"TiB", 1099511627776.0},
-                                                          {"T", 1099511627776.0},
-                                                          {"kB", 1e3},
-                                                          {"MB", 1e6},
-                                                          {"GB", 1e9},
-                                                          {"TB", 1e12}};
-  for (const auto& [name, scale] : kUnits) {
-    std::string candidate(name);
-    bool same = candidate.size() == unit.size();
-    const bool exact_case =
-        candidate.size() == 2 && candidate[1] == 'B' && candidate[0] != 'i';  // kB, MB...
-    for (std::size_t i = 0; same && i < unit.size(); ++i)
-      same = exact_case ? unit[i] == candidate[i]
-                        : std::tolower(static_cast<unsigned char>(unit[i])) ==
-                              std::tolower(static_cast<unsigned char>(candidate[i]));
-    if (!same) continue;
-    const double bytes = std::round(value * scale);
-    if (bytes >= 18446744073709551616.0)  // 2^64
-      return Error{"byte size '" + original + "' is too large: at most 16 EiB (2^64 - 1 bytes)"};
-    return static_cast<std::uint64_t>(bytes);
+  const Unit* found = nullptr;
+  for (const auto& candidate : kUnits) {
+    if (candidate.exact_case ? unit == candidate.name
+                             : equals_ignoring_case(unit, candidate.name)) {
+      found = &candidate;
+      break;
+    }
+    // "KB", "mb": read as 1000 by some and 1024 by others (and "Mb" as bits).
+    if (candidate.exact_case && equals_ignoring_case(unit, candidate.name))
+      return Error{"byte size '" + original + "': '" + unit + "' is read both ways; write " +
+                   std::string(1, static_cast<char>(std::toupper(candidate.name[0]))) +
+                   "iB (powers of 1024) or " + candidate.name + " (powers of 1000)"};
   }
-  return fail();
+  if (!found) return fail();
+  if (number.find('.') == std::string::npos) {
+    // Whole numbers exactly, to the last of 2^64 - 1.
+    std::uint64_t value = 0;
+    const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (error == std::errc::result_out_of_range) return too_large();
+    if (error != std::errc() || end != number.data() + number.size()) return fail();
+    if (value > UINT64_MAX / found->scale) return too_large();
+    return value * found->scale;
+  }
+  char* end = nullptr;
+  const double value = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size() || !std::isfinite(value)) return fail();
+  const double bytes = value * static_cast<double>(found->scale);
+  if (found->scale == 1 && bytes != std::floor(bytes))
+    return Error{"byte size '" + original + "' is not a whole number of bytes"};
+  if (std::round(bytes) >= 18446744073709551616.0) return too_large();  // 2^64
+  return static_cast<std::uint64_t>(std::round(bytes));
 }
 
 std::string format_byte_size(std::uint64_t bytes) {
-  static const char* kNames[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  static const char* kNames[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   double value = static_cast<double>(bytes);
   int unit = 0;
-  while (value >= 1024 && unit < 4) {
+  while (value >= 1024 && unit < 6) {
     value /= 1024;
     ++unit;
   }

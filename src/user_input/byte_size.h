@@ -8,8 +8,10 @@
 
 namespace ucudnn {
 
-// Binary (KiB, MiB, GiB, TiB; K, M, G, T) and decimal (kB, MB, GB, TB) units, case-insensitive
-// for the binary ones; a plain number is bytes. The error names the text and the forms accepted.
+// Binary (KiB ... EiB; K ... E) units in any case, and decimal ones (kB ... EB) as written: "KB"
+// or "mb" is read as 1000 by some and 1024 by others, so it is an error saying which to write. A
+// plain number is bytes, whole, to 2^64 - 1 exactly. The error names the text and the forms
+// accepted.
 Expected<std::uint64_t> parse_byte_size(std::string_view text);
 
 std::string format_byte_size(std::uint64_t bytes);  // "64 MiB", "1.5 GiB", "100 B"

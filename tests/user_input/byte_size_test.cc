@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+#include <vector>
+
 namespace ucudnn {
 namespace {
 
@@ -31,19 +34,57 @@ TEST(ByteSize, RejectsNonsenseNamingTheText) {
 }
 
 TEST(ByteSize, ASizeBeyondWhatBytesCanCountIsTooLargeNotUnreadable) {
-  for (const char* big :
-       {"99999999999TiB", "100000000TB", "18446744073709551616", "99999999999999999999999"}) {
+  for (const char* big : {"99999999999TiB", "100000000TB", "18446744073709551616",
+                          "99999999999999999999999", "16EiB", "16.0EiB"}) {
     auto parsed = parse_byte_size(big);
     ASSERT_FALSE(parsed) << big;
-    EXPECT_EQ(parsed.error(),
-              std::string("byte size '") + big + "' is too large: at most 16 EiB (2^64 - 1 bytes)");
+    EXPECT_EQ(parsed.error(), std::string("byte size '") + big +
+                                  "' is too large: the most is 2^64 - 1 bytes "
+                                  "(18446744073709551615, just under 16 EiB)");
   }
+  // The largest is read exactly, not through a double that rounds it up to 2^64.
+  EXPECT_EQ(*parse_byte_size("18446744073709551615"), UINT64_MAX);
+  EXPECT_EQ(*parse_byte_size("15EiB"), 15ull << 60);
+  EXPECT_EQ(*parse_byte_size("1PiB"), 1ull << 50);
+  EXPECT_EQ(*parse_byte_size("2EB"), 2000000000000000000ull);
+}
+
+// "KB" and "mb" are read as 1000 by some and 1024 by others ("Mb" as bits): refused, saying what
+// to write; the decimal units as written and the binary ones in any case are read.
+TEST(ByteSize, AnAmbiguousUnitSaysWhichToWrite) {
+  for (const auto& [text, unit, binary, decimal] :
+       std::vector<std::tuple<const char*, const char*, const char*, const char*>>{
+           {"8KB", "KB", "KiB", "kB"},
+           {"8mb", "mb", "MiB", "MB"},
+           {"8Mb", "Mb", "MiB", "MB"},
+           {"1gb", "gb", "GiB", "GB"}}) {
+    auto parsed = parse_byte_size(text);
+    ASSERT_FALSE(parsed) << text;
+    EXPECT_EQ(parsed.error(), std::string("byte size '") + text + "': '" + unit +
+                                  "' is read both ways; write " + binary + " (powers of 1024) or " +
+                                  decimal + " (powers of 1000)");
+  }
+  EXPECT_EQ(*parse_byte_size("8kB"), 8000u);
+  EXPECT_EQ(*parse_byte_size("8kib"), 8192u);
+}
+
+TEST(ByteSize, APlainNumberIsAWholeNumberOfBytes) {
+  for (const char* fraction : {"1.5", "0.5B"}) {
+    auto parsed = parse_byte_size(fraction);
+    ASSERT_FALSE(parsed) << fraction;
+    EXPECT_EQ(parsed.error(),
+              std::string("byte size '") + fraction + "' is not a whole number of bytes");
+  }
+  EXPECT_EQ(*parse_byte_size("2.0"), 2u);
+  EXPECT_EQ(*parse_byte_size("0.5KiB"), 512u);
 }
 
 TEST(ByteSize, Formats) {
   EXPECT_EQ(format_byte_size(64u << 20), "64 MiB");
   EXPECT_EQ(format_byte_size(3u << 29), "1.5 GiB");
   EXPECT_EQ(format_byte_size(100), "100 B");
+  EXPECT_EQ(format_byte_size(3ull << 50), "3 PiB");
+  EXPECT_EQ(format_byte_size(UINT64_MAX), "16 EiB");
 }
 
 }  // namespace
