@@ -1,5 +1,6 @@
 // The SQLite store's rows: the current device's in memory, read from the file once, and the
 // queue of unsaved writes, when it is retried and when rows are dropped (sqlite_store_impl.h).
+#include "core/text.h"
 #include "db/sqlite_store_impl.h"
 
 #include <iterator>
@@ -118,8 +119,7 @@ void SqliteStore::Impl::write_unsaved() {
 void SqliteStore::Impl::keep_unsaved(const std::string& why) {
   last_save_failed = true;
   const std::size_t rows = unsaved_measurements.size() + unsaved_plans.size();
-  warn_once(said_unsaved, named() + ": " + std::to_string(rows) + " results could not be saved (" +
-                              why +
+  warn_once(said_unsaved, named() + ": " + counted(rows, "result") + " could not be saved (" + why +
                               "); they are kept in memory and saved later (at the next "
                               "planning and when the process ends)");
   drop_oldest_unsaved();

@@ -12,6 +12,7 @@
 #include "benchmark_work.h"
 #include "cluster.h"
 #include "core/memory_store.h"
+#include "core/text.h"
 #include "cpu_worker.h"
 #include "database_access.h"
 #include "db/default_store.h"
@@ -201,11 +202,11 @@ void print_header(const PlanningRequest& request, const std::vector<NetworkKerne
                   const std::vector<RankSetup>& setups, const std::string& database,
                   const WorkList& work) {
   std::printf(
-      "ucudnn bench: %s (%zu layers, %zu kernels), batch %lld, %s backend, policy %s, "
+      "ucudnn bench: %s (%s, %s), batch %lld, %s backend, policy %s, "
       "WR limit %s",
-      request.network.name.c_str(), request.network.layers.size(), kernels.size(),
-      static_cast<long long>(request.batch), request.backend.c_str(),
-      std::string(name_of(request.policy)).c_str(),
+      request.network.name.c_str(), counted(request.network.layers.size(), "layer").c_str(),
+      counted(kernels.size(), "kernel").c_str(), static_cast<long long>(request.batch),
+      request.backend.c_str(), std::string(name_of(request.policy)).c_str(),
       format_byte_size(request.workspace_limit).c_str());
   if (request.total_workspace)
     std::printf(", WD total %s", format_byte_size(*request.total_workspace).c_str());

@@ -37,8 +37,9 @@ CLI::App* add_planning_command(CLI::App& app, const std::string& command_name,
                    "wildcards, e.g. cpu:WINOGRAD_F4X4_3X3,cudnn:FFT*")
       ->envname("UCUDNN_EXCLUDE_ALGORITHMS");
   command->add_option("--database", options.database,
-                      "database file (default: UCUDNN_DATABASE, else "
-                      "$XDG_CACHE_HOME/ucudnn/ucudnn.db)");
+                      "the database file, and no other (default: UCUDNN_DATABASE, else "
+                      "$XDG_CACHE_HOME/ucudnn/ucudnn.db or ~/.cache/ucudnn/ucudnn.db, read over "
+                      "the read-only UCUDNN_SYSTEM_DATABASE when that is set)");
   return command;
 }
 

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "core/memory_store.h"
+#include "core/text.h"
 #include "db/database_file.h"
 #include "db/default_store.h"
 #include "db/layered_store.h"
@@ -79,7 +80,7 @@ bool confirm_saved(const OpenedStore& opened, const std::string& command) {
   std::string list;
   for (std::size_t i = 0; i < unsaved.size() && i < 10; ++i) list += "\n  " + unsaved[i];
   if (unsaved.size() > 10) list += "\n  and " + std::to_string(unsaved.size() - 10) + " more";
-  report_error(command, std::to_string(unsaved.size()) + " results could not be saved in " +
+  report_error(command, counted(unsaved.size(), "result") + " could not be saved in " +
                             opened.description + " (see the warnings above):" + list);
   return false;
 }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "core/text.h"
 #include "database_access.h"
 #include "db/maintenance/commands.h"
 #include "exit_status.h"
@@ -32,8 +33,8 @@ std::string utc_time(std::int64_t seconds) {
 
 void add_database_option(CLI::App* command, DbOptions& options) {
   command->add_option("--database", options.database,
-                      "database file (default: UCUDNN_DATABASE, else "
-                      "$XDG_CACHE_HOME/ucudnn/ucudnn.db)");
+                      "the database file (default: UCUDNN_DATABASE, else "
+                      "$XDG_CACHE_HOME/ucudnn/ucudnn.db or ~/.cache/ucudnn/ucudnn.db)");
 }
 
 int info(const std::string& path) {
@@ -41,8 +42,9 @@ int info(const std::string& path) {
   if (!result) return fail("info", result.error());
   std::printf("database: %s (%s, schema version %d)\n", path.c_str(),
               format_byte_size(result->file_size).c_str(), result->schema_version);
-  std::printf("%zu measurements, %zu plans, %zu fingerprints\n", result->measurements,
-              result->plans, result->fingerprints.size());
+  std::printf("%s, %s, %s\n", counted(result->measurements, "measurement").c_str(),
+              counted(result->plans, "plan").c_str(),
+              counted(result->fingerprints.size(), "fingerprint").c_str());
   for (const auto& f : result->fingerprints)
     std::printf("\n%s\n    %zu measurements (%zu unsupported), %zu plans, last measured %s\n",
                 f.fingerprint.c_str(), f.measurements, f.unsupported, f.plans,
@@ -76,8 +78,10 @@ int export_to(const std::string& path, const std::string& file, bool lines) {
   if (!result && !*stream && !out.commit()) return fail("export", out.error());
   if (!result) return fail("export", result.error());
   if (!out.commit()) return fail("export", out.error());
-  std::fprintf(stderr, "exported %zu measurements and %zu plans of %zu fingerprints from %s%s",
-               result->measurements, result->plans, result->fingerprints, path.c_str(),
+  std::fprintf(stderr, "exported %s and %s of %s from %s%s",
+               counted(result->measurements, "measurement").c_str(),
+               counted(result->plans, "plan").c_str(),
+               counted(result->fingerprints, "fingerprint").c_str(), path.c_str(),
                out.to_standard_output() ? "" : (" to " + file).c_str());
   if (result->invalid_rows_skipped)
     std::fprintf(stderr, " (%zu invalid rows skipped)", result->invalid_rows_skipped);
@@ -105,8 +109,9 @@ int check(const std::string& path) {
   auto report = db::check_database(path, tool_lock_wait());
   if (!report) return fail("check", report.error());
   for (const auto& problem : report->problems) std::printf("problem: %s\n", problem.c_str());
-  std::printf("%s: %zu measurements and %zu plans checked, %zu problems\n", path.c_str(),
-              report->measurements_checked, report->plans_checked, report->problems.size());
+  std::printf("%s: %zu measurements and %zu plans checked, %s\n", path.c_str(),
+              report->measurements_checked, report->plans_checked,
+              counted(report->problems.size(), "problem").c_str());
   return report->ok() ? 0 : kFailure;
 }
 

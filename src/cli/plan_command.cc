@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/text.h"
 #include "exit_status.h"
 #include "plan_explanation.h"
 #include "plan_report.h"
@@ -38,11 +39,11 @@ int run_plan_command(const PlanOptions& options) {
                             .c_str());
   } else {
     std::printf(
-        "ucudnn plan: %s (%zu layers, %zu kernels), batch %lld, %s backend, policy %s, "
+        "ucudnn plan: %s (%s, %s), batch %lld, %s backend, policy %s, "
         "WR limit %s\nfingerprint: %s\ndatabase: %s\n\n",
-        request.network.name.c_str(), request.network.layers.size(), kernels.size(),
-        static_cast<long long>(request.batch), request.backend.c_str(),
-        std::string(name_of(request.policy)).c_str(),
+        request.network.name.c_str(), counted(request.network.layers.size(), "layer").c_str(),
+        counted(kernels.size(), "kernel").c_str(), static_cast<long long>(request.batch),
+        request.backend.c_str(), std::string(name_of(request.policy)).c_str(),
         format_byte_size(request.workspace_limit).c_str(), stored.fingerprint.c_str(),
         stored.database.c_str());
     print_wr_plan(stdout, kernels, plan, request);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/reduction_precision.h"
+#include "core/text.h"
 #include "cpu_benchmarker.h"
 #include "database_access.h"
 #include "exclusion_review.h"
@@ -119,8 +120,8 @@ std::string missing_message(const std::vector<NetworkKernel>& kernels,
     if (named++ < 12) labels += (labels.empty() ? "" : ", ") + k.label();
   }
   if (named > 12) labels += ", and " + std::to_string(named - 12) + " more";
-  return std::to_string(missing.size()) + " measurements are not in the database, of " +
-         std::to_string(named) + " kernels: " + labels;
+  return counted(missing.size(), "measurement") + (missing.size() == 1 ? " is" : " are") +
+         " not in the database, of " + counted(named, "kernel") + ": " + labels;
 }
 
 }  // namespace

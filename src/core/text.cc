@@ -13,4 +13,8 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
   return true;
 }
 
+std::string counted(std::size_t count, std::string_view noun) {
+  return std::to_string(count) + " " + std::string(noun) + (count == 1 ? "" : "s");
+}
+
 }  // namespace ucudnn

@@ -303,7 +303,7 @@ TEST_F(CliTest, DatabaseRoundTrip) {
   const auto info = run({"db", "info", "--database", path("a.db")});
   ASSERT_EQ(info.status, 0) << describe(info);
   EXPECT_NE(info.out.find(std::to_string(a.first.size()) + " measurements, " +
-                          std::to_string(a.second.size()) + " plans, 1 fingerprints"),
+                          std::to_string(a.second.size()) + " plans, 1 fingerprint"),
             std::string::npos)
       << info.out;
   EXPECT_NE(info.out.find("kind=cpu;"), std::string::npos) << info.out;

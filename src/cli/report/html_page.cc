@@ -5,6 +5,7 @@
 #include <functional>
 #include <sstream>
 
+#include "core/text.h"
 #include "plan_report.h"
 #include "report/figures.h"
 #include "report/palette.h"
@@ -81,8 +82,8 @@ void summary(pugi::xml_node body, const ReportModel& model) {
   const auto& wr = model.plan["wr_total"];
   pugi::xml_node table = element(body, "table", {{"class", "summary"}});
   summary_row(table, "network",
-              request.network.name + ": " + std::to_string(request.network.layers.size()) +
-                  " layers, " + std::to_string(stored.kernels.size()) + " kernels (" +
+              request.network.name + ": " + counted(request.network.layers.size(), "layer") + ", " +
+                  counted(stored.kernels.size(), "kernel") + " (" +
                   std::to_string(stored.plan.distinct.size()) + " distinct), batch " +
                   std::to_string(request.batch));
   summary_row(table, "device", stored.fingerprint, "fingerprint");
