@@ -23,6 +23,7 @@ SqliteStore::SqliteStore(const std::string& path, SqliteStoreOptions options)
 SqliteStore::~SqliteStore() {
   try {
     std::lock_guard lock(impl_->mutex);
+    impl_->flushing = true;  // the last chance: waits for a lock even after one timed out
     impl_->save();
   } catch (...) {
   }

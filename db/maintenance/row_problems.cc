@@ -50,8 +50,10 @@ std::optional<std::string> plan_problem(const PlanRow& row) {
     return "mode '" + row.key.mode + "' is not a plan mode (WR, WD, WR+CPU:on, WR+CPU:auto, each " +
            "perhaps +deterministic)";
   if (row.configurations.empty()) return std::string("no configurations");
+  // A CPU/GPU split may give the CPU the whole batch: no micro-batch on the device.
   for (const auto& configuration : row.configurations)
-    if (configuration.micro.empty()) return std::string("a configuration without micro-batches");
+    if (configuration.micro.empty() && !configuration.offload)
+      return std::string("a configuration without micro-batches");
   if (is_per_kernel_mode(row.key.mode)) {
     if (row.configurations.size() != 1)
       return std::to_string(row.configurations.size()) + " configurations in a WR plan";

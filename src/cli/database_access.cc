@@ -61,16 +61,20 @@ bool looks_like_text(const std::string& path) {
 }  // namespace
 
 sqlite::LockWait tool_lock_wait() {
-  sqlite::LockWait wait;
-  if (const char* value = process_environment("UCUDNN_DATABASE_LOCK_TIMEOUT"); value && *value) {
-    if (auto timeout = parse_duration(value))
-      wait.timeout = *timeout;
-    else
-      warn_on_stderr(std::string("UCUDNN_DATABASE_LOCK_TIMEOUT='") + value +
-                     "' is not a duration such as 100ms or 2s (at most an hour); using the "
-                     "default: 60s");
-  }
-  wait.notice = notice_on_stderr;
+  // Read once per process: a bad value is warned about once, however many files are opened.
+  static const sqlite::LockWait wait = [] {
+    sqlite::LockWait read;
+    if (const char* value = process_environment("UCUDNN_DATABASE_LOCK_TIMEOUT"); value && *value) {
+      if (auto timeout = parse_duration(value))
+        read.timeout = *timeout;
+      else
+        warn_on_stderr(std::string("UCUDNN_DATABASE_LOCK_TIMEOUT='") + value +
+                       "' is not a duration such as 100ms or 2s (at most an hour); using the "
+                       "default: 60s");
+    }
+    read.notice = notice_on_stderr;
+    return read;
+  }();
   return wait;
 }
 

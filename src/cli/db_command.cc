@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -69,6 +70,9 @@ int merge(const std::vector<std::string>& sources, const std::string& target) {
 
 int export_to(const std::string& path, const std::string& file, bool lines) {
   const auto layout = lines ? db::ExportLayout::kLines : db::ExportLayout::kDocument;
+  std::error_code ignored;
+  if (!file.empty() && file != "-" && std::filesystem::equivalent(path, file, ignored))
+    return fail("export", "'" + file + "' is the database itself (nothing was written)");
   OutputFile out(file, "");
   std::ostream* stream = out.stream();
   if (!stream) return fail("export", out.error());

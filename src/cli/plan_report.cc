@@ -71,10 +71,10 @@ void print_wr_plan(std::FILE* out, const std::vector<NetworkKernel>& kernels,
     if (p.plan)
       std::fprintf(out, "%-*s %9.3f %10s | ", plan_width, p.plan->to_string().c_str(),
                    p.plan->time_ms(), format_byte_size(p.plan->workspace_bytes()).c_str());
-    else  // nothing at all where not even the unlimited best exists: the backend cannot run it
+    else
       std::fprintf(out, "%-*s %9s %10s | ", plan_width,
-                   (p.unlimited ? "nothing fits " + format_byte_size(request.workspace_limit)
-                                : std::string("no algorithm runs it"))
+                   (p.runnable() ? "nothing fits " + format_byte_size(request.workspace_limit)
+                                 : std::string("no algorithm runs it"))
                        .c_str(),
                    "-", "-");
     if (p.undivided)

@@ -43,6 +43,9 @@ AlgorithmLister algorithm_lister(const std::string& backend, cpu::CpuBenchmarker
       names = store.measured_algorithms(fingerprint, backend, micro_kernels);
 #ifdef UCUDNN_CLI_HAVE_CUDNN
       if (names.empty()) names = cudnn::algorithm_names(kernel.operation);
+#else
+      // Nothing is known of a kernel the database has no results of: not "no algorithm".
+      if (names.empty()) return names;
 #endif
     } else {
       names = cpu.algorithms(kernel);

@@ -224,6 +224,52 @@ TEST_F(CliTest, OutputThatCannotBeWrittenFailsTheCommand) {
   const auto to_null = run({"db", "export", "--database", path("a.db"), "/dev/null"});
   EXPECT_EQ(to_null.status, 0) << describe(to_null);
   EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+  // Said once, though both the command and the exit check find it.
+  const auto page = run_with_output_to(
+      "/dev/full", concat({"report", "--database", path("a.db"), "--out", "-"}, network_args()));
+  EXPECT_EQ(page.status, 1) << describe(page);
+  EXPECT_EQ(testing::count_of(page.err, "standard output could not be written"), 1) << page.err;
+}
+
+// Where the named file is not one to replace: /dev/stdout appends to whatever standard output is
+// redirected to (it replaced that file with the export), a dangling link gets its file made and
+// stays a link, a file keeps its permissions, and the database cannot be exported over itself.
+TEST_F(CliTest, AnExportGoesWhereTheNameLeadsWithoutReplacingWhatItShouldNot) {
+  const auto bench =
+      run(concat({"bench", "--database", path("a.db"), "--no-check-plans"}, bench_args()));
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  const auto whole = run({"db", "export", "--database", path("a.db")});
+  ASSERT_EQ(whole.status, 0) << describe(whole);
+
+  std::ofstream(path("log.txt")) << "an earlier line\n";
+  const auto appended =
+      run_process({"/bin/sh", "-c", "exec \"$0\" db export --database \"$1\" /dev/stdout >> \"$2\"",
+                   kTool, path("a.db"), path("log.txt")},
+                  environment({}));
+  EXPECT_EQ(appended.status, 0) << describe(appended);
+  EXPECT_EQ(read_file(path("log.txt")), "an earlier line\n" + whole.out);
+
+  std::filesystem::create_symlink("not-yet.json", path("dangling.json"));
+  const auto dangling = run({"db", "export", "--database", path("a.db"), path("dangling.json")});
+  EXPECT_EQ(dangling.status, 0) << describe(dangling);
+  EXPECT_TRUE(std::filesystem::is_symlink(path("dangling.json")));
+  EXPECT_EQ(read_file(path("not-yet.json")), whole.out);
+
+  std::ofstream(path("private.json")) << "old";
+  std::filesystem::permissions(path("private.json"), std::filesystem::perms::owner_read |
+                                                         std::filesystem::perms::owner_write);
+  const auto kept = run({"db", "export", "--database", path("a.db"), path("private.json")});
+  EXPECT_EQ(kept.status, 0) << describe(kept);
+  EXPECT_EQ(read_file(path("private.json")), whole.out);
+  EXPECT_EQ(std::filesystem::status(path("private.json")).permissions(),
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+
+  const auto before = read_file(path("a.db"));
+  const auto itself = run({"db", "export", "--database", path("a.db"), path("a.db")});
+  EXPECT_EQ(itself.status, 1) << describe(itself);
+  EXPECT_NE(itself.err.find("is the database itself (nothing was written)"), std::string::npos)
+      << itself.err;
+  EXPECT_TRUE(read_file(path("a.db")) == before);
 }
 
 // A WD total too small for any division names the smallest total that works, and that total

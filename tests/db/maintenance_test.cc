@@ -220,6 +220,26 @@ TEST(Check, ReportsEveryBadRow) {
   EXPECT_NE(all.find("over the limit of 10"), std::string::npos) << all;
 }
 
+// A CPU/GPU split that gives the CPU the whole batch has no micro-batch on the device: a plan,
+// not a problem (import refuses what check reports, so such a database must export and import).
+TEST(Check, ASplitThatGivesTheCpuTheWholeBatchIsAPlan) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  Configuration all_on_cpu;
+  all_on_cpu.offload = OffloadedShare{{{"cpu", "DIRECT", 32, 4.0, 0}}, 1.0, 0};
+  PlanKey key = plan_key(gpu_fingerprint(), 32, 1 << 20);
+  key.mode = "WR+CPU:on";
+  SqliteStore(path).put_plan(key, {all_on_cpu});
+  auto report = db::check_database(path);
+  ASSERT_TRUE(report) << report.error();
+  EXPECT_TRUE(report->ok()) << report->problems.front();
+  std::stringstream exported;
+  ASSERT_TRUE(db::export_database(path, exported, db::ExportLayout::kDocument));
+  auto imported = db::import_database(folder.file("copy.db"), exported);
+  ASSERT_TRUE(imported) << imported.error();
+  EXPECT_EQ(imported->plans_written, 1u);
+}
+
 // A division's kernels of one stream share a segment (their subject says which): the division
 // needs the arena laid out as the shim lays it, not the sum of its configurations' workspaces.
 TEST(Check, AWorkspaceDivisionIsCheckedAsTheArenaItIsLaidOutIn) {
