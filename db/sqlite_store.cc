@@ -38,6 +38,11 @@ StoreState SqliteStore::state() const {
   return impl_->state;
 }
 
+bool SqliteStore::locked_at_open() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->state != StoreState::kReadWrite && impl_->reopen_wanted;
+}
+
 std::size_t SqliteStore::failed_writes() const {
   std::lock_guard lock(impl_->mutex);
   if (!impl_->last_save_failed) return 0;

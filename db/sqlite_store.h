@@ -88,6 +88,9 @@ class SqliteStore final : public BenchmarkStore {
 
   const std::string& path() const;
   StoreState state() const;
+  // Opened without its file because another process held the file's lock past lock_timeout
+  // (the store runs uncached and tries the file again at the next flush()).
+  bool locked_at_open() const;
   // Rows not saved yet because writing failed (a lock held past lock_timeout, a full disk):
   // they are retried at the next write, flush() and close. Rows that break the rules
   // (negative or non-finite times) are never saved and not counted.

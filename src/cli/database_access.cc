@@ -58,6 +58,48 @@ bool looks_like_text(const std::string& path) {
   });
 }
 
+// What a writing store warns of while it opens, held until the tool knows whether it goes on:
+// a store locked out at open says it runs uncached until the file is free, which the shim does
+// and bench, which would lose what it measured, does not.
+class OpeningWarnings {
+ public:
+  WarningSink sink() const {
+    return [state = state_](const std::string& message) {
+      if (state->holding)
+        state->held.push_back(message);
+      else
+        warn_on_stderr(message);
+    };
+  }
+  // Says what was held; later warnings are said as they come.
+  void release() const {
+    state_->holding = false;
+    for (const auto& message : state_->held) warn_on_stderr(message);
+    state_->held.clear();
+  }
+
+ private:
+  struct State {
+    bool holding = true;
+    std::vector<std::string> held;
+  };
+  std::shared_ptr<State> state_ = std::make_shared<State>();
+};
+
+// The store's file, where it has one: the user layer of a layered store.
+const SqliteStore* file_of(const BenchmarkStore* store) {
+  if (auto* layered = dynamic_cast<const LayeredStore*>(store)) store = layered->user();
+  return dynamic_cast<const SqliteStore*>(store);
+}
+
+std::string locked_out(const std::string& path) {
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.3g s",
+                static_cast<double>(tool_lock_wait().timeout.count()) / 1000.0);
+  return "'" + path + "' stayed locked by another process for " + seconds +
+         " (UCUDNN_DATABASE_LOCK_TIMEOUT): nothing was measured; run again when it is free";
+}
+
 }  // namespace
 
 sqlite::LockWait tool_lock_wait() {
@@ -93,13 +135,17 @@ Expected<OpenedStore> open_store_for_writing(const std::string& database) {
   if (database.empty()) {
     const auto locations = database_locations();
     if (locations.user.empty()) return Error{default_database_file().error()};
-    auto store = open_default_store(tool_options(StoreAccess::kReadWrite, "benchmark database"));
+    const OpeningWarnings opening;
+    auto options = tool_options(StoreAccess::kReadWrite, "benchmark database");
+    options.warn = opening.sink();
+    auto store = open_default_store(options);
+    const SqliteStore* file = file_of(store.get());
+    if (file && file->locked_at_open())
+      return Error{"the default database " + locked_out(locations.user)};
+    opening.release();
     // Refused before anything is measured, as a --database that cannot be written is: measuring
     // a network takes minutes, and would all be lost.
-    BenchmarkStore* written = store.get();
-    if (auto* layered = dynamic_cast<LayeredStore*>(written)) written = layered->user();
-    if (auto* file = dynamic_cast<SqliteStore*>(written);
-        file && file->state() != StoreState::kReadWrite)
+    if (file && file->state() != StoreState::kReadWrite)
       return Error{"the default database '" + locations.user +
                    "' cannot be written (see the warning above): pass --database FILE or set "
                    "UCUDNN_DATABASE"};
@@ -111,8 +157,12 @@ Expected<OpenedStore> open_store_for_writing(const std::string& database) {
     return Error{"--database: '" + database +
                  "' is a text file, not a SQLite database; it is left as it is: name a "
                  "database file, or a new one"};
-  auto store = std::make_unique<SqliteStore>(
-      database, tool_options(StoreAccess::kReadWrite, "benchmark database"));
+  const OpeningWarnings opening;
+  auto options = tool_options(StoreAccess::kReadWrite, "benchmark database");
+  options.warn = opening.sink();
+  auto store = std::make_unique<SqliteStore>(database, options);
+  if (store->locked_at_open()) return Error{"--database: " + locked_out(database)};
+  opening.release();
   if (store->state() != StoreState::kReadWrite)
     return Error{"--database: cannot write '" + database + "' (see the warning above)"};
   return OpenedStore{std::move(store), database, {database}};

@@ -272,6 +272,27 @@ TEST_F(CliTest, WaitingForALockedDatabaseIsAnnounced) {
   }
 }
 
+// A database locked past the timeout when bench opens it: bench stops with that said, measuring
+// nothing it could not store, and does not pass on the shim's "running uncached until it is free".
+TEST_F(CliTest, ABenchLockedOutOfItsDatabaseSaysSoAndMeasuresNothing) {
+  const auto first =
+      run(concat({"bench", "--database", path("a.db"), "--no-check-plans"}, bench_args()));
+  ASSERT_EQ(first.status, 0) << describe(first);
+  const auto holder = hold_write_lock(path("a.db"), 3500);
+  const auto r =
+      run(concat({"bench", "--database", path("a.db"), "--no-check-plans"}, bench_args(8)),
+          {{"UCUDNN_DATABASE_LOCK_TIMEOUT", "1s"}});
+  EXPECT_EQ(release(holder), 0);
+  EXPECT_EQ(r.status, 1) << describe(r);
+  EXPECT_NE(r.err.find("ucudnn bench: --database: '" + path("a.db") +
+                       "' stayed locked by another process for 1 s "
+                       "(UCUDNN_DATABASE_LOCK_TIMEOUT): nothing was measured"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("running uncached"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("measured"), std::string::npos) << r.out;
+}
+
 // `ucudnn db`'s commands wait for a lock as long as UCUDNN_DATABASE_LOCK_TIMEOUT says, and say
 // so (they waited a minute in silence, whatever it said).
 TEST_F(CliTest, DbCommandsWaitForALockAsLongAsTheTimeoutSaysAndSaySo) {
