@@ -3,13 +3,13 @@
 #include <array>
 #include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 
 #include "core/latency_histogram.h"
 #include "cudnn/real_call_clock.h"
 #include "shim/log.h"
+#include "shim/process_exit.h"
 #include "shim/settings.h"
 
 namespace ucudnn::shim {
@@ -50,7 +50,7 @@ class Accounts {
         account->in_use.store(true, std::memory_order_relaxed);
         return account;
       }
-    if (all_.empty()) std::atexit(log_account);
+    if (all_.empty()) at_exit_of_this_process(log_account);
     all_.push_back(new ThreadAccount);
     return all_.back();
   }

@@ -1,6 +1,5 @@
 #include "shim/registry.h"
 
-#include <cstdlib>
 #include <stdexcept>
 
 #include "core/memory_store.h"
@@ -10,6 +9,7 @@
 #include "cudnn/runtime_call_counts.h"
 #include "shim/host_backend_loader.h"
 #include "shim/log.h"
+#include "shim/process_exit.h"
 #include "shim/store_source.h"
 
 namespace ucudnn::shim {
@@ -42,7 +42,7 @@ void log_at_exit() {
 Registry& Registry::instance() {
   static Registry* registry = [] {
     auto* created = new Registry;
-    std::atexit(log_at_exit);
+    at_exit_of_this_process(log_at_exit);
     return created;
   }();
   return *registry;
@@ -107,7 +107,7 @@ BenchmarkStore& Registry::store() {
     store_ = open_store(process_settings());
     // Results that a locked or full database could not take yet get a last chance; what
     // still is not in the file is said, so that nothing is lost silently.
-    std::atexit([] {
+    at_exit_of_this_process([] {
       auto& registry = Registry::instance();
       std::lock_guard lock(registry.mutex_);
       if (!registry.store_) return;

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "example_program.h"
+#include "support/printed_text.h"
 #include "support/random_seed.h"
 
 namespace ucudnn::testing {
@@ -211,6 +212,22 @@ TEST_F(InterposerStack, AnErrorTheWrapperAnswersReachesTheApplication) {
           << with.process.err;
     }
   }
+}
+
+// A child forked after training (a helper process the program starts, or one a tool above cuDNN
+// starts) that ends with exit() inherits ucudnn's exit work, not the work behind it: the accounts
+// at exit are the parent's, said once, and the child ends at once (it used to print them all
+// again, and to flush its parent's unsaved results through the parent's database connection).
+TEST_F(InterposerStack, AChildForkedAfterTrainingLeavesTheExitWorkToItsParent) {
+  const ProgramRun with =
+      with_wrapper(UCUDNN_FORK_AT_DESTROY, Place::kAbove, {{"UCUDNN_LOG_LEVEL", "info"}});
+  expect_ran_on_doubles(with);
+  expect_same_results(baseline(), with);
+  const std::string& err = with.process.err;
+  EXPECT_EQ(count_of(err, "forked child: exit status 0"), 1) << err;
+  for (const char* account : {"kernels planned;", "ucudnn's host time per call",
+                              "measuring 15 kernels took", "ucudnn's CUDA runtime calls"})
+    EXPECT_EQ(count_of(err, account), 1) << account << "\n" << err;
 }
 
 }  // namespace
