@@ -89,11 +89,12 @@ ShareOutcome measure_share(const std::vector<NetworkKernel>& kernels, const Work
   // measured what.
   std::vector<std::vector<WorkResult>> results(share.size());
   std::atomic<std::size_t> next{0};
-  std::mutex error_mutex;     // guards the three below
+  std::mutex error_mutex;     // guards the four below
   std::mutex measured_mutex;  // one item_measured call at a time
   std::string error;
   std::size_t unavailable_count = 0;
   std::string first_unavailable;
+  std::set<std::pair<std::size_t, const Worker*>> warned;  // (kernel, worker) said unavailable
   auto run = [&](Worker& worker) {
     try {
       worker.enter_thread();
@@ -111,9 +112,15 @@ ShareOutcome measure_share(const std::vector<NetworkKernel>& kernels, const Work
                  worker.benchmarker().benchmark(kernel, algorithm, item.micro_batch)});
           } catch (const MeasurementUnavailable& unavailable) {
             // Not recorded: "not supported" would be remembered; a later bench measures it.
-            std::fprintf(stderr, "ucudnn bench: warning: %s: %s (not recorded)\n",
-                         worker.description().c_str(), unavailable.what());
+            // Said once per kernel and device (short of memory, most of a kernel's pairs are):
+            // the count comes at the end.
             std::lock_guard lock(error_mutex);
+            if (warned.emplace(item.kernel, &worker).second)
+              std::fprintf(stderr,
+                           "ucudnn bench: warning: %s: %s (not recorded; the other measurements "
+                           "of %s that cannot be taken are counted at the end)\n",
+                           worker.description().c_str(), unavailable.what(),
+                           kernels[item.kernel].label().c_str());
             if (unavailable_count++ == 0)
               first_unavailable = algorithm + " at micro-batch " +
                                   std::to_string(item.micro_batch) + " of " +

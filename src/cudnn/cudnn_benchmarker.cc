@@ -149,13 +149,17 @@ void* CudnnBenchmarker::workspace_for(const KernelKey& kernel, std::size_t bytes
     want = std::max(want, found->second.largest_workspace);
   else
     want = std::max(want, largest_legacy_workspace(kernel));
-  // Short of memory, the exact size may still fit; a size that failed is not tried again.
+  // Short of memory, the exact size may still fit; a size that failed is not tried again for
+  // this kernel. For another it may fit: beside smaller tensors, or once the application has
+  // freed what it held.
+  if (workspace_failed_at_ && workspace_failed_for_ != kernel.to_string()) workspace_failed_at_ = 0;
   for (const std::size_t size : {want, bytes}) {
     if (workspace_failed_at_ && size >= workspace_failed_at_) continue;
     workspace_.reset();  // the old one goes first: never two at once
     workspace_ = DeviceBuffer::allocate(runtime_, size);
     if (workspace_) return workspace_->data();
     workspace_failed_at_ = size;
+    workspace_failed_for_ = kernel.to_string();
   }
   return nullptr;
 }
@@ -169,31 +173,58 @@ CudnnBenchmarker::Scratch* CudnnBenchmarker::scratch_for(const KernelKey& kernel
     scratch_.reset();
     scratch_key_ = key;
     scratch_failed_at_ = 0;
+    scratch_exact_ = false;
   }
   if (scratch_ && scratch_->batch >= micro_batch) return scratch_.get();
   cudaStream_t stream = nullptr;
   api_.cudnnGetStream(handle_, &stream);
   const std::int64_t full = kernel.problem.batch();
-  for (const std::int64_t batch : {full, micro_batch}) {
+  for (const std::int64_t batch : {scratch_exact_ ? micro_batch : full, micro_batch}) {
     if (scratch_failed_at_ && batch >= scratch_failed_at_) continue;
     scratch_.reset();  // the old one goes first: never two at once
-    const ConvolutionProblem p = kernel.problem.with_batch(batch);
-    const std::size_t element = element_size(p.data_type);
-    auto x = DeviceBuffer::allocate(runtime_, p.x.span_elements() * element);
-    auto w = x ? DeviceBuffer::allocate(runtime_, p.w.span_elements() * element) : std::nullopt;
-    auto y = w ? DeviceBuffer::allocate(runtime_, p.y.span_elements() * element) : std::nullopt;
-    if (!x || !w || !y) {
+    auto made = allocate_scratch(kernel.problem.with_batch(batch), stream);
+    if (!made && workspace_) {  // the workspace kept from the last kernel may be in the way
+      workspace_.reset();
+      made = allocate_scratch(kernel.problem.with_batch(batch), stream);
+    }
+    if (!made) {
       scratch_failed_at_ = batch;
       continue;
     }
-    // Zeros, not leftovers: NaN or denormal garbage could change an algorithm's speed.
-    for (const DeviceBuffer* b : {&*x, &*w, &*y})
-      if (b->size()) runtime_.cudaMemsetAsync(b->data(), 0, b->size(), stream);
-    scratch_ =
-        std::make_unique<Scratch>(Scratch{std::move(*x), std::move(*w), std::move(*y), batch});
+    scratch_ = std::move(made);
     return scratch_.get();
   }
   return nullptr;
+}
+
+std::size_t CudnnBenchmarker::tensor_bytes(const ConvolutionProblem& p) {
+  return (p.x.span_elements() + p.w.span_elements() + p.y.span_elements()) *
+         element_size(p.data_type);
+}
+
+bool CudnnBenchmarker::larger_than_the_device(std::size_t bytes) {
+  if (device_bytes_ == 0) {
+    std::size_t free = 0;
+    if (runtime_.cudaMemGetInfo(&free, &device_bytes_) != cudaSuccess) {
+      runtime_.cudaGetLastError();
+      device_bytes_ = 0;
+      return false;  // cannot tell: maybe another time
+    }
+  }
+  return bytes > device_bytes_;
+}
+
+std::unique_ptr<CudnnBenchmarker::Scratch> CudnnBenchmarker::allocate_scratch(
+    const ConvolutionProblem& p, cudaStream_t stream) {
+  const std::size_t element = element_size(p.data_type);
+  auto x = DeviceBuffer::allocate(runtime_, p.x.span_elements() * element);
+  auto w = x ? DeviceBuffer::allocate(runtime_, p.w.span_elements() * element) : std::nullopt;
+  auto y = w ? DeviceBuffer::allocate(runtime_, p.y.span_elements() * element) : std::nullopt;
+  if (!x || !w || !y) return nullptr;
+  // Zeros, not leftovers: NaN or denormal garbage could change an algorithm's speed.
+  for (const DeviceBuffer* b : {&*x, &*w, &*y})
+    if (b->size()) runtime_.cudaMemsetAsync(b->data(), 0, b->size(), stream);
+  return std::make_unique<Scratch>(Scratch{std::move(*x), std::move(*w), std::move(*y), p.batch()});
 }
 
 template <typename Run>
@@ -209,13 +240,29 @@ std::optional<Measurement> CudnnBenchmarker::time(const KernelKey& kernel,
   } else if (Scratch* scratch = scratch_for(kernel, micro_batch)) {
     buffers = {scratch->x.data(), scratch->w.data(), scratch->y.data()};
   } else {
+    if (larger_than_the_device(tensor_bytes(kernel.problem.with_batch(micro_batch))))
+      return std::nullopt;  // never on this device
     // The application may hold the memory now; another run will have it.
     throw MeasurementUnavailable("no device memory for the tensors of " + kernel.to_string());
   }
   void* workspace = workspace_for(kernel, bytes);
-  if (bytes > 0 && !workspace)
+  if (bytes > 0 && !workspace && !options_.caller && scratch_->batch > micro_batch) {
+    // A larger batch's tensors may be what leaves no room: each micro-batch's alone, then.
+    scratch_exact_ = true;
+    scratch_.reset();
+    workspace_failed_at_ = 0;
+    if (Scratch* scratch = scratch_for(kernel, micro_batch)) {
+      buffers = {scratch->x.data(), scratch->w.data(), scratch->y.data()};
+      workspace = workspace_for(kernel, bytes);
+    }
+  }
+  if (bytes > 0 && !workspace) {
+    // With the micro-batch's tensors beside it, at the least.
+    if (larger_than_the_device(bytes + tensor_bytes(kernel.problem.with_batch(micro_batch))))
+      return std::nullopt;
     throw MeasurementUnavailable("no device memory to benchmark " + algorithm + " at " +
                                  std::to_string(micro_batch) + " images");
+  }
   phase.emplace(MeasuringPhase::kRuns);
   cudnnStatus_t last = CUDNN_STATUS_SUCCESS;
   auto run = [&] {

@@ -10,8 +10,9 @@
 // buffers when it gives them (Find*Ex, which cuDNN documents may overwrite its output). It never
 // holds more workspace than its limit: an algorithm that needs more is not run
 // (WorkspaceOverLimit), and one workspace serves every measurement of a kernel. An algorithm cuDNN
-// refuses (NOT_SUPPORTED, BAD_PARAM) is "not supported"; anything else (memory that cannot be
-// allocated now, execution failures, events that fail) throws MeasurementUnavailable:
+// refuses (NOT_SUPPORTED, BAD_PARAM) is "not supported", and so is one whose workspace and the
+// micro-batch's tensors are more than the device's whole memory; anything else (memory that
+// cannot be allocated now, execution failures, events that fail) throws MeasurementUnavailable:
 // nothing to remember.
 #include <limits>
 #include <map>
@@ -92,9 +93,15 @@ class CudnnBenchmarker final : public Benchmarker {
     DeviceBuffer x, w, y;
     std::int64_t batch = 0;
   };
-  // The full batch when the device has room for it, else just `micro_batch` images; a size
-  // that could not be allocated is not tried again for this kernel.
+  // The full batch when the device has room for it (and for the workspaces), else just
+  // `micro_batch` images; a size that could not be allocated is not tried again for this kernel.
   Scratch* scratch_for(const KernelKey& kernel, std::int64_t micro_batch);
+  // Zeroed tensors of `problem`, or null where the device has no room for them.
+  std::unique_ptr<Scratch> allocate_scratch(const ConvolutionProblem& problem, cudaStream_t stream);
+  static std::size_t tensor_bytes(const ConvolutionProblem& problem);
+  // Whether `bytes` are more than the device's whole memory: what needs them never runs there
+  // (and the device's memory size is part of its fingerprint).
+  bool larger_than_the_device(std::size_t bytes);
   // A workspace of at least `bytes` (within the limit): the caller's, or one of ours that
   // grows to the largest any algorithm of the kernel needs within the limit.
   void* workspace_for(const KernelKey& kernel, std::size_t bytes);
@@ -138,8 +145,11 @@ class CudnnBenchmarker final : public Benchmarker {
   std::string scratch_key_;
   std::unique_ptr<Scratch> scratch_;
   std::int64_t scratch_failed_at_ = 0;  // the smallest batch of scratch_key_ that did not fit
+  bool scratch_exact_ = false;  // scratch_key_'s larger tensors left no room for a workspace
   std::optional<DeviceBuffer> workspace_;
   std::size_t workspace_failed_at_ = 0;  // the smallest workspace that could not be allocated
+  std::string workspace_failed_for_;     // for this kernel
+  std::size_t device_bytes_ = 0;         // the device's whole memory, once known
   EarlyStop early_stop_;                 // what was measured at each (kernel text, micro-batch)
 };
 

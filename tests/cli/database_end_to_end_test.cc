@@ -11,10 +11,12 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "cli_test_fixture.h"
+#include "support/printed_text.h"
 
 namespace ucudnn::testing {
 namespace {
@@ -31,28 +33,43 @@ TEST_F(CliTest, DefaultDatabaseIsTheShims) {
   EXPECT_EQ(plan_part(planned.out), plan_part(bench.out));
 }
 
-// A device without the memory for some measurements: bench keeps what it measured, says how
+// A device whose memory other processes hold for now: bench keeps what it measured, says how
 // many it could not take and makes no plan (a plan without them could be stored as the best
-// when it is not).
+// when it is not); run again once the memory is free, it measures the rest and plans.
 TEST_F(CliTest, MeasurementsADeviceHasNoMemoryForAreNamedAndTheRestKept) {
   if (!have_fakecuda()) GTEST_SKIP() << "built without the cuDNN test doubles";
   const auto args =
       concat({"bench", "--database", path("m.db"), "--backend", "cudnn"}, bench_args(8));
-  const auto short_of_memory = run(args, fakecuda({{"FAKECUDA_MEMORY_BYTES", "600000"}}));
+  const auto short_of_memory = run(args, fakecuda({{"FAKECUDA_MEMORY_BYTES", "600000"},
+                                                   {"FAKECUDA_MEMORY_HELD_BYTES", "400000"}}));
   EXPECT_EQ(short_of_memory.status, 1) << describe(short_of_memory);
   const std::regex said(R"(ucudnn bench: (\d+) measurements could not be taken now, e\.g\. .*; )"
                         R"(the (\d+) taken are stored\. No plan was made)");
-  std::smatch counts;
-  ASSERT_TRUE(std::regex_search(short_of_memory.err, counts, said)) << describe(short_of_memory);
+  std::smatch numbers;
+  ASSERT_TRUE(std::regex_search(short_of_memory.err, numbers, said)) << describe(short_of_memory);
   EXPECT_EQ(short_of_memory.err.find("internal error"), std::string::npos);
   EXPECT_EQ(short_of_memory.out.find("WR total"), std::string::npos) << "no plan is printed";
+  // Said once per kernel, however many of its measurements are short: the count comes at the end.
+  std::set<std::string> warned;
+  for (const auto& line : lines_in(short_of_memory.err))
+    if (const auto of = line.find("the other measurements of "); of != std::string::npos) {
+      EXPECT_TRUE(warned.insert(line.substr(of)).second) << "said twice: " << line;
+    }
+  EXPECT_FALSE(warned.empty()) << short_of_memory.err;
+  EXPECT_LT(warned.size(), std::stoul(numbers[1].str())) << short_of_memory.err;
 
-  // The doubles' memory size is part of the device's fingerprint: the rows are read back, not
-  // reused by a run on a device with more memory.
   const auto info = run({"db", "info", "--database", path("m.db")});
   ASSERT_EQ(info.status, 0) << describe(info);
-  EXPECT_NE(info.out.find("\n" + counts[2].str() + " measurements, 0 plans"), std::string::npos)
+  EXPECT_NE(info.out.find("\n" + numbers[2].str() + " measurements, 0 plans"), std::string::npos)
       << info.out;
+
+  // The same device with its memory free (its size, part of the fingerprint, is the same).
+  const auto free = run(args, fakecuda({{"FAKECUDA_MEMORY_BYTES", "600000"}}));
+  ASSERT_EQ(free.status, 0) << describe(free);
+  const auto [measured, reused] = counts(free);
+  EXPECT_EQ(reused, std::stol(numbers[2].str())) << free.out;
+  EXPECT_EQ(measured, std::stol(numbers[1].str())) << free.out;
+  EXPECT_NE(free.out.find("WR total"), std::string::npos) << free.out;
 }
 
 // A bench stopped midway (a scheduler's time limit sends SIGTERM) keeps every item it finished:
@@ -232,9 +249,12 @@ TEST_F(CliTest, PlanSuggestsABenchThatCanBePastedAndMeasuresWhatItNeeds) {
   EXPECT_FALSE(measurements.empty());
   for (const auto& row : measurements)
     EXPECT_EQ(row["algorithm"].get<std::string>().find("ONEDNN"), std::string::npos) << row;
-  EXPECT_TRUE(std::any_of(plans.begin(), plans.end(), [](const json& row) {
-    return row["mode"] == "WD";
-  })) << "the division is stored";
+  // Plans made under an exclusion would be taken for the best by a job run without it.
+  EXPECT_TRUE(plans.empty()) << "plans made under --exclude-algorithms are not stored";
+  EXPECT_NE(pasted.out.find("plans not stored: they were made under --exclude-algorithms"),
+            std::string::npos)
+      << pasted.out;
+  EXPECT_NE(pasted.out.find("WD total"), std::string::npos) << "--total-workspace reached bench";
   const auto after = run(concat({"plan"}, options));
   ASSERT_EQ(after.status, 0) << describe(after);
 }

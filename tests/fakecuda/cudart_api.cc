@@ -11,7 +11,8 @@
 // is traced
 // ("sync kind=..."), so that tests can count what a library added.
 //
-// Environment: FAKECUDA_MEMORY_BYTES  device capacity in bytes (default 4 GiB), read once.
+// Environment: FAKECUDA_MEMORY_BYTES  device capacity in bytes (default 4 GiB), read once;
+//              FAKECUDA_MEMORY_HELD_BYTES  what other processes hold of it (default 0).
 //              FAKECUDA_DEVICE_COUNT  number of devices, 1 to 16 (default 1), read once.
 //              FAKECUDA_DEVICE_NAMES  comma-separated device names (default: all the same).
 //              FAKECUDA_TRACE         trace file (see README.md): malloc and free lines.

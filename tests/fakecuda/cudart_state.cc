@@ -18,18 +18,19 @@ namespace {
 constexpr std::size_t kDefaultCapacity = std::size_t{4} << 30;
 constexpr const char* kDeviceName = "ucudnn fakecuda test double";
 
-std::size_t capacity_from_environment() {
-  const char* text = std::getenv("FAKECUDA_MEMORY_BYTES");
-  if (!text || !*text) return kDefaultCapacity;
+std::size_t bytes_from_environment(const char* name, std::size_t otherwise) {
+  const char* text = std::getenv(name);
+  if (!text || !*text) return otherwise;
   char* end = nullptr;
   const unsigned long long value = std::strtoull(text, &end, 10);
-  return *end == '\0' ? static_cast<std::size_t>(value) : kDefaultCapacity;
+  return *end == '\0' ? static_cast<std::size_t>(value) : otherwise;
 }
 
 }  // namespace
 
 Runtime::Runtime()
-    : memory(capacity_from_environment(), fakecuda_compute_enabled()),
+    : memory(bytes_from_environment("FAKECUDA_MEMORY_BYTES", kDefaultCapacity),
+             fakecuda_compute_enabled(), bytes_from_environment("FAKECUDA_MEMORY_HELD_BYTES", 0)),
       pinned_host(std::size_t{1} << 40, fakecuda_compute_enabled()) {}
 
 // Never destroyed: other libraries' destructors may still free memory at exit.

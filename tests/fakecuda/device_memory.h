@@ -15,8 +15,10 @@ class DeviceMemory {
  public:
   // `poison`: fill new allocations (below). Without arithmetic (FAKECUDA_COMPUTE=0) nothing
   // reads them, and filling gigabytes of benchmark buffers would dominate a run.
-  explicit DeviceMemory(std::size_t capacity, bool poison = true)
-      : capacity_(capacity), poison_(poison) {}
+  // `held`: what other processes hold of the capacity (taken from the free memory, never
+  // released), as on a shared GPU.
+  explicit DeviceMemory(std::size_t capacity, bool poison = true, std::size_t held = 0)
+      : capacity_(capacity), poison_(poison), used_(held < capacity ? held : capacity) {}
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
 
@@ -36,8 +38,8 @@ class DeviceMemory {
   const std::size_t capacity_;
   const bool poison_;
   mutable std::mutex mutex_;
+  std::size_t used_;                                   // held by others, and the allocations'
   std::map<std::uintptr_t, std::size_t> allocations_;  // base -> bytes
-  std::size_t used_ = 0;
 };
 
 }  // namespace ucudnn::fakecuda
