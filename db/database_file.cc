@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -21,6 +22,8 @@ const char* name_of(FileProblem problem) {
       return "cannot-open";
     case FileProblem::kNotDatabase:
       return "not-a-database";
+    case FileProblem::kText:
+      return "text";
     case FileProblem::kCorrupt:
       return "corrupt";
     case FileProblem::kForeign:
@@ -247,6 +250,18 @@ bool has_database_header(const std::string& path) {
   return read == 0 || (read == sizeof start && std::memcmp(start, kHeader, sizeof start) == 0);
 }
 
+bool looks_like_text(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  char start[4096];
+  file.read(start, sizeof start);
+  const auto read = file.gcount();
+  if (read <= 0) return false;
+  return std::all_of(start, start + read, [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte >= 0x20 || byte == '\n' || byte == '\r' || byte == '\t';
+  });
+}
+
 OpenOutcome open_database(const std::string& path, Access access, const OpenOptions& options,
                           FileLease* held) {
   try {
@@ -260,6 +275,9 @@ OpenOutcome open_database(const std::string& path, Access access, const OpenOpti
     if (access == Access::kReadOnly && !fs::exists(path, missing))
       return failure(FileProblem::kCannotOpen, "no such file");
     if (fs::is_directory(path, missing)) return failure(FileProblem::kCannotOpen, "a directory");
+    // Never leased, opened or set aside, by readers and writers alike.
+    if (!has_database_header(path) && looks_like_text(path))
+      return failure(FileProblem::kText, "a text file, not a SQLite database");
     // Nor does a reader of a file that is no database (a network file given by mistake): no
     // lock file beside it, and no connection without a lease (a writer may set the file aside
     // and put a fresh one in its place meanwhile). A writer leases it, to set it aside.
@@ -307,7 +325,8 @@ Expected<OpenedDatabase> open_or_error(const std::string& path, Access access,
   // use either (open_database spares readers already).
   if (access == Access::kReadWrite && fs::exists(path, error) && !fs::is_directory(path, error) &&
       !has_database_header(path))
-    return Error{path + ": not a SQLite database"};
+    return Error{path + (looks_like_text(path) ? ": a text file, not a SQLite database"
+                                               : ": not a SQLite database")};
   auto outcome = open_database(path, access, options);
   if (!outcome.database) return Error{path + ": " + outcome.failure->message};
   return std::move(*outcome.database);

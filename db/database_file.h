@@ -3,8 +3,8 @@
 // application id, the schema version and the tables, read in one read transaction so that
 // a file another process is creating at that moment is never misjudged. PRAGMA quick_check
 // runs only when the file gives a reason (a migration, damage seen before); `ucudnn db
-// check` runs the full integrity check. The store sets a bad file aside and starts afresh;
-// the maintenance commands report it.
+// check` runs the full integrity check. The store sets a damaged file aside and starts afresh
+// (never a text file: that is the user's); the maintenance commands report it.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,7 +24,8 @@ enum class Access {
 
 enum class FileProblem {
   kCannotOpen,   // missing (read-only access), no permission, I/O error, locked too long
-  kNotDatabase,  // not a SQLite file at all: a text file, random bytes
+  kNotDatabase,  // not a SQLite file at all: random bytes, zeros (damage)
+  kText,         // a text file: the user's (a script, a network file named by a slip)
   kCorrupt,      // one of ours, damaged or truncated
   kForeign,      // another application's SQLite database
   kNewerSchema,  // written by a newer ucudnn, and its tables are not ours to read
@@ -85,5 +86,10 @@ Expected<std::string> set_aside(const std::string& path, const std::string& tag)
 // Whether `path` starts as every SQLite database does, or is empty (SQLite's empty database);
 // true where it cannot be read (opening it then says why).
 bool has_database_header(const std::string& path);
+
+// Whether `path` starts as text does, not as a damaged database: no zero byte and no control
+// character but white space (a damaged file's bytes, random or zeroed, have them; UTF-8 text
+// passes). False where it is empty or cannot be read.
+bool looks_like_text(const std::string& path);
 
 }  // namespace ucudnn::db

@@ -48,6 +48,15 @@ DatabaseLocations database_locations(const Environment& environment) {
   return locations;
 }
 
+std::string describe(const DatabaseLocations& locations) {
+  std::string text = locations.user.empty() ? "none (no home folder): results kept in memory only"
+                     : locations.user == kInMemoryDatabase
+                         ? "memory only (UCUDNN_DATABASE=:memory:): nothing is kept"
+                         : locations.user;
+  if (!locations.system.empty()) text += ", over the read-only " + locations.system;
+  return text;
+}
+
 std::unique_ptr<BenchmarkStore> open_default_store(const SqliteStoreOptions& options,
                                                    const Environment& environment) {
   const auto locations = database_locations(environment);

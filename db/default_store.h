@@ -27,6 +27,9 @@ struct DatabaseLocations {
   std::string system;  // empty: no system database
 };
 DatabaseLocations database_locations(const Environment& environment = process_environment);
+// For a person: the user database's path (or that it is in memory only), and the system
+// database under it.
+std::string describe(const DatabaseLocations& locations);
 
 // A SqliteStore for the user database (with `user`'s warnings and lock waits), under a
 // LayeredStore when a system database is set (read shared, named as the system database in

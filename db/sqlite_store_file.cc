@@ -116,7 +116,7 @@ void SqliteStore::Impl::open_read_write() {
       }
       return;
     }
-    if (failure.problem == db::FileProblem::kForeign) {
+    if (failure.problem == db::FileProblem::kForeign || failure.problem == db::FileProblem::kText) {
       warn(named() + " is " + failure.message +
            "; it is left as it is, and ucudnn runs without a benchmark cache (set "
            "UCUDNN_DATABASE to another file)");
@@ -131,7 +131,7 @@ void SqliteStore::Impl::open_read_write() {
     if (replaced == Replaced::kAdopted || replaced == Replaced::kGaveUp) return;
     if (replaced == Replaced::kSetAside) continue;
     const auto waited = std::chrono::steady_clock::now() - start;
-    if (waited >= options.lock_timeout) {
+    if (waited >= lock_timeout()) {
       reopen_wanted = true;
       warn_once(said_in_use, named() + " is unusable (" + failure.message +
                                  ") but other processes still have it open; running uncached "

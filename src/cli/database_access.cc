@@ -1,8 +1,5 @@
 #include "database_access.h"
 
-#include <algorithm>
-#include <fstream>
-
 #include "core/memory_store.h"
 #include "core/text.h"
 #include "db/database_file.h"
@@ -15,15 +12,6 @@
 namespace ucudnn::cli {
 
 namespace {
-
-std::string describe(const DatabaseLocations& locations) {
-  std::string text = locations.user.empty() ? "none (no home folder): results kept in memory only"
-                     : locations.user == kInMemoryDatabase
-                         ? "memory only (UCUDNN_DATABASE=:memory:): nothing is kept"
-                         : locations.user;
-  if (!locations.system.empty()) text += ", over the read-only " + locations.system;
-  return text;
-}
 
 std::vector<std::string> files_of(const DatabaseLocations& locations) {
   std::vector<std::string> files;
@@ -42,20 +30,6 @@ SqliteStoreOptions tool_options(StoreAccess access, const std::string& role) {
   options.warn = warn_on_stderr;
   options.role = role;
   return options;
-}
-
-// Text, not a damaged database: its start holds no zero byte and no control character but
-// white space (a damaged file's bytes, random or zeroed, do; UTF-8 text passes).
-bool looks_like_text(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  char start[4096];
-  file.read(start, sizeof start);
-  const auto read = file.gcount();
-  if (read <= 0) return false;
-  return std::all_of(start, start + read, [](char c) {
-    const auto byte = static_cast<unsigned char>(c);
-    return byte >= 0x20 || byte == '\n' || byte == '\r' || byte == '\t';
-  });
 }
 
 // What a writing store warns of while it opens, held until the tool knows whether it goes on:
@@ -153,7 +127,7 @@ Expected<OpenedStore> open_store_for_writing(const std::string& database) {
   }
   // A damaged database (garbage, zeros after a crash) is set aside and started afresh; a text
   // file named here is the user's (a network file given twice, by a slip): refused, untouched.
-  if (!db::has_database_header(database) && looks_like_text(database))
+  if (!db::has_database_header(database) && db::looks_like_text(database))
     return Error{"--database: '" + database +
                  "' is a text file, not a SQLite database; it is left as it is: name a "
                  "database file, or a new one"};

@@ -2,6 +2,10 @@
 // failures.
 #include "shim/store_source.h"
 
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "db/default_store.h"
 #include "db/sqlite_store.h"
 #include "shim/log.h"
@@ -27,12 +31,37 @@ SqliteStoreOptions shim_options(const Settings& settings) {
 std::unique_ptr<BenchmarkStore> open_store(const Settings& settings) {
   // The database library reads UCUDNN_DATABASE and UCUDNN_SYSTEM_DATABASE itself, so that
   // the `ucudnn` tool and the shim always agree on where the database is.
+  log(LogLevel::kInfo, "benchmark database: " + describe(database_locations()));
   return open_default_store(shim_options(settings));
 }
 
 std::unique_ptr<BenchmarkStore> open_store_at(const std::string& path) {
-  auto store = std::make_unique<SqliteStore>(path, shim_options(process_settings()));
-  if (store->state() == StoreState::kDisabled) return nullptr;
+  // The store's warnings say what it does without its file; refused here, the database in use
+  // stays, and they say that instead.
+  struct Opening {
+    bool done = false;
+    std::vector<std::string> said;
+  };
+  auto opening = std::make_shared<Opening>();
+  auto options = shim_options(process_settings());
+  options.warn = [opening](const std::string& message) {
+    if (opening->done)
+      warn(message);
+    else
+      opening->said.push_back(message);
+  };
+  auto store = std::make_unique<SqliteStore>(path, options);
+  opening->done = true;
+  const bool refused = store->state() == StoreState::kDisabled;
+  for (std::string message : opening->said) {
+    if (refused)
+      for (const std::string without :
+           {"ucudnn runs without a benchmark cache", "running without a benchmark cache"})
+        if (const auto at = message.find(without); at != std::string::npos)
+          message.replace(at, without.size(), "the benchmark database in use stays");
+    warn("ucudnnSetDatabase: " + message);
+  }
+  if (refused) return nullptr;
   return store;
 }
 

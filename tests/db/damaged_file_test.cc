@@ -101,15 +101,16 @@ TEST(DamagedFile, TruncatedWithinTheHeader) {
   expect_replaced(folder, path, "corrupt", "truncated");
 }
 
-TEST(DamagedFile, ATextFile) {
+// Bytes no database starts with (a header overwritten by a crash): set aside as they were.
+TEST(DamagedFile, BytesThatAreNoDatabase) {
   TempFolder folder;
   const auto path = folder.file("ucudnn.db");
-  std::string text;
-  for (int i = 0; i < 200; ++i) text += "this is not a database, line " + std::to_string(i) + "\n";
-  write_file(path, text);
+  std::string bytes;
+  for (int i = 0; i < 5000; ++i) bytes += static_cast<char>(i * 7 % 256);
+  write_file(path, bytes);
   expect_replaced(folder, path, "not-a-database", "not a SQLite database");
   EXPECT_EQ(read_file(folder.file(folder.names_starting_with("ucudnn.db.not-a-database-")[0])),
-            text)
+            bytes)
       << "the file set aside is kept as it was";
 }
 
@@ -146,6 +147,19 @@ TEST(DamagedFile, AnotherApplicationsDatabaseIsLeftAlone) {
     raw.execute("CREATE TABLE users (name TEXT); INSERT INTO users VALUES ('ada')");
   }
   expect_left_alone(folder, path, "another application's SQLite database");
+}
+
+// A text file at the database's path is the user's (UCUDNN_DATABASE or ucudnnSetDatabase naming
+// a script or a network file by a slip), never a damaged database: it used to be renamed aside
+// and replaced by a database.
+TEST(DamagedFile, ATextFileIsLeftAlone) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  std::string text = "# -*- coding: utf-8 -*- train.py \xc3\xa9\n";
+  for (int i = 0; i < 200; ++i)
+    text += "\tthis is not a database, line " + std::to_string(i) + "\r\n";
+  write_file(path, text);
+  expect_left_alone(folder, path, "a text file, not a SQLite database");
 }
 
 TEST(DamagedFile, AnotherApplicationIdIsLeftAlone) {
@@ -226,7 +240,7 @@ TEST(DamagedFile, AnEmptyFileIsAFreshDatabase) {
 TEST(DamagedFile, AStaleJournalGoesAsideWithItsFile) {
   TempFolder folder;
   const auto path = folder.file("ucudnn.db");
-  write_file(path, "garbage garbage garbage garbage garbage garbage garbage garbage garbage");
+  write_file(path, std::string(70, '\x02'));
   write_file(path + "-journal", "a journal that belongs to the garbage");
   expect_replaced(folder, path, "not-a-database", "not a SQLite database");
   EXPECT_FALSE(std::filesystem::exists(path + "-journal"))

@@ -98,7 +98,7 @@ TEST(Merge, ErrorsNameTheFile) {
   TempFolder folder;
   const auto good = folder.file("good.db"), bad = folder.file("bad.db");
   { SqliteStore store(good); }
-  write_file(bad, std::string(3000, 'z'));
+  write_file(bad, std::string(3000, '\x03'));
   auto missing = db::merge_database(folder.file("missing.db"), good);
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().find("missing.db: no such file"), std::string::npos) << missing.error();
@@ -109,7 +109,7 @@ TEST(Merge, ErrorsNameTheFile) {
   auto into_bad = db::merge_database(good, bad);
   ASSERT_FALSE(into_bad);
   EXPECT_NE(into_bad.error().find(bad), std::string::npos) << into_bad.error();
-  EXPECT_EQ(read_file(bad), std::string(3000, 'z')) << "maintenance never sets a file aside";
+  EXPECT_EQ(read_file(bad), std::string(3000, '\x03')) << "maintenance never sets a file aside";
   auto self = db::merge_database(good, good);
   ASSERT_FALSE(self);
   EXPECT_NE(self.error().find("same file"), std::string::npos);
@@ -167,7 +167,8 @@ TEST(Maintenance, AFileThatIsNoDatabaseGetsNoLockFileBesideIt) {
   ASSERT_TRUE(checked) << checked.error();
   EXPECT_FALSE(checked->ok());
   for (const auto& error : errors)
-    EXPECT_NE(error.find(text + ": not a SQLite database"), std::string::npos) << error;
+    EXPECT_NE(error.find(text + ": a text file, not a SQLite database"), std::string::npos)
+        << error;
   EXPECT_FALSE(std::filesystem::exists(text + ".lock"));
   EXPECT_EQ(read_file(text), R"({"layers": []})");
 
