@@ -254,8 +254,8 @@ int bench(const BenchOptions& options, Cluster& cluster) {
     if (opened) {
       database = std::move(opened).value();
       work = find_missing_work(kernels, request.policy, device, *database->store, fingerprint);
-      const ExclusionReview review =
-          review_exclusion(device.account(), request.backend, kernels, available_backends());
+      const ExclusionReview review = review_exclusion(
+          device.account(), request.excluded_by, request.backend, kernels, available_backends());
       for (const auto& warning : review.warnings)
         std::fprintf(stderr, "ucudnn bench: warning: %s\n", warning.c_str());
       abort = review.error;
@@ -368,13 +368,21 @@ int bench(const BenchOptions& options, Cluster& cluster) {
            missing.begin()->kernel);
     return kFailure;
   }
-  store_plans(*database->store, fingerprint, kernels, plan, request);
+  // A plan's key does not name the exclusion: a job run without it would take these for the
+  // best. Its measurements are stored; a job under the same exclusion plans from them.
+  if (request.excluded.empty()) store_plans(*database->store, fingerprint, kernels, plan, request);
   print_wr_plan(stdout, kernels, plan, request);
   std::fflush(stdout);
   std::optional<PlanCheckSummary> check;
   if (options.check_plans)
     check = check_plans(stdout, *setup.workers.front(), kernels, plan, options.repeats);
   print_wd_plan(stdout, kernels, plan, request);
+  if (!request.excluded.empty())
+    std::printf(
+        "\nplans not stored: they were made under %s, which their key does not name (a job run "
+        "without it would take them for the best); the measurements are stored, and a job "
+        "under the same exclusion plans from them\n",
+        request.excluded_by.c_str());
   std::fflush(stdout);
   if (!confirm_saved(*database, "bench")) return kFailure;
 

@@ -1,6 +1,7 @@
 #include "common_options.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "networks/network_file.h"
 #include "user_input/byte_size.h"
@@ -31,11 +32,10 @@ CLI::App* add_planning_command(CLI::App& app, const std::string& command_name,
       ->capture_default_str();
   command->add_option("--total-workspace", options.total_workspace,
                       "total workspace for the whole network: also plan WD, e.g. 256MiB");
-  command
-      ->add_option("--exclude-algorithms", options.exclude_algorithms,
-                   "algorithms never benchmarked nor planned: backend:NAME,... with shell "
-                   "wildcards, e.g. cpu:WINOGRAD_F4X4_3X3,cudnn:FFT*")
-      ->envname("UCUDNN_EXCLUDE_ALGORITHMS");
+  command->add_option("--exclude-algorithms", options.exclude_algorithms,
+                      "algorithms never benchmarked nor planned: backend:NAME,... with shell "
+                      "wildcards, e.g. cpu:WINOGRAD_F4X4_3X3,cudnn:FFT* (default: "
+                      "UCUDNN_EXCLUDE_ALGORITHMS)");
   command->add_option("--database", options.database,
                       "the database file, and no other (default: UCUDNN_DATABASE, else "
                       "$XDG_CACHE_HOME/ucudnn/ucudnn.db or ~/.cache/ucudnn/ucudnn.db, read over "
@@ -83,8 +83,15 @@ Expected<PlanningRequest> resolve(const PlanningOptions& options,
     if (!total) return Error{"--total-workspace: " + total.error()};
     request.total_workspace = *total;
   }
-  auto excluded = AlgorithmExclusion::parse(options.exclude_algorithms);
-  if (!excluded) return Error{"--exclude-algorithms: " + excluded.error()};
+  // Read here rather than by the option parser, so that messages name what the user set.
+  std::string exclusion = options.exclude_algorithms;
+  if (const char* variable = std::getenv("UCUDNN_EXCLUDE_ALGORITHMS");
+      exclusion.empty() && variable && *variable) {
+    exclusion = variable;
+    request.excluded_by = "UCUDNN_EXCLUDE_ALGORITHMS";
+  }
+  auto excluded = AlgorithmExclusion::parse(exclusion);
+  if (!excluded) return Error{request.excluded_by + ": " + excluded.error()};
   request.excluded = std::move(excluded).value();
   request.batch = options.batch;
   if (!network_text) return Error{"--network: " + network_text.error()};

@@ -40,6 +40,8 @@ struct PlanningRequest {
   std::uint64_t workspace_limit = 0;
   std::optional<std::uint64_t> total_workspace;
   AlgorithmExclusion excluded;
+  // Where `excluded` came from, for messages: "--exclude-algorithms" or the variable.
+  std::string excluded_by = "--exclude-algorithms";
   // WR plans made with knob variants among the candidates (`bench --knob-variants`), stored
   // under their own mode (core/plan_mode.h).
   bool knob_variants = false;

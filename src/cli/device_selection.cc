@@ -16,6 +16,7 @@ Expected<DeviceChoice> parse(const std::string& name, const std::string& text) {
   auto devices = parse_device_list(text);
   if (!devices) return Error{name + "='" + text + "' " + devices.error()};
   DeviceChoice choice;
+  choice.given_by = name;
   if (!*devices) {
     choice.kind = DeviceChoice::Kind::kAll;
   } else {
@@ -47,11 +48,11 @@ Expected<std::vector<int>> resolve_devices(const DeviceChoice& choice, int count
       std::set<int> seen;
       for (int d : choice.list) {
         if (d >= count)
-          return Error{"--devices: GPU " + std::to_string(d) +
+          return Error{choice.given_by + ": GPU " + std::to_string(d) +
                        " does not exist (this machine has " + std::to_string(count) +
                        (count == 1 ? " GPU" : " GPUs") + ")"};
         if (!seen.insert(d).second)
-          return Error{"--devices: GPU " + std::to_string(d) + " is listed twice"};
+          return Error{choice.given_by + ": GPU " + std::to_string(d) + " is listed twice"};
         devices.push_back(d);
       }
       break;

@@ -16,7 +16,8 @@ namespace ucudnn::cli {
 struct DeviceChoice {
   enum class Kind { kCurrent, kAll, kList };
   Kind kind = Kind::kCurrent;
-  std::vector<int> list;  // kList: device numbers, as given
+  std::vector<int> list;               // kList: device numbers, as given
+  std::string given_by = "--devices";  // or the variable that gave them, for messages
   bool explicit_choice() const { return kind != Kind::kCurrent; }
 };
 

@@ -4,7 +4,8 @@
 
 namespace ucudnn::cli {
 
-ExclusionReview review_exclusion(const ExclusionAccount& account, const std::string& backend,
+ExclusionReview review_exclusion(const ExclusionAccount& account, const std::string& excluded_by,
+                                 const std::string& backend,
                                  const std::vector<NetworkKernel>& kernels,
                                  const std::vector<std::string>& backends) {
   ExclusionReview review;
@@ -31,11 +32,11 @@ ExclusionReview review_exclusion(const ExclusionAccount& account, const std::str
     review.warnings.push_back(no_algorithm + ": they get no plan");
   if (const auto [emptied, example] = among(account.kernels_left_without_algorithms());
       emptied > 0 && review.error.empty())
-    review.error = "--exclude-algorithms '" + exclusion.to_string() + "' excludes every " +
-                   backend + " algorithm of " + std::to_string(emptied) + of_kernels +
-                   example->label() + ": nothing is left to plan them with";
+    review.error = excluded_by + " '" + exclusion.to_string() + "' excludes every " + backend +
+                   " algorithm of " + std::to_string(emptied) + of_kernels + example->label() +
+                   ": nothing is left to plan them with";
   for (const auto& entry : account.entries_that_excluded_nothing(backend))
-    review.warnings.push_back("--exclude-algorithms entry '" + entry + "' matched none of the " +
+    review.warnings.push_back(excluded_by + " entry '" + entry + "' matched none of the " +
                               backend + " algorithms listed for these kernels");
   std::string names;
   for (const auto& name : backends) names += (names.empty() ? "" : ", ") + name;
@@ -43,7 +44,7 @@ ExclusionReview review_exclusion(const ExclusionAccount& account, const std::str
     if (std::none_of(backends.begin(), backends.end(), [&](const std::string& name) {
           return exclusion.entry_names_backend(i, name);
         }))
-      review.warnings.push_back("--exclude-algorithms entry '" + exclusion.entry(i) +
+      review.warnings.push_back(excluded_by + " entry '" + exclusion.entry(i) +
                                 "' names no backend of this build (" + names + ")");
   return review;
 }

@@ -17,9 +17,10 @@ struct ExclusionReview {
   std::vector<std::string> warnings;  // one per entry that excluded nothing
 };
 
-// `account` has filtered `backend`'s algorithms of every kernel of `kernels`; `backends`: this
-// build's.
-ExclusionReview review_exclusion(const ExclusionAccount& account, const std::string& backend,
+// `account` has filtered `backend`'s algorithms of every kernel of `kernels`; `excluded_by`
+// names where the exclusion came from (the option or the variable); `backends`: this build's.
+ExclusionReview review_exclusion(const ExclusionAccount& account, const std::string& excluded_by,
+                                 const std::string& backend,
                                  const std::vector<NetworkKernel>& kernels,
                                  const std::vector<std::string>& backends);
 

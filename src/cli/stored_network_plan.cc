@@ -176,8 +176,8 @@ std::variant<StoredNetworkPlan, PlanUnavailable> read_network_plan(
                      algorithm_lister(request.backend, cpu, excluded, *database.store, fingerprint),
                      {database.store.get()});
   stored.plan = plan_network(reader, stored.kernels, request);
-  ExclusionReview review =
-      review_exclusion(excluded, request.backend, stored.kernels, available_backends());
+  ExclusionReview review = review_exclusion(excluded, request.excluded_by, request.backend,
+                                            stored.kernels, available_backends());
   for (const auto& warning : review.warnings)
     std::fprintf(stderr, "ucudnn %s: warning: %s\n", command.c_str(), warning.c_str());
   // A table of kernels where "nothing fits" would blame the limit for what the exclusion did.

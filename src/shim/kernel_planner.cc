@@ -182,6 +182,13 @@ bool planned_among_algorithms(const Configuration& plan) {
   });
 }
 
+// A plan whose cuDNN micro-batches name engine configurations ("eng4{k2=1}").
+bool planned_among_engines(const Configuration& plan) {
+  return std::any_of(plan.micro.begin(), plan.micro.end(), [](const MicroConfiguration& m) {
+    return m.backend == "cudnn" && is_engine_name(m.algorithm);
+  });
+}
+
 // Why a valid stored plan within `limit` is no longer what planning would give (a suffix for a
 // log line naming the plan): it was made among the legacy algorithms where cuDNN's engine
 // configurations are now the candidates (an older database), or without a configuration the
@@ -195,6 +202,10 @@ std::optional<std::string> outdated(const PlannerContext& context, const KernelK
     return std::string(
         " was made among the legacy algorithms: planning it again among cuDNN's engine "
         "configurations");
+  if (!context.engine_candidates && planned_among_engines(plan))
+    return std::string(
+        " was made among cuDNN's engine configurations: planning it again among the legacy "
+        "algorithms (UCUDNN_CANDIDATES=algorithms)");
   if (!context.unplanned_application_engine) return std::nullopt;
   const auto bytes =
       cudnn::candidate_workspace(context.api, context.handle, smallest_planned(context, kernel),
@@ -220,7 +231,10 @@ Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKe
                                    std::uint64_t limit) {
   const PlanKey key = plan_key(context, kernel, limit);
   if (auto stored = context.store.find_plan(key); stored && stored->size() == 1) {
-    if (auto problem = plan_problem(context, kernel, stored->front(), limit))
+    if (auto excluded = excluded_problem(context, stored->front()))
+      log(LogLevel::kInfo, "a stored plan for " + kernel.to_string() + ": " + *excluded +
+                               ": planning without it for this process");
+    else if (auto problem = plan_problem(context, kernel, stored->front(), limit))
       warn_once("invalid-plan:" + key.subject,
                 "discarding an invalid stored plan for " + kernel.to_string() + ": " + *problem);
     else if (const auto reason = context.may_measure
@@ -235,7 +249,7 @@ Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKe
     return Error{"not every measurement of " + kernel.to_string() + " is stored yet"};
   auto plan = plan_workspace_reuse(table);
   // A plan made while some measurement was unavailable serves this process only.
-  if (plan && table.complete)
+  if (plan && table.complete && context.store_plans)
     context.store.put_plan(
         key, {*plan},
         limits_answered(table, *plan, context.knob_variants ? std::optional(limit) : std::nullopt));
@@ -314,7 +328,10 @@ Expected<Configuration> plan_hybrid(const PlannerContext& context, const KernelK
                     plan_mode(host.mode == HybridMode::kOn ? kHybridOnMode : kHybridAutoMode,
                               context.deterministic_only)};
   if (auto stored = context.store.find_plan(key); stored && stored->size() == 1) {
-    if (auto problem = hybrid_problem(context, kernel, stored->front(), limit, *host.backend))
+    if (auto excluded = excluded_problem(context, stored->front()))
+      log(LogLevel::kInfo, "a stored hybrid plan for " + kernel.to_string() + ": " + *excluded +
+                               ": planning without it for this process");
+    else if (auto problem = hybrid_problem(context, kernel, stored->front(), limit, *host.backend))
       warn_once(
           "invalid-plan:" + key.subject + key.mode,
           "discarding an invalid stored hybrid plan for " + kernel.to_string() + ": " + *problem);
@@ -340,7 +357,8 @@ Expected<Configuration> plan_hybrid(const PlannerContext& context, const KernelK
           std::to_string(split->device_only_ms) + " ms on the GPU alone; the throughput rule " +
           "gives the CPU " + std::to_string(split->throughput_rule_samples) + " (" +
           std::to_string(split->throughput_rule_ms) + " ms)");
-  if (complete) context.store.put_plan(key, {split->configuration}, LimitRange::exactly(limit));
+  if (complete && context.store_plans)
+    context.store.put_plan(key, {split->configuration}, LimitRange::exactly(limit));
   return split->configuration;
 }
 

@@ -53,6 +53,10 @@ struct PlannerContext {
   std::optional<HostSide> host = std::nullopt;
   // UCUDNN_EXCLUDE_ALGORITHMS: never measured, planned or run from a stored plan.
   const AlgorithmExclusion* excluded = &kNothingExcluded;
+  // False under UCUDNN_EXCLUDE_ALGORITHMS: plans made without what it excludes serve this
+  // process only (a plan's key does not name the exclusion, and a later run without it would
+  // take them for the best).
+  bool store_plans = true;
   // The kernel must run deterministically (for_kernel): `excluded` holds the nondeterministic
   // algorithms too, and its plans are stored under a mode of their own (core/plan_mode.h).
   bool deterministic_only = false;

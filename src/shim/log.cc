@@ -37,7 +37,7 @@ void log(LogLevel level, const std::string& message) {
   std::fprintf(stderr, "ucudnn: %s: %s\n", kNames[static_cast<int>(level)], message.c_str());
 }
 
-void warn_once(const std::string& key, const std::string& message) {
+bool warn_once(const std::string& key, const std::string& message) {
   // Never destroyed: the application may call cuDNN from its own static destructors.
   // Bounded: keys name kernels and limits, which an application may vary without end. A
   // warning forgotten that long ago may be said again.
@@ -45,9 +45,10 @@ void warn_once(const std::string& key, const std::string& message) {
   static auto& seen = *new LruMap<std::string, char>(4096);
   {
     std::lock_guard lock(mutex);
-    if (!seen.insert(key)) return;
+    if (!seen.insert(key)) return false;
   }
   log(LogLevel::kWarning, message);
+  return true;
 }
 
 }  // namespace ucudnn::shim

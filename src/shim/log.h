@@ -15,6 +15,7 @@ bool log_enabled(LogLevel level);
 
 void log(LogLevel level, const std::string& message);
 // Prints the warning the first time `key` is seen; later calls with the same key are silent.
-void warn_once(const std::string& key, const std::string& message);
+// True when this call was the first.
+bool warn_once(const std::string& key, const std::string& message);
 
 }  // namespace ucudnn::shim

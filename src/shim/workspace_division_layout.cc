@@ -110,9 +110,10 @@ bool WorkspaceDivisionSession::divide(const std::vector<Member>& members,
     stored_why.push_back(why[kernels[j].group]);
   }
   if (!install(stored_kernels, stored_key.segment_of, chosen, context)) return false;
-  context.store.put_plan({context.fingerprint.to_string(), stored_key.subject,
-                          std::string(name_of(context.policy)), total_, "WD"},
-                         chosen);
+  if (context.store_plans)
+    context.store.put_plan({context.fingerprint.to_string(), stored_key.subject,
+                            std::string(name_of(context.policy)), total_, "WD"},
+                           chosen);
   division_subject_ = stored_key.subject;
   divided_iteration_ = key.subject;
   log(LogLevel::kInfo,
@@ -156,6 +157,13 @@ std::optional<std::vector<Configuration>> WorkspaceDivisionSession::stored_divis
   auto stored = context.store.find_plan({context.fingerprint.to_string(), subject,
                                          std::string(name_of(context.policy)), total_, "WD"});
   if (!stored) return std::nullopt;
+  for (const auto& configuration : *stored)
+    if (const auto algorithm = context.excluded->excluded_in(configuration)) {
+      log(LogLevel::kInfo, "a stored workspace division uses " + *algorithm +
+                               ", excluded by UCUDNN_EXCLUDE_ALGORITHMS: dividing without it for "
+                               "this process");
+      return std::nullopt;
+    }
   std::optional<std::string> problem;
   if (stored->size() != kernels.size())
     problem = "it lists " + std::to_string(stored->size()) + " kernels, not " +

@@ -9,12 +9,15 @@
 
 #include "benchmark_work.h"
 #include "cluster.h"
+#include "common_options.h"
 #include "core/memory_store.h"
+#include "exclusion_review.h"
 #include "network_kernels.h"
 #include "plan_check.h"
 #include "progress.h"
 #include "support/printed_text.h"
 #include "support/random_seed.h"
+#include "support/scoped_environment.h"
 #include "support/table_benchmarker.h"
 #ifdef UCUDNN_CLI_HAVE_CUDNN
 #include "device_selection.h"
@@ -278,6 +281,38 @@ TEST(Progress, ABarRedrawnInPlaceOnATerminal) {
       << bar;
 }
 
+// The exclusion the user set in the environment is named by its variable, in errors as in the
+// warnings about its entries (it was named --exclude-algorithms, which the user never typed).
+TEST(PlanningRequest, AnExclusionIsNamedByWhereItCameFrom) {
+  PlanningOptions options;
+  {
+    const testing::ScopedEnvironment variable("UCUDNN_EXCLUDE_ALGORITHMS", "abc");
+    const auto from_variable = resolve(options);
+    ASSERT_FALSE(from_variable);
+    EXPECT_EQ(from_variable.error().rfind("UCUDNN_EXCLUDE_ALGORITHMS: 'abc' is not", 0), 0u)
+        << from_variable.error();
+    options.exclude_algorithms = "cpu:DIRECT";  // the option wins over the variable
+    const auto from_option = resolve(options);
+    ASSERT_TRUE(from_option) << from_option.error();
+    EXPECT_EQ(from_option->excluded_by, "--exclude-algorithms");
+    EXPECT_TRUE(from_option->excluded.excludes("cpu", "DIRECT"));
+    options.exclude_algorithms = "";
+  }
+  const testing::ScopedEnvironment variable("UCUDNN_EXCLUDE_ALGORITHMS", "cpu:nosuch");
+  const auto request = resolve(options);
+  ASSERT_TRUE(request) << request.error();
+  EXPECT_EQ(request->excluded_by, "UCUDNN_EXCLUDE_ALGORITHMS");
+  ExclusionAccount account(request->excluded);
+  std::vector<std::string> names = {"DIRECT"};
+  const auto kernels = network_kernels(request->network);
+  for (const auto& kernel : kernels) account.filter("cpu", kernel.key, names);
+  const auto review = review_exclusion(account, request->excluded_by, "cpu", kernels, {"cpu"});
+  ASSERT_EQ(review.warnings.size(), 1u);
+  EXPECT_EQ(
+      review.warnings[0].rfind("UCUDNN_EXCLUDE_ALGORITHMS entry 'cpu:nosuch' matched none", 0), 0u)
+      << review.warnings[0];
+}
+
 #ifdef UCUDNN_CLI_HAVE_CUDNN
 TEST(DeviceSelection, OptionThenEnvironmentThenCurrent) {
   auto current = device_choice("", environment_of({}));
@@ -312,6 +347,13 @@ TEST(DeviceSelection, ResolvesOnTheMachine) {
   auto twice = resolve_devices({DeviceChoice::Kind::kList, {1, 1}}, 2, 0);
   ASSERT_FALSE(twice);
   EXPECT_EQ(twice.error(), "--devices: GPU 1 is listed twice");
+  // Named by what gave the list: the user set a variable, not the option.
+  auto from_variable = device_choice("", environment_of({{"UCUDNN_DEVICES", "0,7"}}));
+  ASSERT_TRUE(from_variable);
+  auto missing_there = resolve_devices(*from_variable, 2, 0);
+  ASSERT_FALSE(missing_there);
+  EXPECT_EQ(missing_there.error(),
+            "UCUDNN_DEVICES: GPU 7 does not exist (this machine has 2 GPUs)");
 }
 
 TEST(DeviceSelection, RanksOfANodeShareItsDevices) {

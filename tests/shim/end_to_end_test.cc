@@ -217,6 +217,20 @@ TEST_F(EndToEnd, BadSettingsWarnOnceAndTheProgramRuns) {
   EXPECT_NE(with.process.err.find("12apples"), std::string::npos);
 }
 
+// UCUDNN_BENCHMARK_IN=find, an empty database and a program that asks Get_v7 only: every kernel
+// passes through, said once and naming the setting (it was one long warning per kernel, each
+// naming the kernel twice and not the setting).
+TEST_F(EndToEnd, OnlyFindMeasuresAndTheKernelsWithoutPlansPassThroughSaidOnce) {
+  const ProgramRun without = baseline();
+  const ProgramRun with = preloaded({}, {{"UCUDNN_BENCHMARK_IN", "find"}});
+  expect_ran_on_doubles(with);
+  expect_same_results(without, with);
+  EXPECT_EQ(micro_batched_calls(with.trace), 0);
+  EXPECT_EQ(count_of(with.process.err, "ucudnn: warning:"), 1) << with.process.err;
+  EXPECT_EQ(count_of(with.process.err, "UCUDNN_BENCHMARK_IN=find"), 1) << with.process.err;
+  EXPECT_EQ(count_of(with.process.err, "ucudnn-kernel/"), 1) << "the kernel named once";
+}
+
 // With a database, the second run of the same program benchmarks nothing: every plan and
 // measurement comes from the first run's file.
 // The exit line of where measuring spent the host's time (cudnn/measuring_account.h).

@@ -142,6 +142,7 @@ PlannerContext context_for(HandleState& state, const Settings& settings) {
                          true,
                          std::nullopt};
   context.excluded = &settings.excluded;
+  context.store_plans = settings.excluded.empty();
   context.engine_candidates = settings.engine_candidates;
   context.knob_variants = settings.knob_variants;
   context.application_engines = &device.application_engines;
@@ -219,9 +220,21 @@ std::shared_ptr<cudnn::PlanExecutor> plan_within(HandleState& state, const Kerne
   if (!plan) {
     if (failed.size() >= kLimitsPerKernel) failed.erase(failed.begin());
     failed.push_back(limit);
-    warn_once("no-plan:" + kernel.key.to_string() + std::to_string(limit),
-              "no plan for " + kernel.key.to_string() + " within " + format_byte_size(limit) +
-                  ": " + plan.error() + "; passing the call through");
+    const std::string what =
+        "no plan for " + kernel.key.to_string() + " within " + format_byte_size(limit);
+    if (how.may_measure) {
+      warn_once("no-plan:" + kernel.key.to_string() + std::to_string(limit),
+                what + ": " + plan.error() + "; passing the call through");
+    } else if (!warn_once("no-plan-unmeasured",
+                          what + ": not every measurement of it is stored, and this call does not "
+                                 "measure (UCUDNN_BENCHMARK_IN=find: only Find* calls do); passing "
+                                 "it through, as every call of a kernel without a stored plan "
+                                 "(UCUDNN_LOG_LEVEL=info names each; `ucudnn bench` measures "
+                                 "them ahead)")) {
+      log(LogLevel::kInfo, what +
+                               ": not every measurement of it is stored; passing the call "
+                               "through");
+    }
     return nullptr;
   }
   auto& slot = plans.by_limit[limit];
