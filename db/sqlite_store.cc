@@ -158,7 +158,13 @@ void SqliteStore::put_plan(const PlanKey& key, const std::vector<Configuration>&
 void SqliteStore::flush() {
   auto& impl = *impl_;
   std::lock_guard lock(impl.mutex);
-  impl.flush();
+  // The shim flushes at every selection: once another process's lock outlasted the timeout,
+  // the file is tried again without waiting (the rows wait in memory); confirm_saved, at the
+  // end, waits for it once more.
+  if (impl.kept_out_by_lock())
+    impl.try_flush();
+  else
+    impl.flush();
 }
 
 void SqliteStore::hold_saves() {

@@ -78,7 +78,8 @@ class SqliteStore final : public BenchmarkStore {
   using BenchmarkStore::put_plan;
   std::vector<std::string> plan_subjects(const PlanKey& key) override;
   // Opens the file again if it was locked at open, reads devices whose rows were locked,
-  // and saves what is still unsaved.
+  // and saves what is still unsaved; where the file's lock outlasted lock_timeout before,
+  // without waiting for it again (confirm_saved and the destructor still wait).
   void flush() override;
   void hold_saves() override;
   void release_saves() override;

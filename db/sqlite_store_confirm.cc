@@ -58,6 +58,26 @@ void SqliteStore::Impl::flush() {
   }
 }
 
+void SqliteStore::Impl::try_flush() {
+  trying_only = true;
+  if (connection) connection.set_lock_timeout(std::chrono::milliseconds(0));
+  struct Done {
+    Impl& impl;
+    ~Done() {
+      impl.trying_only = false;
+      if (impl.connection) impl.connection.set_lock_timeout(impl.options.lock_timeout);
+    }
+  } done{*this};
+  flush();
+}
+
+bool SqliteStore::Impl::kept_out_by_lock() const {
+  if (lock_busy || reopen_wanted) return true;
+  for (const auto& [fingerprint, rows] : devices)
+    if (rows.blocked) return true;
+  return false;
+}
+
 SqliteStore::Impl::Missing SqliteStore::Impl::missing_from_file() {
   Missing missing;
   if (saved_measurements.empty() && saved_plans.empty()) return missing;

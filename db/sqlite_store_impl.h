@@ -82,8 +82,12 @@ struct SqliteStore::Impl {
   // After damage seen in use: the file set aside and a fresh one opened. True when writable.
   bool recover_from_damage(const std::string& why);
   db::OpenOptions open_options(bool check_integrity = false) const {
-    return {sqlite::LockWait{options.lock_timeout, options.notice_after, options.notice},
+    return {sqlite::LockWait{lock_timeout(), options.notice_after, options.notice},
             check_integrity};
+  }
+  // How long an operation waits for another process's lock now (none while only trying).
+  std::chrono::milliseconds lock_timeout() const {
+    return trying_only ? std::chrono::milliseconds(0) : options.lock_timeout;
   }
   // Writes are kept for the file whenever the store is meant to write: saved when it is
   // writable (now, or once another process's lock is gone), else reported by confirm_saved().
@@ -103,6 +107,10 @@ struct SqliteStore::Impl {
   void drop_oldest_unsaved();
   // Reopens a file that was locked, reads devices whose rows were locked, saves.
   void flush();
+  // The same without waiting for any lock: what is still locked stays as it is.
+  void try_flush();
+  // Something the file's lock kept out: a reopen, a device's rows, a save.
+  bool kept_out_by_lock() const;
 
   // Rows this process saved that the file now at `path` lacks (read through a connection of
   // its own); all of them when the file cannot be read.
@@ -148,6 +156,7 @@ struct SqliteStore::Impl {
   // without waiting (their rows wait in memory) until one succeeds, and only flush() waits.
   bool lock_busy = false;
   bool flushing = false;
+  bool trying_only = false;  // in try_flush()
   // Each thread's hold_saves() not yet released: its puts wait for its last release. Per
   // thread, so that one thread's planning never delays what another saves.
   std::unordered_map<std::thread::id, int> holds;
