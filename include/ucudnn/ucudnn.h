@@ -11,6 +11,16 @@
 // The convolution overloads take an optional trailing layer id: calls with different ids
 // get plans (and WD workspace segments) of their own even when their shapes are equal.
 // Options apply per handle and override the UCUDNN_* environment variables.
+//
+// Keep the handle a UcudnnHandle_t wherever convolutions are called: code that takes a plain
+// cudnnHandle_t (a helper, a layer class) calls cuDNN's own functions, which know nothing of
+// ucudnn (the virtual algorithm it selected is refused there with BAD_PARAM). Such code can wrap
+// the handle it was given again, UcudnnHandle_t(handle), or take a UcudnnHandle_t. Do not put
+// libucudnn_preload.so (LD_PRELOAD, scripts/ucudnn-run) under a program linked with -lucudnn:
+// each would plan on its own.
+//
+// These C++ overloads need C++; the accounts (host_time_account.h, runtime_call_counts.h) are
+// C headers as well.
 #include <cudnn.h>
 
 #include <cstddef>
@@ -22,18 +32,22 @@
 class UcudnnHandle_t {
  public:
   UcudnnHandle_t() = default;
+  // Wraps a handle made by plain cudnnCreate (or by another library): its calls through this
+  // wrapper are ucudnn's. Options set on it stay with the handle until cudnnDestroy through a
+  // UcudnnHandle_t.
   explicit UcudnnHandle_t(cudnnHandle_t handle) : handle_(handle) {}
   operator cudnnHandle_t() const { return handle_; }  // NOLINT: implicit by design
   cudnnHandle_t get() const { return handle_; }
 
-  // "all", "powerOfTwo" or "undivided".
+  // "all", "powerOfTwo" or "undivided" (without regard to case).
   cudnnStatus_t setBatchSizePolicy(const char* policy) const;
-  // The per-kernel workspace limit (WR).
+  // The per-kernel workspace limit (WR); 0 is a limit of 0 bytes (algorithms without workspace).
   cudnnStatus_t setWorkspaceLimit(std::size_t bytes) const;
   // One workspace of this size for all kernels of the handle (WD); 0 returns to WR.
   cudnnStatus_t setTotalWorkspaceSize(std::size_t bytes) const;
-  // WD: divide the workspace among the kernels seen so far now, rather than after the first
-  // iteration.
+  // WD: divide the workspace now among the kernels called since the total was set, rather than
+  // once an iteration is seen (kernels called before under WR are not among them). Without a
+  // total there is nothing to divide: SUCCESS, with a warning.
   cudnnStatus_t optimize() const;
 
  private:

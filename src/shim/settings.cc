@@ -55,7 +55,7 @@ Settings read_settings(const Environment& getenv,
     if (const auto on = switch_value(value))
       settings.disabled = *on;
     else
-      warn(rejected(used, value, kSwitchValues, "the default: enabled"));
+      warn(rejected(used, value, kSwitchValues, "the default: 0 (ucudnn on)"));
   }
   if (const char* value = lookup(getenv, "UCUDNN_BATCH_SIZE_POLICY", nullptr, used)) {
     if (auto policy = parse_batch_size_policy(value))
@@ -110,9 +110,9 @@ Settings read_settings(const Environment& getenv,
   if (const char* value = lookup(getenv, "UCUDNN_HYBRID", nullptr, used)) {
     if (equals_ignoring_case(value, "auto"))
       settings.hybrid = Hybrid::kAuto;
-    else if (equals_ignoring_case(value, "on"))
-      settings.hybrid = Hybrid::kOn;
-    else if (!equals_ignoring_case(value, "off"))
+    else if (const auto on = switch_value(value))
+      settings.hybrid = *on ? Hybrid::kOn : Hybrid::kOff;
+    else
       warn(rejected(used, value, "is not off, auto or on", "the default: off"));
   }
   if (const char* value = lookup(getenv, "UCUDNN_EXCLUDE_ALGORITHMS", nullptr, used)) {
@@ -120,6 +120,12 @@ Settings read_settings(const Environment& getenv,
     settings.excluded = AlgorithmExclusion::parse_leniently(value, unreadable);
     for (const auto& entry : unreadable)
       warn(used + ": '" + entry + "' is not backend:ALGORITHM (e.g. cudnn:FFT); ignored");
+    // A mistyped backend would protect nothing, silently: the GPU's and the host plugin's.
+    for (std::size_t i = 0; i < settings.excluded.size(); ++i)
+      if (!settings.excluded.entry_names_backend(i, "cudnn") &&
+          !settings.excluded.entry_names_backend(i, "cpu"))
+        warn(used + ": '" + settings.excluded.entry(i) +
+             "' names no backend of ucudnn (cudnn, cpu): it excludes nothing");
   }
   if (const char* value = lookup(getenv, "UCUDNN_GRAPH_PLANS", nullptr, used)) {
     if (equals_ignoring_case(value, "ucudnn"))

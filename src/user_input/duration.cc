@@ -16,6 +16,8 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
     scale = 1000;
   }
   const std::string number(text);
+  // Decimal digits only: strtod would also read hexadecimal, exponents, inf and nan.
+  if (number.find_first_not_of("0123456789.") != std::string::npos) return std::nullopt;
   char* end = nullptr;
   const double value = std::strtod(number.c_str(), &end);
   if (number.empty() || *end != '\0' || !(value >= 0) || value * scale > 3.6e6) return std::nullopt;

@@ -77,6 +77,9 @@ TEST(Settings, ReadsEveryVariable) {
   EXPECT_FALSE(read({{"UCUDNN_KNOB_VARIANTS", "0"}}).settings.knob_variants);
   EXPECT_EQ(read({{"UCUDNN_HYBRID", "on"}}).settings.hybrid, Hybrid::kOn);
   EXPECT_EQ(read({{"UCUDNN_HYBRID", "off"}}).settings.hybrid, Hybrid::kOff);
+  // As every on/off switch reads them.
+  EXPECT_EQ(read({{"UCUDNN_HYBRID", "1"}}).settings.hybrid, Hybrid::kOn);
+  EXPECT_EQ(read({{"UCUDNN_HYBRID", "False"}}).settings.hybrid, Hybrid::kOff);
 }
 
 TEST(Settings, LockTimeoutTakesMillisecondsOrSeconds) {
@@ -107,7 +110,7 @@ TEST(Settings, BadValuesWarnNamingVariableValueAndDefault) {
     const char* default_used;
   };
   const Case cases[] = {
-      {"UCUDNN_DISABLE", "maybe", "enabled"},
+      {"UCUDNN_DISABLE", "maybe", "the default: 0 (ucudnn on)"},
       {"UCUDNN_BATCH_SIZE_POLICY", "half", "powerOfTwo"},
       {"UCUDNN_WORKSPACE_LIMIT", "12apples", "64 MiB"},
       {"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "-5", "64 MiB"},
@@ -139,6 +142,18 @@ TEST(Settings, BadValuesWarnNamingVariableValueAndDefault) {
     EXPECT_EQ(r.settings.database_lock_timeout, defaults.database_lock_timeout);
     EXPECT_EQ(r.settings.hybrid, defaults.hybrid);
   }
+}
+
+// A backend that does not exist protects nothing: said, rather than left to be found out when
+// the algorithm meant runs.
+TEST(Settings, AnExclusionOfABackendThatDoesNotExistIsSaid) {
+  const auto r = read({{"UCUDNN_EXCLUDE_ALGORITHMS", "gpu:FFT*,cudnn:WINOGRAD,CPU:direct"}});
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0],
+            "UCUDNN_EXCLUDE_ALGORITHMS: 'gpu:FFT*' names no backend of ucudnn (cudnn, cpu): it "
+            "excludes nothing");
+  EXPECT_TRUE(r.settings.excluded.excludes("cudnn", "WINOGRAD"));
+  EXPECT_TRUE(r.settings.excluded.excludes("cpu", "DIRECT"));
 }
 
 TEST(Settings, EmptyValuesCountAsUnset) {

@@ -24,8 +24,9 @@ TEST(ByteSize, ParsesUnits) {
 }
 
 TEST(ByteSize, RejectsNonsenseNamingTheText) {
-  for (const char* bad : {"", "MiB", "-5", "12 apples", "1e3", "1..2MiB", "99999999999TiB",
-                          "100000000TB", "18446744073709551616"}) {
+  for (const char* bad :
+       {"", "MiB", "-5", "12 apples", "1e3", "1..2MiB", "99999999999TiB", "100000000TB",
+        "18446744073709551616", "0x1.8p1MiB", "1.5e1MiB", "+1.5MiB"}) {
     auto parsed = parse_byte_size(bad);
     ASSERT_FALSE(parsed) << bad;
     EXPECT_NE(parsed.error().find(std::string("'") + bad + "'"), std::string::npos)

@@ -12,6 +12,9 @@ TEST(Duration, ParsesMillisecondsAndSeconds) {
   EXPECT_FALSE(parse_duration("soon"));
   EXPECT_FALSE(parse_duration("-1s"));
   EXPECT_FALSE(parse_duration("2h"));
+  // Written as people write durations, nothing else strtod reads.
+  for (const char* bad : {"0x10", "1e3", "inf", "nan", " 5", "5 ms", "+5", "."})
+    EXPECT_FALSE(parse_duration(bad)) << bad;
 }
 
 // Totals of a fast network keep their digits; slow ones read as before.

@@ -5,6 +5,7 @@
 
 #include "cudnn/runtime_call_counts.h"
 #include "shim/dispatch/planning.h"
+#include "shim/log.h"
 #include "shim/registry.h"
 
 namespace ucudnn::shim {
@@ -103,7 +104,13 @@ cudnnStatus_t optimize(cudnnHandle_t handle) {
     const Settings& settings = process_settings();
     if (!planning_possible()) return CUDNN_STATUS_NOT_INITIALIZED;
     auto* division = division_session(state, settings);
-    if (!division) return CUDNN_STATUS_SUCCESS;  // WR plans are made per kernel already
+    if (!division) {  // WR plans are made per kernel already
+      warn_once("optimize-under-wr",
+                "optimize(): the handle has no total workspace (setTotalWorkspaceSize, "
+                "UCUDNN_TOTAL_WORKSPACE_SIZE), so there is nothing to divide: each kernel is "
+                "planned within its own limit at its first call");
+      return CUDNN_STATUS_SUCCESS;
+    }
     return division->solve(division_context(state, settings)) ? CUDNN_STATUS_SUCCESS
                                                               : CUDNN_STATUS_NOT_SUPPORTED;
   });
