@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
 
 #include "db/schema.h"
 
@@ -256,6 +257,11 @@ bool looks_like_text(const std::string& path) {
   file.read(start, sizeof start);
   const auto read = file.gcount();
   if (read <= 0) return false;
+  // A database cut short within its header ("SQLite format") is damage, not the user's text.
+  static constexpr std::string_view kHeader = "SQLite format 3";
+  if (static_cast<std::size_t>(read) <= kHeader.size() &&
+      kHeader.starts_with(std::string_view(start, static_cast<std::size_t>(read))))
+    return false;
   return std::all_of(start, start + read, [](char c) {
     const auto byte = static_cast<unsigned char>(c);
     return byte >= 0x20 || byte == '\n' || byte == '\r' || byte == '\t';

@@ -32,10 +32,12 @@ CLI::App* add_planning_command(CLI::App& app, const std::string& command_name,
       ->capture_default_str();
   command->add_option("--total-workspace", options.total_workspace,
                       "total workspace for the whole network: also plan WD, e.g. 256MiB");
-  command->add_option("--exclude-algorithms", options.exclude_algorithms,
-                      "algorithms never benchmarked nor planned: backend:NAME,... with shell "
-                      "wildcards, e.g. cpu:WINOGRAD_F4X4_3X3,cudnn:FFT* (default: "
-                      "UCUDNN_EXCLUDE_ALGORITHMS)");
+  command
+      ->add_option("--exclude-algorithms", options.exclude_algorithms,
+                   "algorithms never benchmarked nor planned: backend:NAME,... with shell "
+                   "wildcards, e.g. cpu:WINOGRAD_F4X4_3X3,cudnn:FFT* (default: "
+                   "UCUDNN_EXCLUDE_ALGORITHMS)")
+      ->each([&options](const std::string&) { options.exclude_algorithms_given = true; });
   command->add_option("--database", options.database,
                       "the database file, and no other (default: UCUDNN_DATABASE, else "
                       "$XDG_CACHE_HOME/ucudnn/ucudnn.db or ~/.cache/ucudnn/ucudnn.db, read over "
@@ -86,7 +88,7 @@ Expected<PlanningRequest> resolve(const PlanningOptions& options,
   // Read here rather than by the option parser, so that messages name what the user set.
   std::string exclusion = options.exclude_algorithms;
   if (const char* variable = std::getenv("UCUDNN_EXCLUDE_ALGORITHMS");
-      exclusion.empty() && variable && *variable) {
+      !options.exclude_algorithms_given && exclusion.empty() && variable && *variable) {
     exclusion = variable;
     request.excluded_by = "UCUDNN_EXCLUDE_ALGORITHMS";
   }

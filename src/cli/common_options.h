@@ -20,9 +20,10 @@ struct PlanningOptions {
   std::string backend = "cpu";
   std::string policy = "powerOfTwo";
   std::string workspace_limit = "64MiB";
-  std::string total_workspace;     // empty: WR only
-  std::string database;            // empty: the default database (UCUDNN_DATABASE, ...)
-  std::string exclude_algorithms;  // default UCUDNN_EXCLUDE_ALGORITHMS
+  std::string total_workspace;            // empty: WR only
+  std::string database;                   // empty: the default database (UCUDNN_DATABASE, ...)
+  std::string exclude_algorithms;         // default UCUDNN_EXCLUDE_ALGORITHMS
+  bool exclude_algorithms_given = false;  // even empty: it then clears the variable's
 };
 
 // A subcommand that plans a network (bench, plan, report), with the options above.

@@ -208,8 +208,8 @@ bool CudnnBenchmarker::larger_than_the_device(std::size_t bytes) {
     if (runtime_.cudaMemGetInfo(&free, &device_bytes_) != cudaSuccess) {
       runtime_.cudaGetLastError();
       device_bytes_ = 0;
-      return false;  // cannot tell: maybe another time
     }
+    if (device_bytes_ == 0) return false;  // cannot tell: maybe another time
   }
   return bytes > device_bytes_;
 }

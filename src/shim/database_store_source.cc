@@ -56,7 +56,8 @@ std::unique_ptr<BenchmarkStore> open_store_at(const std::string& path) {
   for (std::string message : opening->said) {
     if (refused)
       for (const std::string without :
-           {"ucudnn runs without a benchmark cache", "running without a benchmark cache"})
+           {"ucudnn runs without a benchmark cache", "running without a benchmark cache",
+            "running uncached until it is free"})
         if (const auto at = message.find(without); at != std::string::npos)
           message.replace(at, without.size(), "the benchmark database in use stays");
     warn("ucudnnSetDatabase: " + message);

@@ -197,15 +197,14 @@ bool planned_among_engines(const Configuration& plan) {
 // and the new ones, and replaced.
 std::optional<std::string> outdated(const PlannerContext& context, const KernelKey& kernel,
                                     const Configuration& plan, std::uint64_t limit) {
-  if (context.engine_candidates && planned_among_algorithms(plan) &&
-      cudnn::has_graph_api(cudnn::backend_api()))
-    return std::string(
-        " was made among the legacy algorithms: planning it again among cuDNN's engine "
-        "configurations");
-  if (!context.engine_candidates && planned_among_engines(plan))
-    return std::string(
-        " was made among cuDNN's engine configurations: planning it again among the legacy "
-        "algorithms (UCUDNN_CANDIDATES=algorithms)");
+  if (planned_among_other_candidates(context, plan))
+    return context.engine_candidates
+               ? std::string(
+                     " was made among the legacy algorithms: planning it again among cuDNN's "
+                     "engine configurations")
+               : std::string(
+                     " was made among cuDNN's engine configurations: planning it again among "
+                     "the legacy algorithms (UCUDNN_CANDIDATES=algorithms)");
   if (!context.unplanned_application_engine) return std::nullopt;
   const auto bytes =
       cudnn::candidate_workspace(context.api, context.handle, smallest_planned(context, kernel),
@@ -216,6 +215,12 @@ std::optional<std::string> outdated(const PlannerContext& context, const KernelK
 }
 
 }  // namespace
+
+bool planned_among_other_candidates(const PlannerContext& context, const Configuration& plan) {
+  if (context.engine_candidates)
+    return planned_among_algorithms(plan) && cudnn::has_graph_api(cudnn::backend_api());
+  return planned_among_engines(plan);
+}
 
 std::optional<MicroConfiguration> undivided_within(const PlannerContext& context,
                                                    const KernelKey& kernel, std::uint64_t limit) {
@@ -245,8 +250,7 @@ Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKe
       return stored->front();
   }
   const MicroTable table = measure(context, kernel, limit, context.pruning);
-  if (!table.complete && !context.may_measure)
-    return Error{"not every measurement of " + kernel.to_string() + " is stored yet"};
+  if (!table.complete && !context.may_measure) return Error{kNotEveryMeasurementStored};
   auto plan = plan_workspace_reuse(table);
   // A plan made while some measurement was unavailable serves this process only.
   if (plan && table.complete && context.store_plans)
@@ -345,8 +349,7 @@ Expected<Configuration> plan_hybrid(const PlannerContext& context, const KernelK
   const MicroTable device = measure(context, kernel, limit, Pruning::kDominated);
   const MicroTable on_host = measure_host(context, kernel, cpu);
   const bool complete = device.complete && on_host.complete;
-  if (!complete && !context.may_measure)
-    return Error{"not every measurement of " + kernel.to_string() + " is stored yet"};
+  if (!complete && !context.may_measure) return Error{kNotEveryMeasurementStored};
   auto split = plan_hybrid_split(kernel, device, on_host, host.link, limit, host.mode);
   if (!split) return Error{split.error()};
   log(LogLevel::kInfo,

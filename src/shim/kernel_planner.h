@@ -95,9 +95,17 @@ PlannerContext for_kernel(const PlannerContext& context, const KernelIdentity& k
 std::optional<MicroConfiguration> undivided_within(const PlannerContext& context,
                                                    const KernelKey& kernel, std::uint64_t limit);
 
-// WR: the fastest configuration whose every micro-batch fits `limit`.
+// WR: the fastest configuration whose every micro-batch fits `limit`. Where planning may not
+// measure and the store lacks measurements, the error is kNotEveryMeasurementStored.
 Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKey& kernel,
                                    std::uint64_t limit);
+inline constexpr const char* kNotEveryMeasurementStored =
+    "not every measurement of it is stored yet";
+
+// Whether a stored plan was made among other candidates than the context's: cuDNN's engine
+// configurations where the legacy algorithms are asked for (UCUDNN_CANDIDATES=algorithms), or
+// the legacy algorithms where the engines are the candidates and the library has them.
+bool planned_among_other_candidates(const PlannerContext& context, const Configuration& plan);
 
 // The split of the batch between the GPU (within `limit`) and the host that HybridMode asks
 // for: a configuration with an offloaded share, or the GPU's own plan where no split is

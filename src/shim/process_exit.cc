@@ -21,7 +21,10 @@ constexpr int kMostRegistrations = 16;
 Registration registrations[kMostRegistrations];
 std::atomic<int> registered{0};
 
+std::atomic<bool> exiting{false};
+
 void run_this_process_work() {
+  exiting.store(true);
   const pid_t self = ::getpid();
   for (int i = registered.load(std::memory_order_acquire) - 1; i >= 0; --i)
     if (registrations[i].process == self) registrations[i].work();
@@ -33,7 +36,9 @@ void at_exit_of_this_process(void (*work)()) {
   static std::mutex& writing = *new std::mutex;
   std::lock_guard lock(writing);
   const int index = registered.load(std::memory_order_relaxed);
-  if (index == kMostRegistrations) {  // more call sites than the table holds: work as atexit does
+  // Registered while the table runs (from an application's exit work: the C library still runs
+  // what is registered then), or more call sites than the table holds: as atexit does.
+  if (exiting.load() || index == kMostRegistrations) {
     std::atexit(work);
     return;
   }

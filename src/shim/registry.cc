@@ -101,24 +101,32 @@ void Registry::forget(cudnnHandle_t handle) {
   std::lock_guard wait(state->mutex);
 }
 
+void Registry::save_at_exit() {
+  if (saving_at_exit_) return;
+  saving_at_exit_ = true;
+  // Results that a locked or full database could not take yet get a last chance; what still
+  // is not in the file is said, so that nothing is lost silently.
+  at_exit_of_this_process([] {
+    auto& registry = Registry::instance();
+    std::lock_guard lock(registry.mutex_);
+    std::vector<std::string> unsaved;
+    if (registry.store_)
+      for (auto& row : registry.store_->confirm_saved()) unsaved.push_back(std::move(row));
+    for (auto& store : registry.retired_)
+      for (auto& row : store->confirm_saved()) unsaved.push_back(std::move(row));
+    if (!unsaved.empty())
+      log(LogLevel::kWarning, std::to_string(unsaved.size()) +
+                                  " results of this process could not be saved in the benchmark "
+                                  "database (see the warnings above), e.g. " +
+                                  unsaved.front());
+  });
+}
+
 BenchmarkStore& Registry::store() {
   std::lock_guard lock(mutex_);
   if (!store_) {
     store_ = open_store(process_settings());
-    // Results that a locked or full database could not take yet get a last chance; what
-    // still is not in the file is said, so that nothing is lost silently.
-    at_exit_of_this_process([] {
-      auto& registry = Registry::instance();
-      std::lock_guard lock(registry.mutex_);
-      if (!registry.store_) return;
-      const auto unsaved = registry.store_->confirm_saved();
-      if (!unsaved.empty())
-        log(LogLevel::kWarning,
-            std::to_string(unsaved.size()) +
-                " results of this process could not be saved in the benchmark database "
-                "(see the warnings above), e.g. " +
-                unsaved.front());
-    });
+    save_at_exit();
   }
   return *store_;
 }
@@ -127,10 +135,9 @@ bool Registry::use_database(const std::string& path) {
   auto store = open_store_at(path);
   if (!store) return false;
   std::lock_guard lock(mutex_);
-  // The old store may still be used by a call in flight on another thread: keep it alive.
-  static auto& retired = *new std::vector<std::unique_ptr<BenchmarkStore>>;
-  if (store_) retired.push_back(std::move(store_));
+  if (store_) retired_.push_back(std::move(store_));
   store_ = std::move(store);
+  save_at_exit();
   return true;
 }
 

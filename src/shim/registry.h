@@ -14,6 +14,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <vector>
 
 #include "core/benchmark_store.h"
 #include "core/device_fingerprint.h"
@@ -95,6 +96,12 @@ class Registry {
   std::shared_mutex handles_mutex_;  // every call looks its handle up: readers share it
   std::unordered_map<cudnnHandle_t, std::shared_ptr<HandleState>> handles_;
   std::unique_ptr<BenchmarkStore> store_;
+  // Stores ucudnnSetDatabase replaced: a call in flight on another thread may still use one, and
+  // what they could not save yet gets its last chance at exit too.
+  std::vector<std::unique_ptr<BenchmarkStore>> retired_;
+  // Once a store exists: the last chance for its results at exit (under mutex_).
+  void save_at_exit();
+  bool saving_at_exit_ = false;
   std::map<int, std::unique_ptr<Device>> devices_;
   std::map<std::tuple<int, std::uint64_t, BatchSizePolicy>, std::weak_ptr<WorkspaceDivisionSession>>
       divisions_;

@@ -121,11 +121,14 @@ Settings read_settings(const Environment& getenv,
     for (const auto& entry : unreadable)
       warn(used + ": '" + entry + "' is not backend:ALGORITHM (e.g. cudnn:FFT); ignored");
     // A mistyped backend would protect nothing, silently: the GPU's and the host plugin's.
-    for (std::size_t i = 0; i < settings.excluded.size(); ++i)
-      if (!settings.excluded.entry_names_backend(i, "cudnn") &&
-          !settings.excluded.entry_names_backend(i, "cpu"))
+    for (std::size_t i = 0; i < settings.excluded.size(); ++i) {
+      if (settings.excluded.entry_names_backend(i, "cudnn") ||
+          settings.excluded.entry_names_backend(i, "cpu"))
+        settings.excludes_something = true;
+      else
         warn(used + ": '" + settings.excluded.entry(i) +
              "' names no backend of ucudnn (cudnn, cpu): it excludes nothing");
+    }
   }
   if (const char* value = lookup(getenv, "UCUDNN_GRAPH_PLANS", nullptr, used)) {
     if (equals_ignoring_case(value, "ucudnn"))

@@ -68,6 +68,9 @@ struct Settings {
   bool benchmark_in_find_only = false;
   Hybrid hybrid = Hybrid::kOff;
   AlgorithmExclusion excluded;
+  // Some entry of `excluded` names a backend of ucudnn (cudnn, cpu): plans made under it are
+  // not stored (their key does not name the exclusion).
+  bool excludes_something = false;
   bool compare_application_plans = true;    // UCUDNN_GRAPH_PLANS=compare
   bool engine_candidates = true;            // UCUDNN_CANDIDATES=engines
   bool knob_variants = false;               // UCUDNN_KNOB_VARIANTS=on

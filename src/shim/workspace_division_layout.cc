@@ -157,13 +157,20 @@ std::optional<std::vector<Configuration>> WorkspaceDivisionSession::stored_divis
   auto stored = context.store.find_plan({context.fingerprint.to_string(), subject,
                                          std::string(name_of(context.policy)), total_, "WD"});
   if (!stored) return std::nullopt;
-  for (const auto& configuration : *stored)
+  for (const auto& configuration : *stored) {
     if (const auto algorithm = context.excluded->excluded_in(configuration)) {
       log(LogLevel::kInfo, "a stored workspace division uses " + *algorithm +
                                ", excluded by UCUDNN_EXCLUDE_ALGORITHMS: dividing without it for "
                                "this process");
       return std::nullopt;
     }
+    if (context.may_measure && planned_among_other_candidates(context, configuration)) {
+      log(LogLevel::kInfo,
+          "a stored workspace division was made among other candidates than UCUDNN_CANDIDATES "
+          "asks for: dividing again");
+      return std::nullopt;
+    }
+  }
   std::optional<std::string> problem;
   if (stored->size() != kernels.size())
     problem = "it lists " + std::to_string(stored->size()) + " kernels, not " +

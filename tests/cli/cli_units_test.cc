@@ -296,7 +296,13 @@ TEST(PlanningRequest, AnExclusionIsNamedByWhereItCameFrom) {
     ASSERT_TRUE(from_option) << from_option.error();
     EXPECT_EQ(from_option->excluded_by, "--exclude-algorithms");
     EXPECT_TRUE(from_option->excluded.excludes("cpu", "DIRECT"));
+    // Given empty, the option clears the variable's exclusion (bench then stores its plans).
     options.exclude_algorithms = "";
+    options.exclude_algorithms_given = true;
+    const auto cleared = resolve(options);
+    ASSERT_TRUE(cleared) << cleared.error();
+    EXPECT_TRUE(cleared->excluded.empty());
+    options.exclude_algorithms_given = false;
   }
   const testing::ScopedEnvironment variable("UCUDNN_EXCLUDE_ALGORITHMS", "cpu:nosuch");
   const auto request = resolve(options);

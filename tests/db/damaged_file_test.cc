@@ -162,6 +162,14 @@ TEST(DamagedFile, ATextFileIsLeftAlone) {
   expect_left_alone(folder, path, "a text file, not a SQLite database");
 }
 
+// A database cut short within its header reads as text, but is damage: set aside.
+TEST(DamagedFile, ADatabaseCutWithinItsHeaderIsNoTextFile) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  write_file(path, "SQLite form");
+  expect_replaced(folder, path, "not-a-database", "not a SQLite database");
+}
+
 TEST(DamagedFile, AnotherApplicationIdIsLeftAlone) {
   TempFolder folder;
   const auto path = folder.file("ucudnn.db");

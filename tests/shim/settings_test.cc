@@ -154,6 +154,9 @@ TEST(Settings, AnExclusionOfABackendThatDoesNotExistIsSaid) {
             "excludes nothing");
   EXPECT_TRUE(r.settings.excluded.excludes("cudnn", "WINOGRAD"));
   EXPECT_TRUE(r.settings.excluded.excludes("cpu", "DIRECT"));
+  EXPECT_TRUE(r.settings.excludes_something);
+  // Nothing but the mistyped backend: plans are stored as without an exclusion.
+  EXPECT_FALSE(read({{"UCUDNN_EXCLUDE_ALGORITHMS", "gpu:FFT*"}}).settings.excludes_something);
 }
 
 TEST(Settings, EmptyValuesCountAsUnset) {

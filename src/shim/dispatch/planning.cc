@@ -142,7 +142,7 @@ PlannerContext context_for(HandleState& state, const Settings& settings) {
                          true,
                          std::nullopt};
   context.excluded = &settings.excluded;
-  context.store_plans = settings.excluded.empty();
+  context.store_plans = !settings.excludes_something;
   context.engine_candidates = settings.engine_candidates;
   context.knob_variants = settings.knob_variants;
   context.application_engines = &device.application_engines;
@@ -222,7 +222,7 @@ std::shared_ptr<cudnn::PlanExecutor> plan_within(HandleState& state, const Kerne
     failed.push_back(limit);
     const std::string what =
         "no plan for " + kernel.key.to_string() + " within " + format_byte_size(limit);
-    if (how.may_measure) {
+    if (how.may_measure || plan.error() != kNotEveryMeasurementStored) {
       warn_once("no-plan:" + kernel.key.to_string() + std::to_string(limit),
                 what + ": " + plan.error() + "; passing the call through");
     } else if (!warn_once("no-plan-unmeasured",
