@@ -1,6 +1,7 @@
 #include "db/warning.h"
 
 #include <cstdio>
+#include <utility>
 
 namespace ucudnn {
 
@@ -11,6 +12,25 @@ void warn_on_stderr(const std::string& message) {
 
 void notice_on_stderr(const std::string& message) {
   std::fprintf(stderr, "ucudnn: %s\n", message.c_str());
+}
+
+HeldWarnings::HeldWarnings(WarningSink to) : state_(std::make_shared<State>()) {
+  state_->to = std::move(to);
+}
+
+WarningSink HeldWarnings::sink() const {
+  return [state = state_](const std::string& message) {
+    if (state->holding)
+      state->held.push_back(message);
+    else
+      state->to(message);
+  };
+}
+
+void HeldWarnings::release(const std::function<std::string(std::string)>& rewrite) const {
+  state_->holding = false;
+  for (auto& message : state_->held) state_->to(rewrite ? rewrite(std::move(message)) : message);
+  state_->held.clear();
 }
 
 }  // namespace ucudnn

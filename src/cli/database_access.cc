@@ -32,34 +32,6 @@ SqliteStoreOptions tool_options(StoreAccess access, const std::string& role) {
   return options;
 }
 
-// What a writing store warns of while it opens, held until the tool knows whether it goes on:
-// a store locked out at open says it runs uncached until the file is free, which the shim does
-// and bench, which would lose what it measured, does not.
-class OpeningWarnings {
- public:
-  WarningSink sink() const {
-    return [state = state_](const std::string& message) {
-      if (state->holding)
-        state->held.push_back(message);
-      else
-        warn_on_stderr(message);
-    };
-  }
-  // Says what was held; later warnings are said as they come.
-  void release() const {
-    state_->holding = false;
-    for (const auto& message : state_->held) warn_on_stderr(message);
-    state_->held.clear();
-  }
-
- private:
-  struct State {
-    bool holding = true;
-    std::vector<std::string> held;
-  };
-  std::shared_ptr<State> state_ = std::make_shared<State>();
-};
-
 // The store's file, where it has one: the user layer of a layered store.
 const SqliteStore* file_of(const BenchmarkStore* store) {
   if (auto* layered = dynamic_cast<const LayeredStore*>(store)) store = layered->user();
@@ -109,7 +81,7 @@ Expected<OpenedStore> open_store_for_writing(const std::string& database) {
   if (database.empty()) {
     const auto locations = database_locations();
     if (locations.user.empty()) return Error{default_database_file().error()};
-    const OpeningWarnings opening;
+    const HeldWarnings opening(warn_on_stderr);
     auto options = tool_options(StoreAccess::kReadWrite, "benchmark database");
     options.warn = opening.sink();
     auto store = open_default_store(options);
@@ -131,7 +103,7 @@ Expected<OpenedStore> open_store_for_writing(const std::string& database) {
     return Error{"--database: '" + database +
                  "' is a text file, not a SQLite database; it is left as it is: name a "
                  "database file, or a new one"};
-  const OpeningWarnings opening;
+  const HeldWarnings opening(warn_on_stderr);
   auto options = tool_options(StoreAccess::kReadWrite, "benchmark database");
   options.warn = opening.sink();
   auto store = std::make_unique<SqliteStore>(database, options);

@@ -4,10 +4,10 @@
 
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "db/default_store.h"
 #include "db/sqlite_store.h"
+#include "db/warning.h"
 #include "shim/log.h"
 
 namespace ucudnn::shim {
@@ -38,30 +38,20 @@ std::unique_ptr<BenchmarkStore> open_store(const Settings& settings) {
 std::unique_ptr<BenchmarkStore> open_store_at(const std::string& path) {
   // The store's warnings say what it does without its file; refused here, the database in use
   // stays, and they say that instead.
-  struct Opening {
-    bool done = false;
-    std::vector<std::string> said;
-  };
-  auto opening = std::make_shared<Opening>();
+  const HeldWarnings opening(warn);
   auto options = shim_options(process_settings());
-  options.warn = [opening](const std::string& message) {
-    if (opening->done)
-      warn(message);
-    else
-      opening->said.push_back(message);
-  };
+  options.warn = opening.sink();
   auto store = std::make_unique<SqliteStore>(path, options);
-  opening->done = true;
   const bool refused = store->state() == StoreState::kDisabled;
-  for (std::string message : opening->said) {
+  opening.release([refused](std::string message) {
     if (refused)
       for (const std::string without :
            {"ucudnn runs without a benchmark cache", "running without a benchmark cache",
             "running uncached until it is free"})
         if (const auto at = message.find(without); at != std::string::npos)
           message.replace(at, without.size(), "the benchmark database in use stays");
-    warn("ucudnnSetDatabase: " + message);
-  }
+    return "ucudnnSetDatabase: " + message;
+  });
   if (refused) return nullptr;
   return store;
 }
