@@ -1,4 +1,5 @@
 // ucudnn: benchmark and plan micro-batched convolutions from the command line.
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -8,12 +9,14 @@
 
 #include "bench_command.h"
 #include "core/device_fingerprint.h"
+#include "db/warning.h"
 #include "db_command.h"
 #include "exit_status.h"
 #include "openmp_environment.h"
 #include "output_file.h"
 #include "plan_command.h"
 #include "report_command.h"
+#include "user_input/setting_names.h"
 
 namespace {
 
@@ -89,6 +92,7 @@ int main(int argc, char** argv) {
     const int printed = app.exit(error);
     return printed == 0 ? 0 : ucudnn::cli::kUsageError;
   }
+  for (const auto& message : ucudnn::misspelt_settings(environ)) ucudnn::warn_on_stderr(message);
   int status = 0;
   try {
     if (app.got_subcommand("bench")) status = ucudnn::cli::run_bench_command(bench);

@@ -1,5 +1,7 @@
 #include "shim/settings.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <optional>
 #include <string_view>
@@ -9,6 +11,7 @@
 #include "user_input/byte_size.h"
 #include "user_input/device_list.h"
 #include "user_input/duration.h"
+#include "user_input/setting_names.h"
 
 namespace ucudnn::shim {
 
@@ -166,6 +169,7 @@ const Settings& process_settings() {
     // The level first, so that it governs the warnings about the other variables.
     set_log_level(read.log_level);
     for (const auto& message : problems) warn_once(message, message);
+    for (const auto& message : misspelt_settings(environ)) warn_once(message, message);
     return read;
   }());
   return settings;

@@ -5,10 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "user_input/setting_names.h"
 
 namespace ucudnn::shim {
 namespace {
@@ -164,6 +167,22 @@ TEST(Settings, EmptyValuesCountAsUnset) {
   EXPECT_TRUE(r.warnings.empty());
   EXPECT_FALSE(r.settings.workspace_limit);
   EXPECT_FALSE(r.settings.disabled);
+}
+
+// A variable the shim reads but the list of names lacks would be called misspelt when it is
+// one mistake from another (UCUDNN_DEVICES beside UCUDNN_DEVICE), and never be suggested.
+TEST(Settings, EveryVariableReadIsANamedSetting) {
+  std::vector<std::string> asked;
+  read_settings(
+      [&](const char* name) -> const char* {
+        asked.push_back(name);
+        return nullptr;
+      },
+      [](const std::string&) {});
+  ASSERT_GE(asked.size(), 18u);
+  const auto& names = setting_names();
+  for (const auto& name : asked)
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
 }
 
 }  // namespace

@@ -1,0 +1,72 @@
+#include "user_input/setting_names.h"
+
+#include <algorithm>
+#include <cstddef>
+
+namespace ucudnn {
+
+const std::vector<std::string_view>& setting_names() {
+  static const std::vector<std::string_view> names = {
+      // The shim (shim/settings.cc); the tool reads the database, device and exclusion ones too.
+      "UCUDNN_DISABLE", "UCUDNN_BATCH_SIZE_POLICY", "UCUDNN_WORKSPACE_LIMIT",
+      "UCUDNN_DEFAULT_WORKSPACE_LIMIT", "UCUDNN_TOTAL_WORKSPACE_SIZE", "UCUDNN_DATABASE",
+      "UCUDNN_SYSTEM_DATABASE", "UCUDNN_DATABASE_LOCK_TIMEOUT", "UCUDNN_LOG_LEVEL",
+      "UCUDNN_BENCHMARK_REPEATS", "UCUDNN_BENCHMARK_IN", "UCUDNN_HYBRID",
+      "UCUDNN_EXCLUDE_ALGORITHMS", "UCUDNN_GRAPH_PLANS", "UCUDNN_CANDIDATES",
+      "UCUDNN_KNOB_VARIANTS", "UCUDNN_DEVICES", "UCUDNN_BENCHMARK_DEVICES",
+      // scripts/ucudnn-run and the benchmarks.
+      "UCUDNN_PRELOAD_LIBRARY", "UCUDNN_AUDIT_LIBRARY", "UCUDNN_RUN_AUDIT",
+      "UCUDNN_OVERHEAD_REAL_CUDNN", "UCUDNN_OVERHEAD_SHAPE"};
+  return names;
+}
+
+namespace {
+
+// Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
+// neighbours each count one (LOG_LEVLE is one mistake from LOG_LEVEL, not two).
+std::size_t typing_distance(std::string_view a, std::string_view b) {
+  const std::size_t columns = b.size() + 1;
+  std::vector<std::size_t> d((a.size() + 1) * columns);
+  auto at = [&](std::size_t i, std::size_t j) -> std::size_t& { return d[i * columns + j]; };
+  for (std::size_t i = 0; i <= a.size(); ++i) at(i, 0) = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) at(0, j) = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t substitution = at(i - 1, j - 1) + (a[i - 1] == b[j - 1] ? 0 : 1);
+      at(i, j) = std::min({at(i - 1, j) + 1, at(i, j - 1) + 1, substitution});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        at(i, j) = std::min(at(i, j), at(i - 2, j - 2) + 1);
+    }
+  return at(a.size(), b.size());
+}
+
+constexpr std::string_view kPrefix = "UCUDNN_";
+
+}  // namespace
+
+std::vector<std::string> misspelt_settings(const char* const* environment) {
+  std::vector<std::string> said;
+  if (!environment) return said;
+  for (const char* const* entry = environment; *entry; ++entry) {
+    const std::string_view text = *entry;
+    const std::string_view name = text.substr(0, text.find('='));
+    if (name.substr(0, kPrefix.size()) != kPrefix) continue;
+    const auto& names = setting_names();
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    // Mistakes allowed grow with the name: one in a short one (HYBIRD), three in a long one.
+    const std::size_t allowed = std::clamp<std::size_t>((name.size() - kPrefix.size()) / 4, 1, 3);
+    std::string_view closest;
+    std::size_t closest_distance = allowed + 1;
+    for (const std::string_view known : names)
+      if (const std::size_t distance = typing_distance(name, known); distance < closest_distance) {
+        closest = known;
+        closest_distance = distance;
+      }
+    if (!closest.empty())
+      said.push_back(std::string(name) + " is no setting of ucudnn (did you mean " +
+                     std::string(closest) + "?); it is ignored");
+  }
+  return said;
+}
+
+}  // namespace ucudnn

@@ -1,0 +1,20 @@
+#pragma once
+// The names of ucudnn's environment variables, and what is said about a name close to one of
+// them: a misspelt setting is otherwise ignored without a word, and the job runs as if it had
+// not been set (UCUDNN_WORKSPACE_LIMT=8MiB plans within 64 MiB).
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ucudnn {
+
+// Every variable a part of ucudnn reads (the shim, the tool, ucudnn-run, the benchmarks).
+const std::vector<std::string_view>& setting_names();
+
+// For each UCUDNN_* variable of `environment` (NAME=VALUE entries, null-terminated, as
+// `environ`) that is no setting but lies within a few typing mistakes of one: "UCUDNN_LOGLEVEL
+// is no setting of ucudnn (did you mean UCUDNN_LOG_LEVEL?); it is ignored". Names far from every
+// setting are left alone: programs may use the prefix for their own variables.
+std::vector<std::string> misspelt_settings(const char* const* environment);
+
+}  // namespace ucudnn
