@@ -107,9 +107,10 @@ std::string AlgorithmExclusion::to_string() const {
 void ExclusionAccount::filter(const std::string& backend, const KernelKey& kernel,
                               std::vector<std::string>& names) {
   const bool listed = !names.empty();
-  if (!listed) {
+  {
     std::lock_guard lock(mutex_);
-    unlisted_.insert(kernel.to_string());
+    backends_filtered_.insert(backend);
+    if (!listed) unlisted_.insert(kernel.to_string());
   }
   if (exclusion_.empty()) return;
   std::vector<bool> used(exclusion_.size(), false);
@@ -143,6 +144,11 @@ std::set<std::string> ExclusionAccount::kernels_left_without_algorithms() const 
 std::set<std::string> ExclusionAccount::kernels_listed_without_algorithms() const {
   std::lock_guard lock(mutex_);
   return unlisted_;
+}
+
+bool ExclusionAccount::filtered(const std::string& backend) const {
+  std::lock_guard lock(mutex_);
+  return backends_filtered_.contains(backend);
 }
 
 std::vector<std::string> ExcludingBenchmarker::algorithms(const KernelKey& kernel) {

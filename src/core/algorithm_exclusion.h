@@ -10,6 +10,7 @@
 // an engine configuration's braces is part of its name (core/engine_name.h).
 #include <cstddef>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -65,11 +66,14 @@ class ExclusionAccount {
   // The kernels for which the backend listed no algorithm at all, before any exclusion (a data
   // type it does not compute).
   std::set<std::string> kernels_listed_without_algorithms() const;
+  // Whether a list of `backend`'s has been filtered: before, no entry can be said to be idle.
+  bool filtered(const std::string& backend) const;
 
  private:
   const AlgorithmExclusion& exclusion_;
   mutable std::mutex mutex_;
   std::vector<bool> entry_used_;
+  std::set<std::string> backends_filtered_;
   std::set<std::string> emptied_;
   std::set<std::string> unlisted_;
 };
@@ -79,7 +83,10 @@ class ExclusionAccount {
 class ExcludingBenchmarker final : public Benchmarker {
  public:
   ExcludingBenchmarker(Benchmarker& device, const AlgorithmExclusion& exclusion)
-      : device_(device), account_(exclusion) {}
+      : device_(device), own_account_(std::in_place, exclusion), account_(*own_account_) {}
+  // Accounts in `account`, which outlives this: a process's account of what its exclusion did.
+  ExcludingBenchmarker(Benchmarker& device, ExclusionAccount& account)
+      : device_(device), account_(account) {}
   std::string backend_name() const override { return device_.backend_name(); }
   DeviceFingerprint fingerprint() const override { return device_.fingerprint(); }
   std::vector<std::string> algorithms(const KernelKey& kernel) override;
@@ -90,7 +97,8 @@ class ExcludingBenchmarker final : public Benchmarker {
 
  private:
   Benchmarker& device_;
-  ExclusionAccount account_;
+  std::optional<ExclusionAccount> own_account_;
+  ExclusionAccount& account_;
 };
 
 }  // namespace ucudnn

@@ -105,9 +105,25 @@ class NothingMeasured final : public Benchmarker {
   Benchmarker& device_;
 };
 
+// Why no candidate of `kernel` was left to measure, where an exclusion left none: the user's
+// (kEveryCandidateExcluded), or the user's and the nondeterministic algorithms together.
+std::optional<std::string> every_candidate_excluded(const PlannerContext& context,
+                                                    const ExcludingBenchmarker& allowed,
+                                                    const KernelKey& kernel) {
+  const std::string name = kernel.to_string();
+  if (context.exclusion_account &&
+      context.exclusion_account->kernels_left_without_algorithms().contains(name))
+    return kEveryCandidateExcluded;
+  if (!allowed.account().kernels_left_without_algorithms().contains(name)) return std::nullopt;
+  if (!context.deterministic_only) return kEveryCandidateExcluded;
+  return "every candidate of it is nondeterministic or excluded by UCUDNN_EXCLUDE_ALGORITHMS, "
+         "and it must run deterministically";
+}
+
 // Online, the first run of a job waits for what is measured: only what could win (`pruning`).
+// `excluded_all`, where given, says why an exclusion left the kernel no candidate.
 MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::uint64_t limit,
-                   Pruning pruning) {
+                   Pruning pruning, std::optional<std::string>* excluded_all = nullptr) {
   const cudnn::MeasuringScope measuring;  // first: the benchmarker's buffers go before it ends
   std::lock_guard lock(context.device_mutex);
   const cudnn::MeasuringTime timed(kernel.to_string());
@@ -127,12 +143,16 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
   options.kept_plans = context.kept_plans;
   cudnn::CudnnBenchmarker device(context.api, context.runtime, context.handle, context.fingerprint,
                                  options);
-  ExcludingBenchmarker allowed(device, *context.excluded);
+  std::optional<ExcludingBenchmarker> users;
+  if (context.exclusion_account) users.emplace(device, *context.exclusion_account);
+  ExcludingBenchmarker allowed(users ? static_cast<Benchmarker&>(*users) : device,
+                               *context.excluded);
   NothingMeasured nothing(allowed);
   const HeldSaves held(context.store);  // the kernel's measurements in one transaction
   StoredBenchmarker stored(context.may_measure ? static_cast<Benchmarker&>(allowed) : nothing,
                            context.store);
   MicroTable table = measure_micro_table(stored, kernel, context.policy, limit, pruning);
+  if (excluded_all) *excluded_all = every_candidate_excluded(context, allowed, kernel);
   if (context.may_measure && stored.measurements_taken() > 0)
     log(LogLevel::kInfo, "benchmarked " + std::to_string(stored.measurements_taken()) +
                              " (algorithm, micro-batch) pairs of " + kernel.to_string() + " (" +
@@ -249,7 +269,9 @@ Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKe
     else
       return stored->front();
   }
-  const MicroTable table = measure(context, kernel, limit, context.pruning);
+  std::optional<std::string> excluded_all;
+  const MicroTable table = measure(context, kernel, limit, context.pruning, &excluded_all);
+  if (excluded_all) return Error{*excluded_all};
   if (!table.complete && !context.may_measure) return Error{kNotEveryMeasurementStored};
   auto plan = plan_workspace_reuse(table);
   // A plan made while some measurement was unavailable serves this process only.
@@ -387,7 +409,9 @@ Expected<ParetoFront> desirable_set(const PlannerContext& context, const KernelK
   // A front needs every candidate that is not dominated, whatever WR could skip.
   const Pruning pruning =
       context.pruning == Pruning::kExhaustive ? Pruning::kExhaustive : Pruning::kDominated;
-  const MicroTable device = measure(context, kernel, limit, pruning);
+  std::optional<std::string> excluded_all;
+  const MicroTable device = measure(context, kernel, limit, pruning, &excluded_all);
+  if (excluded_all && !context.host) return Error{*excluded_all};
   ParetoFront front;
   if (context.host) {
     const MicroTable host = measure_host(context, kernel, context.host->backend->benchmarker());

@@ -53,6 +53,9 @@ struct PlannerContext {
   std::optional<HostSide> host = std::nullopt;
   // UCUDNN_EXCLUDE_ALGORITHMS: never measured, planned or run from a stored plan.
   const AlgorithmExclusion* excluded = &kNothingExcluded;
+  // The process's account of what the user's exclusion did (null: none kept). Under
+  // `deterministic_only` it accounts the user's entries alone, filtered first.
+  ExclusionAccount* exclusion_account = nullptr;
   // False under UCUDNN_EXCLUDE_ALGORITHMS: plans made without what it excludes serve this
   // process only (a plan's key does not name the exclusion, and a later run without it would
   // take them for the best).
@@ -101,6 +104,10 @@ Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKe
                                    std::uint64_t limit);
 inline constexpr const char* kNotEveryMeasurementStored =
     "not every measurement of it is stored yet";
+// The kernel's candidates were all excluded by the user's UCUDNN_EXCLUDE_ALGORITHMS (a plan,
+// WR's or WD's, then fails with this error whatever the limit).
+inline constexpr const char* kEveryCandidateExcluded =
+    "UCUDNN_EXCLUDE_ALGORITHMS excludes every candidate of it";
 
 // Whether a stored plan was made among other candidates than the context's: cuDNN's engine
 // configurations where the legacy algorithms are asked for (UCUDNN_CANDIDATES=algorithms), or

@@ -32,6 +32,7 @@ void log_measuring_account() {
 }
 
 void log_at_exit() {
+  Registry::instance().warn_about_idle_exclusions();
   Registry::instance().log_planned_kernels();
   log_measuring_account();
   log_runtime_call_totals();
@@ -181,6 +182,26 @@ std::shared_ptr<WorkspaceDivisionSession> Registry::division_session(int device,
     slot = session;
   }
   return session;
+}
+
+ExclusionAccount& Registry::exclusion_account() {
+  std::lock_guard lock(mutex_);
+  if (!exclusion_account_)
+    exclusion_account_ = std::make_unique<ExclusionAccount>(process_settings().excluded);
+  return *exclusion_account_;
+}
+
+void Registry::warn_about_idle_exclusions() {
+  std::lock_guard lock(mutex_);
+  if (!exclusion_account_) return;
+  for (const char* backend : {"cudnn", "cpu"}) {
+    if (!exclusion_account_->filtered(backend)) continue;
+    for (const auto& entry : exclusion_account_->entries_that_excluded_nothing(backend))
+      warn_once("idle-exclusion:" + entry,
+                "UCUDNN_EXCLUDE_ALGORITHMS: '" + entry +
+                    "' matched none of the candidates of the kernels measured in this process; "
+                    "it excluded nothing (`ucudnn db export` lists the names measured)");
+  }
 }
 
 const AlgorithmExclusion& Registry::deterministic_exclusion(const AlgorithmExclusion& base,

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/algorithm_exclusion.h"
 #include "core/benchmark_store.h"
 #include "core/device_fingerprint.h"
 #include "core/host_backend.h"
@@ -81,6 +82,12 @@ class Registry {
   const AlgorithmExclusion& deterministic_exclusion(const AlgorithmExclusion& base,
                                                     Operation operation);
 
+  // What UCUDNN_EXCLUDE_ALGORITHMS did to the candidate lists of every kernel measured in the
+  // process: at exit, an entry that excluded none of them is named (a mistyped name protects
+  // nothing, silently).
+  ExclusionAccount& exclusion_account();
+  void warn_about_idle_exclusions();
+
   // Changes whenever a handle's plans may (a plan reported to the application, options set, a
   // handle created or destroyed): what per-thread caches of plans (legacy_call_cache.h) check.
   std::uint64_t plans_epoch() const { return plans_epoch_.load(std::memory_order_acquire); }
@@ -108,7 +115,8 @@ class Registry {
   std::once_flag host_backend_once_;
   HostBackend* host_backend_ = nullptr;
   std::map<std::pair<std::string, Operation>, std::unique_ptr<AlgorithmExclusion>>
-      deterministic_exclusions_;  // under mutex_
+      deterministic_exclusions_;                         // under mutex_
+  std::unique_ptr<ExclusionAccount> exclusion_account_;  // under mutex_
   backend::DescriptorTable backend_descriptors_;
   std::atomic<std::uint64_t> plans_epoch_{0};
 };

@@ -2,6 +2,7 @@
 
 #include "cudnn/current_device.h"
 #include "shim/log.h"
+#include "shim/no_plan_warning.h"
 #include "user_input/byte_size.h"
 
 namespace ucudnn::shim {
@@ -82,8 +83,12 @@ std::optional<Configuration> WorkspaceDivisionSession::reported_configuration(
   Entry& e = entries_[k];
   if (e.in_segment) return e.in_segment->configuration();
   if (!e.best_within_total) {
-    auto plan = plan_reuse(for_kernel(context, kernel), kernel.key, total_);
-    if (!plan) return std::nullopt;
+    const PlannerContext for_it = for_kernel(context, kernel);
+    auto plan = plan_reuse(for_it, kernel.key, total_);
+    if (!plan) {
+      say_no_plan(for_it, kernel.key, total_, plan.error());
+      return std::nullopt;
+    }
     e.best_within_total = *plan;
   }
   return e.best_within_total;

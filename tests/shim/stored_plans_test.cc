@@ -277,5 +277,43 @@ TEST_F(EndToEnd, AfterAnExclusionIsLiftedTheBestPlansRunAgain) {
   EXPECT_EQ(after.iteration_ms, first.iteration_ms) << after.process.err;
 }
 
+// An exclusion that leaves kernels no candidate is named as the cause, once (it used to be
+// "no algorithm fits ... the workspace limit", once per kernel), under WR and WD (where nothing
+// was said at all); an entry that matched no candidate is named at exit.
+TEST_F(EndToEnd, AnExclusionOfEveryCandidateIsNamedOnceAndAMistypedEntryAtExit) {
+  const ProgramRun without = baseline({});
+  for (const char* total : {"", "64MiB"}) {
+    SCOPED_TRACE(std::string("UCUDNN_TOTAL_WORKSPACE_SIZE=") + total);
+    Environment environment = {{"UCUDNN_DATABASE", database_path()},
+                               {"UCUDNN_EXCLUDE_ALGORITHMS", "cudnn:*, cudnn:nosuch"},
+                               {"UCUDNN_TOTAL_WORKSPACE_SIZE", total}};
+    const ProgramRun excluded = preloaded({}, environment);
+    expect_ran_on_doubles(excluded);
+    expect_same_results(without, excluded);
+    EXPECT_EQ(micro_batched_calls(excluded.trace), 0);
+    EXPECT_EQ(count_of(excluded.process.err,
+                       "UCUDNN_EXCLUDE_ALGORITHMS excludes every candidate of it "
+                       "(cudnn:*,cudnn:nosuch); passing the call through"),
+              1)
+        << excluded.process.err;
+    EXPECT_EQ(count_of(excluded.process.err, "fits"), 0) << excluded.process.err;
+    EXPECT_EQ(count_of(excluded.process.err,
+                       "UCUDNN_EXCLUDE_ALGORITHMS: 'cudnn:nosuch' matched none of the "
+                       "candidates of the kernels measured in this process"),
+              1)
+        << excluded.process.err;
+    environment["UCUDNN_LOG_LEVEL"] = "info";
+    const ProgramRun named = preloaded({}, environment);
+    EXPECT_EQ(count_of(named.process.err, "excludes every candidate of it"),
+              static_cast<int>(example_kernels(kBatch).size()))
+        << "each kernel at info: " << named.process.err;
+  }
+  // An entry that excludes something is not said to be idle.
+  const ProgramRun some = preloaded(
+      {}, {{"UCUDNN_DATABASE", database_path()}, {"UCUDNN_EXCLUDE_ALGORITHMS", "cudnn:eng1*"}});
+  EXPECT_EQ(count_of(some.process.err, "matched none"), 0) << some.process.err;
+  EXPECT_EQ(count_of(some.process.err, "no plan for"), 0) << some.process.err;
+}
+
 }  // namespace
 }  // namespace ucudnn

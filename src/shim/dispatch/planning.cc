@@ -11,6 +11,7 @@
 #include "cudnn/current_device.h"
 #include "cudnn/host_link_probe.h"
 #include "shim/hybrid_executor.h"
+#include "shim/no_plan_warning.h"
 #include "shim/registry.h"
 #include "user_input/byte_size.h"
 
@@ -142,6 +143,7 @@ PlannerContext context_for(HandleState& state, const Settings& settings) {
                          true,
                          std::nullopt};
   context.excluded = &settings.excluded;
+  if (settings.excludes_something) context.exclusion_account = &registry.exclusion_account();
   context.store_plans = !settings.excludes_something;
   context.engine_candidates = settings.engine_candidates;
   context.knob_variants = settings.knob_variants;
@@ -220,21 +222,7 @@ std::shared_ptr<cudnn::PlanExecutor> plan_within(HandleState& state, const Kerne
   if (!plan) {
     if (failed.size() >= kLimitsPerKernel) failed.erase(failed.begin());
     failed.push_back(limit);
-    const std::string what =
-        "no plan for " + kernel.key.to_string() + " within " + format_byte_size(limit);
-    if (how.may_measure || plan.error() != kNotEveryMeasurementStored) {
-      warn_once("no-plan:" + kernel.key.to_string() + std::to_string(limit),
-                what + ": " + plan.error() + "; passing the call through");
-    } else if (!warn_once("no-plan-unmeasured",
-                          what + ": not every measurement of it is stored, and this call does not "
-                                 "measure (UCUDNN_BENCHMARK_IN=find: only Find* calls do); passing "
-                                 "it through, as every call of a kernel without a stored plan "
-                                 "(UCUDNN_LOG_LEVEL=info names each; `ucudnn bench` measures "
-                                 "them ahead)")) {
-      log(LogLevel::kInfo, what +
-                               ": not every measurement of it is stored; passing the call "
-                               "through");
-    }
+    say_no_plan(context, kernel.key, limit, plan.error());
     return nullptr;
   }
   auto& slot = plans.by_limit[limit];
