@@ -35,10 +35,17 @@ std::string home_folder(const Environment& environment) {
 
 }  // namespace
 
+std::string home_expanded(const std::string& path, const Environment& environment) {
+  if (path.empty() || path.front() != '~' || (path.size() > 1 && path[1] != '/')) return path;
+  const std::string home = home_folder(environment);
+  if (home.empty()) return path;
+  return home + path.substr(1);
+}
+
 DatabaseLocations database_locations(const Environment& environment) {
   DatabaseLocations locations;
-  locations.system = set(environment, "UCUDNN_SYSTEM_DATABASE");
-  locations.user = set(environment, "UCUDNN_DATABASE");
+  locations.system = home_expanded(set(environment, "UCUDNN_SYSTEM_DATABASE"), environment);
+  locations.user = home_expanded(set(environment, "UCUDNN_DATABASE"), environment);
   if (!locations.user.empty()) return locations;
   // The XDG base directory specification ignores relative paths.
   if (auto cache = set(environment, "XDG_CACHE_HOME"); !cache.empty() && cache.front() == '/')

@@ -6,6 +6,7 @@
 //                           ":memory:" keeps results in process memory only.
 //   UCUDNN_SYSTEM_DATABASE  optional read-only database under it (e.g. on a shared file
 //                           system, filled by `ucudnn bench` and `ucudnn db merge`).
+// Both may start with "~/" (home_expanded).
 #include <functional>
 #include <memory>
 #include <string>
@@ -21,6 +22,12 @@ inline constexpr const char* kInMemoryDatabase = ":memory:";
 // Looks up an environment variable; nullptr when unset. Tests pass their own.
 using Environment = std::function<const char*(const char*)>;
 const char* process_environment(const char* name);
+
+// `path` with a leading "~" or "~/" made the home folder: a shell leaves it as it is in quotes,
+// after "--database=", or where a program sets the variable, and a folder named "~" would be
+// made instead. Other paths (and "~user/...") come back unchanged, as does "~" without a home.
+std::string home_expanded(const std::string& path,
+                          const Environment& environment = process_environment);
 
 struct DatabaseLocations {
   std::string user;    // empty: no home folder could be found (memory only)

@@ -3,10 +3,20 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "db/default_store.h"
 #include "networks/network_file.h"
 #include "user_input/byte_size.h"
 
 namespace ucudnn::cli {
+
+CLI::Validator home_expanded_path() {
+  return CLI::Validator(
+      [](std::string& path) {
+        path = home_expanded(path);
+        return std::string();
+      },
+      "", "");
+}
 
 CLI::App* add_planning_command(CLI::App& app, const std::string& command_name,
                                const std::string& description, PlanningOptions& options) {
@@ -17,6 +27,7 @@ CLI::App* add_planning_command(CLI::App& app, const std::string& command_name,
   command
       ->add_option("--network", options.network,
                    "a built-in network (" + networks + ") or a network file (JSON)")
+      ->transform(home_expanded_path())
       ->capture_default_str();
   command->add_option("--batch", options.batch, "mini-batch size")
       ->check(CLI::Range(1, 65536))
@@ -38,10 +49,12 @@ CLI::App* add_planning_command(CLI::App& app, const std::string& command_name,
                    "wildcards, e.g. cpu:WINOGRAD_F4X4_3X3,cudnn:FFT* (default: "
                    "UCUDNN_EXCLUDE_ALGORITHMS)")
       ->each([&options](const std::string&) { options.exclude_algorithms_given = true; });
-  command->add_option("--database", options.database,
-                      "the database file, and no other (default: UCUDNN_DATABASE, else "
-                      "$XDG_CACHE_HOME/ucudnn/ucudnn.db or ~/.cache/ucudnn/ucudnn.db, read over "
-                      "the read-only UCUDNN_SYSTEM_DATABASE when that is set)");
+  command
+      ->add_option("--database", options.database,
+                   "the database file, and no other (default: UCUDNN_DATABASE, else "
+                   "$XDG_CACHE_HOME/ucudnn/ucudnn.db or ~/.cache/ucudnn/ucudnn.db, read over "
+                   "the read-only UCUDNN_SYSTEM_DATABASE when that is set)")
+      ->transform(home_expanded_path());
   return command;
 }
 

@@ -26,6 +26,10 @@ struct PlanningOptions {
   bool exclude_algorithms_given = false;  // even empty: it then clears the variable's
 };
 
+// A file option's value with a leading "~/" made the home folder (db/default_store.h's
+// home_expanded): the shell leaves "--database=~/x.db" as it is.
+CLI::Validator home_expanded_path();
+
 // A subcommand that plans a network (bench, plan, report), with the options above.
 CLI::App* add_planning_command(CLI::App& app, const std::string& command_name,
                                const std::string& description, PlanningOptions& options);

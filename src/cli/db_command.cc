@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "common_options.h"
 #include "core/text.h"
 #include "database_access.h"
 #include "db/maintenance/commands.h"
@@ -33,9 +34,11 @@ std::string utc_time(std::int64_t seconds) {
 }
 
 void add_database_option(CLI::App* command, DbOptions& options) {
-  command->add_option("--database", options.database,
-                      "the database file (default: UCUDNN_DATABASE, else "
-                      "$XDG_CACHE_HOME/ucudnn/ucudnn.db or ~/.cache/ucudnn/ucudnn.db)");
+  command
+      ->add_option("--database", options.database,
+                   "the database file (default: UCUDNN_DATABASE, else "
+                   "$XDG_CACHE_HOME/ucudnn/ucudnn.db or ~/.cache/ucudnn/ucudnn.db)")
+      ->transform(home_expanded_path());
 }
 
 int info(const std::string& path) {
@@ -137,17 +140,23 @@ void add_db_command(CLI::App& app, DbOptions& options) {
   add_database_option(info, options);
   auto* merge = db->add_subcommand(
       "merge", "Copy databases into one: per key the newest measurement wins; devices kept apart");
-  merge->add_option("sources", options.sources, "databases to copy from")->required();
-  merge->add_option("--into", options.into,
-                    "the database to copy into, created when missing (default: UCUDNN_DATABASE, "
-                    "else $XDG_CACHE_HOME/ucudnn/ucudnn.db)");
+  merge->add_option("sources", options.sources, "databases to copy from")
+      ->transform(home_expanded_path())
+      ->required();
+  merge
+      ->add_option("--into", options.into,
+                   "the database to copy into, created when missing (default: UCUDNN_DATABASE, "
+                   "else $XDG_CACHE_HOME/ucudnn/ucudnn.db)")
+      ->transform(home_expanded_path());
   auto* exporter = db->add_subcommand("export", "Write every row as JSON");
-  exporter->add_option("file", options.file, "output file (default, or '-': stdout)");
+  exporter->add_option("file", options.file, "output file (default, or '-': stdout)")
+      ->transform(home_expanded_path());
   exporter->add_flag("--lines", options.lines, "JSON lines: a header, then one row per line");
   add_database_option(exporter, options);
   auto* importer = db->add_subcommand(
       "import", "Read rows from an export (either layout); all or nothing, newest wins");
-  importer->add_option("file", options.file, "input file (default, or '-': stdin)");
+  importer->add_option("file", options.file, "input file (default, or '-': stdin)")
+      ->transform(home_expanded_path());
   add_database_option(importer, options);
   auto* checker = db->add_subcommand(
       "check", "Check integrity and every row; exit status 1 when there are problems");

@@ -19,6 +19,7 @@ void add_report_command(CLI::App& app, ReportOptions& options) {
       options.planning);
   add_fingerprint_option(*report, options.fingerprint);
   report->add_option("--out", options.out, "the HTML file to write ('-': standard output)")
+      ->transform(home_expanded_path())
       ->capture_default_str();
 }
 

@@ -41,7 +41,7 @@ std::unique_ptr<BenchmarkStore> open_store_at(const std::string& path) {
   const HeldWarnings opening(warn);
   auto options = shim_options(process_settings());
   options.warn = opening.sink();
-  auto store = std::make_unique<SqliteStore>(path, options);
+  auto store = std::make_unique<SqliteStore>(home_expanded(path), options);
   const bool refused = store->state() == StoreState::kDisabled;
   opening.release([refused](std::string message) {
     if (refused)

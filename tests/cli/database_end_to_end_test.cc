@@ -33,6 +33,23 @@ TEST_F(CliTest, DefaultDatabaseIsTheShims) {
   EXPECT_EQ(plan_part(planned.out), plan_part(bench.out));
 }
 
+// "--database=~/x.db" and a quoted UCUDNN_DATABASE reach the tool with the "~" as it is: both
+// are the home folder's (they used to make a folder named "~" in the working directory).
+TEST_F(CliTest, ADatabaseUnderATildeIsInTheHomeFolder) {
+  const auto bench =
+      run(concat({"bench", "--no-check-plans", "--database=~/tilde.db"}, bench_args()),
+          {{"HOME", path("")}});
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  EXPECT_TRUE(std::filesystem::exists(path("tilde.db")));
+  const auto planned = run(concat({"plan"}, network_args()),
+                           {{"HOME", path("")}, {"UCUDNN_DATABASE", "~/tilde.db"}});
+  ASSERT_EQ(planned.status, 0) << describe(planned);
+  EXPECT_EQ(plan_part(planned.out), plan_part(bench.out));
+  const auto info = run({"db", "info", "--database=~/tilde.db"}, {{"HOME", path("")}});
+  EXPECT_EQ(info.status, 0) << describe(info);
+  EXPECT_FALSE(std::filesystem::exists("~")) << "a folder named ~ in the working directory";
+}
+
 // A device whose memory other processes hold for now: bench keeps what it measured, says how
 // many it could not take and makes no plan (a plan without them could be stored as the best
 // when it is not); run again once the memory is free, it measures the rest and plans.

@@ -169,6 +169,20 @@ TEST(DefaultStore, LocationsFollowTheEnvironment) {
   EXPECT_EQ(database_locations(fake_environment({{"HOME", "/h"}})).system, "");
 }
 
+// A "~/" the shell did not expand (quoted, after --database=, set by a program) is the home
+// folder: it used to make a folder named "~" in the working directory.
+TEST(DefaultStore, ALeadingTildeIsTheHomeFolder) {
+  const auto home = fake_environment({{"HOME", "/home/ada"},
+                                      {"UCUDNN_DATABASE", "~/runs/u.db"},
+                                      {"UCUDNN_SYSTEM_DATABASE", "~/site.db"}});
+  EXPECT_EQ(database_locations(home).user, "/home/ada/runs/u.db");
+  EXPECT_EQ(database_locations(home).system, "/home/ada/site.db");
+  const auto ada = fake_environment({{"HOME", "/home/ada"}});
+  EXPECT_EQ(home_expanded("~", ada), "/home/ada");
+  for (const char* unchanged : {"~ada/u.db", "runs/~/u.db", "/abs/u.db", "u~.db", ":memory:", ""})
+    EXPECT_EQ(home_expanded(unchanged, ada), unchanged);
+}
+
 TEST(DefaultStore, OpensTheUserDatabaseOverTheSystemDatabase) {
   Layers layers;
   Warnings warnings;
