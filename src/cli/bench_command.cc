@@ -38,7 +38,7 @@ void add_bench_command(CLI::App& app, BenchOptions& options) {
                     "cudnn: GPUs to benchmark on in parallel, 'all' or '0,1,...' (default: "
                     "UCUDNN_DEVICES, else the current GPU)");
   bench->add_option("--repeats", options.repeats, "timed runs per measurement (median)")
-      ->check(CLI::Range(1, 100))
+      ->check(CLI::Range(1, 1000))  // as UCUDNN_BENCHMARK_REPEATS
       ->capture_default_str();
   bench->add_flag("--knob-variants", options.knob_variants,
                   "cudnn: a configuration whose workspace is over --workspace-limit also offers "

@@ -17,22 +17,25 @@ namespace ucudnn::shim {
 
 namespace {
 
-// The value of `name`, else of its alias; the name that was set comes back in `used`.
-const char* lookup(const Environment& getenv, const char* name, const char* alias,
-                   std::string& used) {
-  if (const char* value = getenv(name); value && *value) {
-    used = name;
-    return value;
+// The value of `name`, else of its alias, without the spaces around it (an environment file's
+// "on " means on); the name that was set comes back in `used`. Only spaces: unset.
+std::optional<std::string> lookup(const Environment& getenv, const char* name, const char* alias,
+                                  std::string& used) {
+  for (const char* candidate : {name, alias}) {
+    if (!candidate) continue;
+    const char* value = getenv(candidate);
+    if (!value) continue;
+    std::string_view text = value;
+    const auto first = text.find_first_not_of(" \t");
+    if (first == std::string_view::npos) continue;
+    text = text.substr(first, text.find_last_not_of(" \t") - first + 1);
+    used = candidate;
+    return std::string(text);
   }
-  if (alias)
-    if (const char* value = getenv(alias); value && *value) {
-      used = alias;
-      return value;
-    }
-  return nullptr;
+  return std::nullopt;
 }
 
-std::string rejected(const std::string& name, const char* value, const std::string& why,
+std::string rejected(const std::string& name, const std::string& value, const std::string& why,
                      const std::string& fallback) {
   return name + "='" + value + "' " + why + "; using " + fallback;
 }
@@ -54,14 +57,14 @@ Settings read_settings(const Environment& getenv,
                        const std::function<void(const std::string&)>& warn) {
   Settings settings;
   std::string used;
-  if (const char* value = lookup(getenv, "UCUDNN_DISABLE", nullptr, used)) {
-    if (const auto on = switch_value(value))
+  if (const auto value = lookup(getenv, "UCUDNN_DISABLE", nullptr, used)) {
+    if (const auto on = switch_value(*value))
       settings.disabled = *on;
     else
-      warn(rejected(used, value, kSwitchValues, "the default: 0 (ucudnn on)"));
+      warn(rejected(used, *value, kSwitchValues, "the default: 0 (ucudnn on)"));
   }
-  if (const char* value = lookup(getenv, "UCUDNN_BATCH_SIZE_POLICY", nullptr, used)) {
-    if (auto policy = parse_batch_size_policy(value))
+  if (const auto value = lookup(getenv, "UCUDNN_BATCH_SIZE_POLICY", nullptr, used)) {
+    if (auto policy = parse_batch_size_policy(*value))
       settings.policy = *policy;
     else
       warn(used + ": " + policy.error() + "; using the default: powerOfTwo");
@@ -71,8 +74,8 @@ Settings read_settings(const Environment& getenv,
                    &settings.workspace_limit},
         std::tuple{"UCUDNN_TOTAL_WORKSPACE_SIZE", static_cast<const char*>(nullptr),
                    &settings.total_workspace}}) {
-    if (const char* value = lookup(getenv, name, alias, used)) {
-      if (auto bytes = parse_byte_size(value))
+    if (const auto value = lookup(getenv, name, alias, used)) {
+      if (auto bytes = parse_byte_size(*value))
         *target = *bytes;
       else
         warn(used + ": " + bytes.error() + "; using the default: " +
@@ -81,46 +84,45 @@ Settings read_settings(const Environment& getenv,
                                                   : std::string("no total workspace (WR)")));
     }
   }
-  if (const char* value = lookup(getenv, "UCUDNN_DATABASE", nullptr, used))
-    settings.database = value;
-  if (const char* value = lookup(getenv, "UCUDNN_SYSTEM_DATABASE", nullptr, used))
-    settings.system_database = value;
-  if (const char* value = lookup(getenv, "UCUDNN_DATABASE_LOCK_TIMEOUT", nullptr, used)) {
-    if (auto timeout = parse_duration(value))
+  // Paths as they are: the database library reads them itself (db/default_store.h).
+  if (const char* value = getenv("UCUDNN_DATABASE")) settings.database = value;
+  if (const char* value = getenv("UCUDNN_SYSTEM_DATABASE")) settings.system_database = value;
+  if (const auto value = lookup(getenv, "UCUDNN_DATABASE_LOCK_TIMEOUT", nullptr, used)) {
+    if (auto timeout = parse_duration(*value))
       settings.database_lock_timeout = *timeout;
     else
-      warn(rejected(used, value, "is not a duration such as 100ms or 2s (at most an hour)",
+      warn(rejected(used, *value, "is not a duration such as 100ms or 2s (at most an hour)",
                     "the default: 100ms"));
   }
-  if (const char* value = lookup(getenv, "UCUDNN_LOG_LEVEL", nullptr, used)) {
-    if (!parse_log_level(value, settings.log_level))
-      warn(rejected(used, value, "is not error, warning, info or debug", "the default: warning"));
+  if (const auto value = lookup(getenv, "UCUDNN_LOG_LEVEL", nullptr, used)) {
+    if (!parse_log_level(*value, settings.log_level))
+      warn(rejected(used, *value, "is not error, warning, info or debug", "the default: warning"));
   }
-  if (const char* value = lookup(getenv, "UCUDNN_BENCHMARK_REPEATS", nullptr, used)) {
+  if (const auto value = lookup(getenv, "UCUDNN_BENCHMARK_REPEATS", nullptr, used)) {
     char* end = nullptr;
-    const long repeats = std::strtol(value, &end, 10);
+    const long repeats = std::strtol(value->c_str(), &end, 10);
     if (*end == '\0' && repeats >= 1 && repeats <= 1000)
       settings.benchmark_repeats = static_cast<int>(repeats);
     else
-      warn(rejected(used, value, "is not a count from 1 to 1000", "the default: 3"));
+      warn(rejected(used, *value, "is not a count from 1 to 1000", "the default: 3"));
   }
-  if (const char* value = lookup(getenv, "UCUDNN_BENCHMARK_IN", nullptr, used)) {
-    if (equals_ignoring_case(value, "find"))
+  if (const auto value = lookup(getenv, "UCUDNN_BENCHMARK_IN", nullptr, used)) {
+    if (equals_ignoring_case(*value, "find"))
       settings.benchmark_in_find_only = true;
-    else if (!equals_ignoring_case(value, "get"))
-      warn(rejected(used, value, "is not get or find", "the default: get"));
+    else if (!equals_ignoring_case(*value, "get"))
+      warn(rejected(used, *value, "is not get or find", "the default: get"));
   }
-  if (const char* value = lookup(getenv, "UCUDNN_HYBRID", nullptr, used)) {
-    if (equals_ignoring_case(value, "auto"))
+  if (const auto value = lookup(getenv, "UCUDNN_HYBRID", nullptr, used)) {
+    if (equals_ignoring_case(*value, "auto"))
       settings.hybrid = Hybrid::kAuto;
-    else if (const auto on = switch_value(value))
+    else if (const auto on = switch_value(*value))
       settings.hybrid = *on ? Hybrid::kOn : Hybrid::kOff;
     else
-      warn(rejected(used, value, "is not off, auto or on", "the default: off"));
+      warn(rejected(used, *value, "is not off, auto or on", "the default: off"));
   }
-  if (const char* value = lookup(getenv, "UCUDNN_EXCLUDE_ALGORITHMS", nullptr, used)) {
+  if (const auto value = lookup(getenv, "UCUDNN_EXCLUDE_ALGORITHMS", nullptr, used)) {
     std::vector<std::string> unreadable;
-    settings.excluded = AlgorithmExclusion::parse_leniently(value, unreadable);
+    settings.excluded = AlgorithmExclusion::parse_leniently(*value, unreadable);
     for (const auto& entry : unreadable)
       warn(used + ": '" + entry + "' is not backend:ALGORITHM (e.g. cudnn:FFT); ignored");
     // A mistyped backend would protect nothing, silently: the GPU's and the host plugin's.
@@ -133,29 +135,29 @@ Settings read_settings(const Environment& getenv,
              "' names no backend of ucudnn (cudnn, cpu): it excludes nothing");
     }
   }
-  if (const char* value = lookup(getenv, "UCUDNN_GRAPH_PLANS", nullptr, used)) {
-    if (equals_ignoring_case(value, "ucudnn"))
+  if (const auto value = lookup(getenv, "UCUDNN_GRAPH_PLANS", nullptr, used)) {
+    if (equals_ignoring_case(*value, "ucudnn"))
       settings.compare_application_plans = false;
-    else if (!equals_ignoring_case(value, "compare"))
-      warn(rejected(used, value, "is not compare or ucudnn", "the default: compare"));
+    else if (!equals_ignoring_case(*value, "compare"))
+      warn(rejected(used, *value, "is not compare or ucudnn", "the default: compare"));
   }
-  if (const char* value = lookup(getenv, "UCUDNN_CANDIDATES", nullptr, used)) {
-    if (equals_ignoring_case(value, "algorithms"))
+  if (const auto value = lookup(getenv, "UCUDNN_CANDIDATES", nullptr, used)) {
+    if (equals_ignoring_case(*value, "algorithms"))
       settings.engine_candidates = false;
-    else if (!equals_ignoring_case(value, "engines"))
-      warn(rejected(used, value, "is not engines or algorithms", "the default: engines"));
+    else if (!equals_ignoring_case(*value, "engines"))
+      warn(rejected(used, *value, "is not engines or algorithms", "the default: engines"));
   }
-  if (const char* value = lookup(getenv, "UCUDNN_KNOB_VARIANTS", nullptr, used)) {
-    if (const auto on = switch_value(value))
+  if (const auto value = lookup(getenv, "UCUDNN_KNOB_VARIANTS", nullptr, used)) {
+    if (const auto on = switch_value(*value))
       settings.knob_variants = *on;
     else
-      warn(rejected(used, value, kSwitchValues, "the default: off"));
+      warn(rejected(used, *value, kSwitchValues, "the default: off"));
   }
-  if (const char* value = lookup(getenv, "UCUDNN_DEVICES", "UCUDNN_BENCHMARK_DEVICES", used)) {
-    if (auto devices = parse_device_list(value))
+  if (const auto value = lookup(getenv, "UCUDNN_DEVICES", "UCUDNN_BENCHMARK_DEVICES", used)) {
+    if (auto devices = parse_device_list(*value))
       settings.devices = *devices;
     else
-      warn(rejected(used, value, devices.error(), "the default: the current GPU"));
+      warn(rejected(used, *value, devices.error(), "the default: the current GPU"));
   }
   return settings;
 }

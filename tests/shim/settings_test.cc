@@ -169,6 +169,26 @@ TEST(Settings, EmptyValuesCountAsUnset) {
   EXPECT_FALSE(r.settings.disabled);
 }
 
+// Spaces around a value (an environment file's "on ") are no part of it, as byte sizes always
+// allowed; a value of spaces alone is unset, as an empty one. " all" used to be refused.
+TEST(Settings, SpacesAroundAValueAreNoPartOfIt) {
+  const auto r = read({{"UCUDNN_BATCH_SIZE_POLICY", " all"},
+                       {"UCUDNN_HYBRID", "on "},
+                       {"UCUDNN_LOG_LEVEL", "\tinfo"},
+                       {"UCUDNN_BENCHMARK_REPEATS", " 5 "},
+                       {"UCUDNN_DISABLE", "   "}});
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
+  EXPECT_EQ(r.settings.policy, BatchSizePolicy::kAll);
+  EXPECT_EQ(r.settings.hybrid, Hybrid::kOn);
+  EXPECT_EQ(r.settings.log_level, LogLevel::kInfo);
+  EXPECT_EQ(r.settings.benchmark_repeats, 5);
+  EXPECT_FALSE(r.settings.disabled);
+  const auto bad = read({{"UCUDNN_HYBRID", " maybe "}});
+  ASSERT_EQ(bad.warnings.size(), 1u);
+  EXPECT_EQ(bad.warnings[0],
+            "UCUDNN_HYBRID='maybe' is not off, auto or on; using the default: off");
+}
+
 // A variable the shim reads but the list of names lacks would be called misspelt when it is
 // one mistake from another (UCUDNN_DEVICES beside UCUDNN_DEVICE), and never be suggested.
 TEST(Settings, EveryVariableReadIsANamedSetting) {
