@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include "db/database_file.h"
+
 namespace ucudnn::cli {
 
 namespace fs = std::filesystem;
@@ -148,6 +150,14 @@ std::ostream* OutputFile::stream() {
   const fs::file_status status = fs::status(d.path, code);
   if (fs::is_directory(status)) {
     error_ = named("cannot write") + ": it is a folder";
+    return nullptr;
+  }
+  // A slip of the option (report --out ucudnn.db, db export other.db) would put a page or an
+  // export where a database's measurements were: refused, the file untouched.
+  if (fs::is_regular_file(status) && db::has_database_header(d.path.string())) {
+    error_ = named("will not write over") +
+             ": it is a SQLite database (a benchmark database?), which would be lost; name "
+             "another file, or remove it first";
     return nullptr;
   }
   const bool exists = fs::exists(status);

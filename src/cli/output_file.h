@@ -6,7 +6,8 @@
 // beside its target (through symbolic links, beside the file they end at, which need not exist
 // yet) and renamed over it only once everything was written, with the target's permissions, so
 // that a failed run never leaves half a file where a good one was. A target in a folder the
-// user cannot write is written in place instead, as a plain open would.
+// user cannot write is written in place instead, as a plain open would. A SQLite database is
+// never written over.
 #include <memory>
 #include <ostream>
 #include <streambuf>

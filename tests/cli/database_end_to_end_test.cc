@@ -144,6 +144,32 @@ TEST_F(CliTest, ATextFileGivenAsTheDatabaseIsRefusedUntouched) {
         << entry.path();
 }
 
+// A slip of an output option onto a database: `report --out` named the database it read, `db
+// export` named another database as its file. Both wrote over it, and its measurements were lost.
+TEST_F(CliTest, AnOutputNamingADatabaseIsRefusedAndTheDatabaseKept) {
+  const auto bench =
+      run(concat({"bench", "--no-check-plans", "--database", path("a.db")}, bench_args()));
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  const auto other =
+      run(concat({"bench", "--no-check-plans", "--database", path("b.db")}, bench_args(8)));
+  ASSERT_EQ(other.status, 0) << describe(other);
+  const std::string a = read_file(path("a.db")), b = read_file(path("b.db"));
+  const auto report =
+      run(concat({"report", "--database", path("a.db"), "--out", path("a.db")}, network_args()));
+  EXPECT_EQ(report.status, 1) << describe(report);
+  EXPECT_NE(
+      report.err.find("--out: will not write over '" + path("a.db") + "': it is a SQLite database"),
+      std::string::npos)
+      << report.err;
+  const auto exported = run({"db", "export", path("b.db"), "--database", path("a.db")});
+  EXPECT_NE(exported.status, 0) << describe(exported);
+  EXPECT_NE(exported.err.find("will not write over '" + path("b.db") + "'"), std::string::npos)
+      << exported.err;
+  EXPECT_EQ(read_file(path("a.db")), a);
+  EXPECT_EQ(read_file(path("b.db")), b);
+  EXPECT_EQ(run({"db", "check", "--database", path("b.db")}).status, 0);
+}
+
 // The default database, where it cannot be written, is refused before anything is measured (it
 // was found out after minutes of measuring, when nothing could be saved).
 TEST_F(CliTest, ADefaultDatabaseThatCannotBeWrittenIsRefusedBeforeMeasuring) {
