@@ -1,5 +1,8 @@
 #include "db/row_writer.h"
 
+#include <vector>
+
+#include "core/limit_range.h"
 #include "db/configuration_json.h"
 #include "db/fingerprint_fields.h"
 
@@ -47,6 +50,20 @@ std::int64_t rule_of(Conflict conflict) {
   return 2;
 }
 
+// Whether a row made at `incoming` replaces one made at `stored` under the rule (as the upserts'
+// WHERE clauses decide it).
+bool wins(Conflict conflict, std::int64_t incoming, std::int64_t stored) {
+  switch (conflict) {
+    case Conflict::kReplace:
+      return true;
+    case Conflict::kNewerOrEqual:
+      return incoming >= stored;
+    case Conflict::kNewer:
+      return incoming > stored;
+  }
+  return false;
+}
+
 }  // namespace
 
 RowWriter::RowWriter(sqlite::Connection& connection)
@@ -57,6 +74,10 @@ RowWriter::RowWriter(sqlite::Connection& connection)
       select_fingerprint_(connection.prepare("SELECT id FROM fingerprints WHERE canonical = ?1")),
       upsert_measurement_(connection.prepare(kUpsertMeasurement)),
       upsert_plan_(connection.prepare(kUpsertPlan)),
+      select_subject_plans_(connection.prepare(
+          "SELECT id, workspace_limit, valid_below, created_at FROM plans WHERE fingerprint_id = "
+          "?1 AND subject = ?2 AND policy = ?3 AND mode = ?4 AND workspace_limit <> ?5")),
+      delete_plan_(connection.prepare("DELETE FROM plans WHERE id = ?1")),
       delete_measurement_(connection.prepare("DELETE FROM measurements WHERE id = ?1")) {}
 
 std::int64_t RowWriter::fingerprint_id(const std::string& canonical) {
@@ -100,6 +121,24 @@ bool RowWriter::put(const MeasurementRow& row, Conflict conflict) {
 bool RowWriter::put(const PlanRow& row, Conflict conflict) {
   const std::string configurations = configurations_to_text(row.configurations);
   const std::int64_t fingerprint = fingerprint_id(row.key.fingerprint);
+  std::vector<std::int64_t> overlapped;
+  {
+    auto cursor = select_subject_plans_.start();
+    cursor.bind(1, fingerprint)
+        .bind(2, row.key.subject)
+        .bind(3, row.key.policy)
+        .bind(4, row.key.mode)
+        .bind(5, static_cast<std::int64_t>(row.key.workspace_limit));
+    while (cursor.step()) {
+      const auto from = static_cast<std::uint64_t>(cursor.integer(1));
+      const LimitRange stored{from, cursor.is_integer(2)
+                                        ? static_cast<std::uint64_t>(cursor.integer(2))
+                                        : LimitRange::exactly(from).below};
+      if (!row.limits().overlaps(stored)) continue;
+      if (cursor.is_integer(3) && !wins(conflict, row.created_at, cursor.integer(3))) return false;
+      overlapped.push_back(cursor.integer(0));
+    }
+  }
   upsert_plan_.start()
       .bind(1, fingerprint)
       .bind(2, row.key.subject)
@@ -111,7 +150,9 @@ bool RowWriter::put(const PlanRow& row, Conflict conflict) {
       .bind(8, rule_of(conflict))
       .bind(9, static_cast<std::int64_t>(row.valid_below))
       .run();
-  return connection_.changes() > 0;
+  if (connection_.changes() == 0) return false;
+  for (const std::int64_t id : overlapped) delete_plan_.start().bind(1, id).run();
+  return true;
 }
 
 void RowWriter::remove_measurement(std::int64_t id) {

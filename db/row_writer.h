@@ -17,6 +17,9 @@ class RowWriter {
   // True when the row was inserted or replaced the stored one. Throws sqlite::Error, and
   // nlohmann::json's exceptions for configurations that cannot be written as JSON.
   bool put(const MeasurementRow& row, Conflict conflict);
+  // A plan row also contends with the subject's rows whose ranges overlap its own (core/
+  // plan_shelf.h: the newest answers its range): it is written only where the rule lets it win
+  // over each of them, and takes them away.
   bool put(const PlanRow& row, Conflict conflict);
   void remove_measurement(std::int64_t id);
 
@@ -28,6 +31,8 @@ class RowWriter {
   sqlite::Statement select_fingerprint_;
   sqlite::Statement upsert_measurement_;
   sqlite::Statement upsert_plan_;
+  sqlite::Statement select_subject_plans_;
+  sqlite::Statement delete_plan_;
   sqlite::Statement delete_measurement_;
 };
 

@@ -3,6 +3,7 @@
 #include "core/text.h"
 #include "db/sqlite_store_impl.h"
 
+#include <algorithm>
 #include <iterator>
 
 namespace ucudnn {
@@ -55,7 +56,11 @@ void SqliteStore::Impl::load(const std::string& fingerprint, DeviceRows& rows) {
     });
   });
   for (const auto& row : measurements) remember(row);
-  // What this process saved meanwhile (rows it wrote while the file was locked) is newer.
+  // What this process saved meanwhile (rows it wrote while the file was locked) is newer; of
+  // the file's rows whose ranges overlap (written before newer ones took older ones away), the
+  // newest.
+  std::stable_sort(plan_rows.begin(), plan_rows.end(),
+                   [](const auto& a, const auto& b) { return a.created_at > b.created_at; });
   for (auto& row : plan_rows) plans.put_if_absent(row.key, row.configurations, row.limits());
   rows.loaded = true;
   if (!garbage_reason.empty())

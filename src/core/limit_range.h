@@ -22,6 +22,11 @@ struct LimitRange {
   bool contains(std::uint64_t limit) const {
     return from <= limit && (limit < below || below == kUnbounded);
   }
+  // Some limit lies in both: the higher start does.
+  bool overlaps(const LimitRange& other) const {
+    const std::uint64_t higher = from > other.from ? from : other.from;
+    return contains(higher) && other.contains(higher);
+  }
   friend bool operator==(const LimitRange&, const LimitRange&) = default;
 };
 

@@ -3,26 +3,31 @@
 namespace ucudnn {
 
 void PlanShelf::put(const PlanKey& key, std::vector<Configuration> plan, const LimitRange& valid) {
-  shelves_[{key.fingerprint, key.subject, key.policy, key.mode}].insert_or_assign(
-      valid.from, Entry{valid.below, std::move(plan)});
+  auto& ranges = shelves_[{key.fingerprint, key.subject, key.policy, key.mode}];
+  std::erase_if(ranges, [&](const auto& entry) {
+    return valid.overlaps({entry.first, entry.second.below});
+  });
+  ranges.emplace(valid.from, Entry{valid.below, std::move(plan)});
 }
 
 void PlanShelf::put_if_absent(const PlanKey& key, std::vector<Configuration> plan,
                               const LimitRange& valid) {
-  shelves_[{key.fingerprint, key.subject, key.policy, key.mode}].try_emplace(
-      valid.from, Entry{valid.below, std::move(plan)});
+  auto& ranges = shelves_[{key.fingerprint, key.subject, key.policy, key.mode}];
+  for (const auto& [from, entry] : ranges)
+    if (valid.overlaps({from, entry.below})) return;
+  ranges.emplace(valid.from, Entry{valid.below, std::move(plan)});
 }
 
 std::optional<std::vector<Configuration>> PlanShelf::find(const PlanKey& key) const {
   const auto shelf = shelves_.find({key.fingerprint, key.subject, key.policy, key.mode});
   if (shelf == shelves_.end()) return std::nullopt;
+  // No two ranges overlap: only the one starting last at or below the limit may hold it.
   const auto& ranges = shelf->second;
-  for (auto at = ranges.upper_bound(key.workspace_limit); at != ranges.begin();) {
-    --at;
-    if (LimitRange{at->first, at->second.below}.contains(key.workspace_limit))
-      return at->second.plan;
-  }
-  return std::nullopt;
+  auto at = ranges.upper_bound(key.workspace_limit);
+  if (at == ranges.begin()) return std::nullopt;
+  --at;
+  if (!LimitRange{at->first, at->second.below}.contains(key.workspace_limit)) return std::nullopt;
+  return at->second.plan;
 }
 
 std::vector<std::string> PlanShelf::subjects(const PlanKey& key) const {

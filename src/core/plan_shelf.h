@@ -13,14 +13,18 @@
 
 namespace ucudnn {
 
+// The newest plan answers its whole range: ranges of one subject overlap only where plans were
+// made from different measurements (measured again, merged from another database), and the
+// older one was the best by measurements that the newer ones replaced. So no two ranges of a
+// subject overlap on a shelf.
 class PlanShelf {
  public:
-  // Replaces a plan of the same subject starting at the same limit.
+  // Takes the plans of the subject whose ranges overlap `valid` away.
   void put(const PlanKey& key, std::vector<Configuration> plan, const LimitRange& valid);
-  // The same, unless a plan of the same subject starting at the same limit is there.
+  // The same, unless a plan of the subject over some limit of `valid` is there (put first
+  // what is newest).
   void put_if_absent(const PlanKey& key, std::vector<Configuration> plan, const LimitRange& valid);
-  // The plan whose range contains key.workspace_limit; where stored ranges overlap (plans
-  // made from different measurements), the one starting highest, which may use the most.
+  // The plan whose range contains key.workspace_limit.
   std::optional<std::vector<Configuration>> find(const PlanKey& key) const;
   // BenchmarkStore::plan_subjects.
   std::vector<std::string> subjects(const PlanKey& key) const;

@@ -29,18 +29,38 @@ TEST(PlanShelf, AnswersEveryLimitOfARangeAndNothingOutside) {
   EXPECT_FALSE(shelf.find(key_at(150, "other kernel")));
 }
 
-TEST(PlanShelf, OverlappingRangesAnswerWithTheOneStartingHighest) {
+// Ranges of a subject overlap where plans were made from different measurements: the newest
+// answers its whole range (the older one, starting higher, used to answer above the newer's start
+// with a plan made from measurements since replaced).
+TEST(PlanShelf, TheNewestOfOverlappingPlansAnswersItsWholeRange) {
   PlanShelf shelf;
   shelf.put(key_at(10), plan_named("low"), {0, 1000});
   shelf.put(key_at(500), plan_named("high"), {400, 600});
-  EXPECT_EQ(shelf.find(key_at(300)), plan_named("low"));
+  EXPECT_FALSE(shelf.find(key_at(300))) << "the older plan over the newer's range is gone";
   EXPECT_EQ(shelf.find(key_at(500)), plan_named("high"));
-  EXPECT_EQ(shelf.find(key_at(700)), plan_named("low")) << "past the high one's end";
-  shelf.put(key_at(450), plan_named("replaced"), {400, 500});
-  EXPECT_EQ(shelf.find(key_at(450)), plan_named("replaced"));
-  EXPECT_EQ(shelf.find(key_at(550)), plan_named("low"));
-  shelf.put_if_absent(key_at(450), plan_named("ignored"), {400, 900});
-  EXPECT_EQ(shelf.find(key_at(450)), plan_named("replaced"));
+  EXPECT_FALSE(shelf.find(key_at(700)));
+  shelf.put(key_at(300), plan_named("newest"), {200, 450});
+  EXPECT_EQ(shelf.find(key_at(420)), plan_named("newest"));
+  EXPECT_FALSE(shelf.find(key_at(500)));
+  shelf.put(key_at(450), plan_named("beside"), {450, 900});
+  EXPECT_EQ(shelf.find(key_at(449)), plan_named("newest")) << "ranges that only touch both stay";
+  EXPECT_EQ(shelf.find(key_at(450)), plan_named("beside"));
+  // What is loaded from a file, newest first: an older overlapping row is not taken.
+  shelf.put_if_absent(key_at(460), plan_named("older"), {440, 460});
+  EXPECT_EQ(shelf.find(key_at(445)), plan_named("newest"));
+  shelf.put_if_absent(key_at(950), plan_named("older, apart"), {950, LimitRange::kUnbounded});
+  EXPECT_EQ(shelf.find(key_at(LimitRange::kUnbounded)), plan_named("older, apart"));
+  shelf.put(key_at(5), plan_named("everything"), {0, LimitRange::kUnbounded});
+  for (std::uint64_t limit : {std::uint64_t{0}, std::uint64_t{450}, LimitRange::kUnbounded})
+    EXPECT_EQ(shelf.find(key_at(limit)), plan_named("everything"));
+}
+
+TEST(LimitRange, OverlapsWhereSomeLimitIsInBoth) {
+  EXPECT_TRUE((LimitRange{0, 10}.overlaps({9, 20})));
+  EXPECT_FALSE((LimitRange{0, 10}.overlaps({10, 20})));
+  EXPECT_TRUE((LimitRange{5, 6}.overlaps({0, LimitRange::kUnbounded})));
+  EXPECT_TRUE((LimitRange::exactly(LimitRange::kUnbounded).overlaps({7, LimitRange::kUnbounded})));
+  EXPECT_FALSE((LimitRange::exactly(7).overlaps(LimitRange::exactly(8))));
 }
 
 TEST(PlanShelf, AnExactRangeAnswersOneLimit) {

@@ -94,6 +94,57 @@ TEST(Merge, NewerPlansWinAndTheTargetIsCreated) {
   EXPECT_EQ(store.find_plan(plan_key(gpu_fingerprint())), std::vector<Configuration>{});
 }
 
+// Plans of one kernel benched twice (again, or on another node) answer overlapping ranges of
+// limits. Merged, the newest answers its whole range: the older one used to stay beside it, and
+// starting higher, answered a job above the newer one's start, while `plan` showed the newer.
+TEST(Merge, TheNewestOfOverlappingPlansAnswersItsWholeRange) {
+  TempFolder folder;
+  const auto older = folder.file("older.db"), newer = folder.file("newer.db");
+  const auto key = plan_key(gpu_fingerprint(), 32, 8 << 20);
+  const std::vector<Configuration> whole = {
+      Configuration{{{"cudnn", "IMPLICIT_GEMM", 32, 3.0, 0}}}};
+  {
+    SqliteStore store(older);
+    store.put_plan(key, whole, {55296, 16 << 20});
+  }
+  {
+    SqliteStore store(newer);
+    store.put_plan(key, sample_plan(32), {27648, 12 << 20});
+  }
+  raw_connection(older).execute("UPDATE plans SET created_at = 1000");
+  raw_connection(newer).execute("UPDATE plans SET created_at = 2000");
+  const auto merged = folder.file("merged.db");
+  ASSERT_TRUE(db::merge_databases({older, newer}, merged));
+  auto at = [&](const std::string& path, std::uint64_t limit) {
+    PlanKey asked = key;
+    asked.workspace_limit = limit;
+    return SqliteStore(path).find_plan(asked);
+  };
+  for (std::uint64_t limit : {27648u, 55296u, 8u << 20})
+    EXPECT_EQ(at(merged, limit), sample_plan(32)) << limit;
+  EXPECT_FALSE(at(merged, 14 << 20)) << "the older plan is gone, not cut";
+  EXPECT_EQ(raw_connection(merged).query_integer("SELECT count(*) FROM plans"), 1);
+  // The other way round: the older plan loses to the newer in the target, and nothing changes.
+  const auto again = db::merge_database(older, newer);
+  ASSERT_TRUE(again) << again.error();
+  EXPECT_EQ(again->plans_written, 0u);
+  EXPECT_EQ(at(newer, 8 << 20), sample_plan(32));
+  // A file written before (both rows there, as merges left them): the newest row answers,
+  // whatever its start.
+  {
+    auto raw = raw_connection(newer);
+    raw.execute(("ATTACH '" + older + "' AS o").c_str());
+    raw.execute(
+        "INSERT INTO plans (fingerprint_id, subject, policy, workspace_limit, mode, "
+        "configurations, created_at, valid_below) SELECT fingerprint_id, subject, policy, "
+        "workspace_limit, mode, configurations, created_at, valid_below FROM o.plans");
+  }
+  ASSERT_EQ(raw_connection(newer).query_integer("SELECT count(*) FROM plans"), 2);
+  EXPECT_EQ(at(newer, 8 << 20), sample_plan(32));
+  raw_connection(newer).execute("UPDATE plans SET created_at = 3000 WHERE workspace_limit = 55296");
+  EXPECT_EQ(at(newer, 8 << 20), whole);
+}
+
 TEST(Merge, ErrorsNameTheFile) {
   TempFolder folder;
   const auto good = folder.file("good.db"), bad = folder.file("bad.db");
