@@ -109,4 +109,19 @@ Expected<double> non_negative_number_field(const nlohmann::json& object, const s
   return Error{field + ": " + describe(v) + " is not a finite number >= 0"};
 }
 
+std::optional<std::string> unknown_field(const nlohmann::json& object,
+                                         std::initializer_list<const char*> fields,
+                                         const char* what) {
+  if (!object.is_object()) return std::nullopt;  // the fields' own reading says what it is
+  for (const auto& [key, value] : object.items()) {
+    bool known = false;
+    for (const char* field : fields) known = known || key == field;
+    if (known) continue;
+    std::string names;
+    for (const char* field : fields) names += (names.empty() ? "" : ", ") + std::string(field);
+    return "'" + key + "' is not a field of " + what + " (" + names + ")";
+  }
+  return std::nullopt;
+}
+
 }  // namespace ucudnn::db

@@ -3,6 +3,7 @@
 // field and shows the offending value, e.g. "batch: -4 is not an integer >= 1", so that a
 // bad export file or a poisoned plan can be found and fixed.
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 
@@ -23,6 +24,13 @@ Expected<std::int64_t> integer_field(const nlohmann::json& object, const std::st
 Expected<std::uint64_t> unsigned_field(const nlohmann::json& object, const std::string& field);
 // A finite number >= 0.
 Expected<double> non_negative_number_field(const nlohmann::json& object, const std::string& field);
+
+// The first member of `object` not among `fields`, as an error naming the fields `what` has: a
+// mistyped optional field ("valid_bellow") would otherwise be dropped without a word, and a
+// mistyped required one be reported missing with no hint why.
+std::optional<std::string> unknown_field(const nlohmann::json& object,
+                                         std::initializer_list<const char*> fields,
+                                         const char* what);
 
 // Text fields read straight into a row's members, in the table's order; the error is the
 // first missing or non-text one's.

@@ -78,6 +78,13 @@ constexpr TextField<MeasurementRow> kMeasurementTexts[] = {
 
 Expected<MeasurementRow> measurement_from_json(const nlohmann::json& value) {
   if (!value.is_object()) return Error{describe(value) + " is not an object"};
+  // "type" names the row in the lines layout.
+  if (auto unknown = unknown_field(value,
+                                   {"type", "fingerprint", "kernel_key", "kernel_hash", "backend",
+                                    "algorithm", "micro_batch", "status", "time_ms", "min_ms",
+                                    "max_ms", "repeats", "workspace_bytes", "measured_at"},
+                                   "a measurement"))
+    return Error{*unknown};
   MeasurementRow row;
   if (auto error = read_text_fields(value, kMeasurementTexts, row)) return Error{*error};
   UCUDNN_READ(micro_batch, integer_field(value, "micro_batch", 0));
@@ -112,6 +119,11 @@ constexpr TextField<PlanKey> kPlanKeyTexts[] = {{"fingerprint", &PlanKey::finger
 
 Expected<PlanRow> plan_from_json(const nlohmann::json& value) {
   if (!value.is_object()) return Error{describe(value) + " is not an object"};
+  if (auto unknown = unknown_field(value,
+                                   {"type", "fingerprint", "subject", "policy", "workspace_limit",
+                                    "mode", "valid_below", "configurations", "created_at"},
+                                   "a plan"))
+    return Error{*unknown};
   PlanKey key;
   if (auto error = read_text_fields(value, kPlanKeyTexts, key)) return Error{*error};
   UCUDNN_READ(limit, unsigned_field(value, "workspace_limit"));

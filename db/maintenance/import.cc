@@ -36,6 +36,8 @@ std::optional<std::string> add_row(const std::string& type, const nlohmann::json
     rows.plans.push_back(std::move(row).value());
   } else if (type == "fingerprint") {
     // Informational (rows name their fingerprint themselves), but still well-formed.
+    if (auto unknown = unknown_field(value, {"type", "canonical", "fields"}, "a fingerprint"))
+      return unknown;
     auto canonical = string_field(value, "canonical");
     if (!canonical) return canonical.error();
   } else {

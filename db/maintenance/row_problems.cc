@@ -9,6 +9,7 @@
 #include "core/plan_mode.h"
 #include "core/saturating.h"
 #include "core/workspace_sharing.h"
+#include "db/sqlite.h"
 
 namespace ucudnn::db {
 
@@ -25,6 +26,14 @@ std::optional<std::int64_t> batch_of(std::string_view kernel_key) {
   return batch;
 }
 
+// A time to come wins every later merge and import (the newest row wins) for as long: more than
+// a day ahead (clocks of a cluster's nodes differ by less) is a bad clock or a hand edit.
+std::optional<std::string> future_time(const char* field, std::int64_t at) {
+  constexpr std::int64_t kDay = 24 * 60 * 60;
+  if (at <= sqlite::unix_now() + kDay) return std::nullopt;
+  return std::string(field) + " " + std::to_string(at) + " is more than a day in the future";
+}
+
 }  // namespace
 
 std::optional<std::string> measurement_problem(const MeasurementRow& row) {
@@ -39,10 +48,11 @@ std::optional<std::string> measurement_problem(const MeasurementRow& row) {
   if (auto batch = batch_of(row.kernel_key); batch && *batch != row.micro_batch)
     return "micro_batch " + std::to_string(row.micro_batch) + " differs from the kernel's batch " +
            std::to_string(*batch);
-  return std::nullopt;
+  return future_time("measured_at", row.measured_at);
 }
 
 std::optional<std::string> plan_problem(const PlanRow& row) {
+  if (auto future = future_time("created_at", row.created_at)) return future;
   auto policy = parse_batch_size_policy(row.key.policy);
   if (!policy || name_of(*policy) != row.key.policy)
     return "policy '" + row.key.policy + "' is not a batch size policy";

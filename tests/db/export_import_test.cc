@@ -138,6 +138,20 @@ TEST(ExportImport, ImportValidatesEveryField) {
        "plans[0].micro-batches cover"},
       {"mistyped list", [](auto& d) { d["measurement"] = d["measurements"]; },
        "'measurement' is not a field of an export"},
+      // Inside rows too (they used to be dropped without a word: a misspelt valid_below made the
+      // plan answer its exact limit only).
+      {"field of no measurement", [](auto& d) { d["measurements"][1]["comment"] = "fast"; },
+       "measurements[1].'comment' is not a field of a measurement (type, fingerprint,"},
+      {"misspelt plan field",
+       [](auto& d) { d["plans"][0]["valid_bellow"] = d["plans"][0]["valid_below"]; },
+       "plans[0].'valid_bellow' is not a field of a plan"},
+      {"field of no fingerprint", [](auto& d) { d["fingerprints"][0]["gpu"] = "H100"; },
+       "fingerprints[0].'gpu' is not a field of a fingerprint (type, canonical, fields)"},
+      // A time to come would win every later merge and import for good.
+      {"measured in the future", [](auto& d) { d["measurements"][0]["measured_at"] = 41000000000; },
+       "measurements[0].measured_at 41000000000 is more than a day in the future"},
+      {"planned in the future", [](auto& d) { d["plans"][0]["created_at"] = 41000000000; },
+       "plans[0].created_at 41000000000 is more than a day in the future"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
