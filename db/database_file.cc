@@ -241,14 +241,44 @@ OpenOutcome open_leased(const std::string& path, Access access, const OpenOption
 
 }  // namespace
 
-bool has_database_header(const std::string& path) {
-  static constexpr char kHeader[] = "SQLite format 3";  // and its terminating zero: 16 bytes
+namespace {
+
+constexpr char kHeader[] = "SQLite format 3";  // and its terminating zero: 16 bytes
+
+// The bytes read of the first 16 of `path` (up to 16), and whether they are SQLite's header.
+std::pair<std::streamsize, bool> header_read(const std::string& path, bool& readable) {
   std::ifstream file(path, std::ios::binary);
-  if (!file) return true;
+  readable = static_cast<bool>(file);
+  if (!file) return {0, false};
   char start[sizeof kHeader] = {};
   file.read(start, sizeof start);
   const auto read = file.gcount();
-  return read == 0 || (read == sizeof start && std::memcmp(start, kHeader, sizeof start) == 0);
+  return {read, read == sizeof start && std::memcmp(start, kHeader, sizeof start) == 0};
+}
+
+}  // namespace
+
+bool has_database_header(const std::string& path) {
+  bool readable = false;
+  const auto [read, header] = header_read(path, readable);
+  return !readable || read == 0 || header;
+}
+
+bool is_database_file(const std::string& path) {
+  bool readable = false;
+  return header_read(path, readable).second;
+}
+
+std::string write_error(const std::string& path, const std::exception& error) {
+  std::string message = error.what();
+  const auto* sqlite_error = dynamic_cast<const sqlite::Error*>(&error);
+  if (!sqlite_error || sqlite_error->code() != SQLITE_READONLY) return message;
+  const std::filesystem::path file(path);
+  const std::filesystem::path folder = file.parent_path().empty() ? "." : file.parent_path();
+  if (::access(path.c_str(), W_OK) == 0 && ::access(folder.c_str(), W_OK | X_OK) != 0)
+    message += " (the folder '" + folder.string() +
+               "' cannot be written, and SQLite makes its journal beside the database)";
+  return message;
 }
 
 bool looks_like_text(const std::string& path) {

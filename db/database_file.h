@@ -6,6 +6,7 @@
 // check` runs the full integrity check. The store sets a damaged file aside and starts afresh
 // (never a text file: that is the user's); the maintenance commands report it.
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 
@@ -86,6 +87,15 @@ Expected<std::string> set_aside(const std::string& path, const std::string& tag)
 // Whether `path` starts as every SQLite database does, or is empty (SQLite's empty database);
 // true where it cannot be read (opening it then says why).
 bool has_database_header(const std::string& path);
+
+// Whether `path` can be read and starts with SQLite's header: a database with something in it
+// (not an empty file, not an unreadable one), which the tool's outputs never write over.
+bool is_database_file(const std::string& path);
+
+// What an error writing the database at `path` says, and where the folder cannot be written
+// while the file can, that this is why (SQLite makes its journal beside the database, and its
+// own message blames the database: "attempt to write a readonly database").
+std::string write_error(const std::string& path, const std::exception& error);
 
 // Whether `path` starts as text does, not as a damaged database: no zero byte and no control
 // character but white space (a damaged file's bytes, random or zeroed, have them; UTF-8 text

@@ -168,7 +168,7 @@ Expected<ImportResult> import_database(const std::string& path, std::istream& in
     });
     return result;
   } catch (const std::exception& error) {
-    return Error{"importing into " + path + ": " + error.what()};
+    return Error{"importing into " + path + ": " + write_error(path, error)};
   }
 }
 

@@ -77,7 +77,8 @@ Expected<std::vector<MergeResult>> merge_databases(const std::vector<std::string
   } catch (const std::exception& error) {
     const std::string what = source_being_read.empty() ? std::string("merging into ") + target
                                                        : "reading " + source_being_read;
-    return Error{what + ": " + error.what()};
+    return Error{what + ": " +
+                 (source_being_read.empty() ? write_error(target, error) : error.what())};
   }
 }
 

@@ -23,7 +23,7 @@ Expected<VacuumResult> vacuum_database(const std::string& path, const sqlite::Lo
     result.size_after = fs::file_size(path, error);
     return result;
   } catch (const std::exception& error) {
-    return Error{"vacuuming " + path + ": " + error.what()};
+    return Error{"vacuuming " + path + ": " + write_error(path, error)};
   }
 }
 

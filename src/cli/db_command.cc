@@ -1,6 +1,8 @@
 #include "db_command.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +11,7 @@
 #include "common_options.h"
 #include "core/text.h"
 #include "database_access.h"
+#include "db/database_file.h"
 #include "db/maintenance/commands.h"
 #include "exit_status.h"
 #include "output_file.h"
@@ -50,9 +53,9 @@ int info(const std::string& path) {
               counted(result->plans, "plan").c_str(),
               counted(result->fingerprints.size(), "fingerprint").c_str());
   for (const auto& f : result->fingerprints)
-    std::printf("\n%s\n    %zu measurements (%zu unsupported), %zu plans, last measured %s\n",
-                f.fingerprint.c_str(), f.measurements, f.unsupported, f.plans,
-                utc_time(f.last_measured_at).c_str());
+    std::printf("\n%s\n    %s (%zu unsupported), %s, last measured %s\n", f.fingerprint.c_str(),
+                counted(f.measurements, "measurement").c_str(), f.unsupported,
+                counted(f.plans, "plan").c_str(), utc_time(f.last_measured_at).c_str());
   return 0;
 }
 
@@ -100,8 +103,16 @@ int import_from(const std::string& path, const std::string& file) {
   const bool from_stdin = file.empty() || file == "-";
   std::ifstream in;
   if (!from_stdin) {
+    std::error_code ignored;
+    if (std::filesystem::is_directory(file, ignored))
+      return fail("import", "cannot read '" + file + "': it is a folder");
+    // A database given where an export goes: its rows are merge's to copy.
+    if (db::is_database_file(file))
+      return fail("import", "'" + file +
+                                "' is a SQLite database, not an export: `ucudnn db merge " + file +
+                                " --into " + path + "` copies its rows");
     in.open(file, std::ios::binary);
-    if (!in) return fail("import", "cannot read '" + file + "'");
+    if (!in) return fail("import", "cannot read '" + file + "': " + std::strerror(errno));
   }
   auto result = db::import_database(path, from_stdin ? std::cin : in, tool_lock_wait());
   if (!result)
@@ -146,7 +157,7 @@ void add_db_command(CLI::App& app, DbOptions& options) {
   merge
       ->add_option("--into", options.into,
                    "the database to copy into, created when missing (default: UCUDNN_DATABASE, "
-                   "else $XDG_CACHE_HOME/ucudnn/ucudnn.db)")
+                   "else $XDG_CACHE_HOME/ucudnn/ucudnn.db or ~/.cache/ucudnn/ucudnn.db)")
       ->transform(home_expanded_path());
   auto* exporter = db->add_subcommand("export", "Write every row as JSON");
   exporter->add_option("file", options.file, "output file (default, or '-': stdout)")

@@ -154,7 +154,7 @@ std::ostream* OutputFile::stream() {
   }
   // A slip of the option (report --out ucudnn.db, db export other.db) would put a page or an
   // export where a database's measurements were: refused, the file untouched.
-  if (fs::is_regular_file(status) && db::has_database_header(d.path.string())) {
+  if (fs::is_regular_file(status) && db::is_database_file(d.path.string())) {
     error_ = named("will not write over") +
              ": it is a SQLite database (a benchmark database?), which would be lost; name "
              "another file, or remove it first";

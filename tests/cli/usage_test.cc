@@ -82,5 +82,30 @@ TEST_F(CliTest, BadCommandLinesExitTwoAndHelpExitsZero) {
   EXPECT_EQ(version.out, "ucudnn " UCUDNN_PROJECT_VERSION "\n") << describe(version);
 }
 
+// What `db import` is given in place of an export: a folder (it used to say "basic_filebuf::
+// underflow error reading the file"), a file that is not there (with no reason), a database
+// (a JSON parse error, where merge is what copies its rows).
+TEST_F(CliTest, ImportNamesWhatItWasGivenInPlaceOfAnExport) {
+  const auto folder = run({"db", "import", path(""), "--database", path("a.db")});
+  EXPECT_NE(folder.status, 0);
+  EXPECT_NE(folder.err.find("cannot read '" + path("") + "': it is a folder"), std::string::npos)
+      << folder.err;
+  const auto missing = run({"db", "import", path("no.json"), "--database", path("a.db")});
+  EXPECT_NE(missing.err.find("cannot read '" + path("no.json") + "': No such file or directory"),
+            std::string::npos)
+      << missing.err;
+  ASSERT_EQ(
+      run(concat({"bench", "--no-check-plans", "--database", path("b.db")}, bench_args())).status,
+      0);
+  const auto database = run({"db", "import", path("b.db"), "--database", path("a.db")});
+  EXPECT_NE(database.status, 0);
+  const std::string b = path("b.db"), a = path("a.db");
+  std::string expected = "'" + b;
+  expected += "' is a SQLite database, not an export: `ucudnn db merge ";
+  expected += b + " --into " + a + "`";
+  EXPECT_NE(database.err.find(expected), std::string::npos) << database.err;
+  EXPECT_FALSE(std::filesystem::exists(path("a.db")));
+}
+
 }  // namespace
 }  // namespace ucudnn::testing

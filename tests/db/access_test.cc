@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "db/database_file.h"
+#include "db/maintenance/commands.h"
 #include "db/sqlite_store.h"
 #include "db_test_support.h"
 
@@ -101,6 +103,41 @@ TEST(Access, AWritableFileInAReadOnlyFolder) {
   const auto before = read_file(path);
   expect_read_only_use(path);
   EXPECT_EQ(read_file(path), before);
+}
+
+// The maintenance commands in the same place: SQLite's own message blames the database ("attempt
+// to write a readonly database"); the folder is named as the cause.
+TEST(Access, VacuumInAReadOnlyFolderNamesTheFolder) {
+  TempFolder folder;
+  fs::create_directory(folder.file("locked"));
+  const auto path = folder.file("locked/ucudnn.db");
+  fill(path);
+  fs::permissions(path, fs::perms::all);
+  fs::permissions(folder.file("locked"), fs::perms::owner_read | fs::perms::owner_exec |
+                                             fs::perms::others_read | fs::perms::others_exec);
+  as_unprivileged_user([&] {
+    const auto vacuumed = db::vacuum_database(path);
+    ASSERT_FALSE(vacuumed);
+    EXPECT_NE(vacuumed.error().find("(the folder '" + folder.file("locked") +
+                                    "' cannot be written, and SQLite makes its journal beside the "
+                                    "database)"),
+              std::string::npos)
+        << vacuumed.error();
+  });
+}
+
+// What the tool's outputs never write over: a file with SQLite's header, not an empty one (as
+// has_database_header takes it, for opening), an unreadable or a missing one.
+TEST(Access, ADatabaseFileIsOneWithSQLitesHeader) {
+  TempFolder folder;
+  fill(folder.file("a.db"));
+  write_file(folder.file("empty"), "");
+  write_file(folder.file("text"), "<html></html>");
+  write_file(folder.file("cut"), "SQLite form");
+  EXPECT_TRUE(db::is_database_file(folder.file("a.db")));
+  for (const char* name : {"empty", "text", "cut", "missing"})
+    EXPECT_FALSE(db::is_database_file(folder.file(name))) << name;
+  EXPECT_TRUE(db::has_database_header(folder.file("empty")));
 }
 
 TEST(Access, AnUnreadableFile) {

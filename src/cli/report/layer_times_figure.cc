@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/text.h"
 #include "report/axis.h"
 #include "report/figures.h"
 #include "report/svg.h"
@@ -68,9 +69,10 @@ void micro_batches(pugi::xml_node row, const Configuration& plan, double y,
                                 {"fill", s.fill},
                                 {"data-algorithm", m.algorithm},
                                 {"data-batch", std::to_string(m.batch)}});
-    hover_text(r, formatted("%s%s:%s, %lld samples, %.3f ms, %s", host ? "host " : "",
-                            m.backend.c_str(), m.algorithm.c_str(), static_cast<long long>(m.batch),
-                            m.time_ms, format_byte_size(m.workspace_bytes).c_str()));
+    hover_text(r, formatted("%s%s:%s, %s, %.3f ms, %s", host ? "host " : "", m.backend.c_str(),
+                            m.algorithm.c_str(),
+                            counted(static_cast<std::size_t>(m.batch), "sample").c_str(), m.time_ms,
+                            format_byte_size(m.workspace_bytes).c_str()));
     at += static_cast<double>(m.batch);
   };
   for (const auto& m : plan.micro) block(m, false);
