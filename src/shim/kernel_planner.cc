@@ -20,6 +20,7 @@
 #include "shim/application_engines.h"
 #include "shim/hybrid_executor.h"
 #include "shim/log.h"
+#include "shim/outdated_plans.h"
 #include "shim/registry.h"
 
 namespace ucudnn::shim {
@@ -39,12 +40,6 @@ std::string ran_and_the_others(const StoredBenchmarker& stored) {
             " do not apply at their size, need more workspace than the limit, or cannot be "
             "measured now";
   return text;
-}
-
-// The smallest micro-batch size `kernel` is planned at, where a candidate needs the least
-// workspace.
-KernelKey smallest_planned(const PlannerContext& context, const KernelKey& kernel) {
-  return kernel.with_batch(planned_micro_batch_sizes(kernel, context.policy).front());
 }
 
 // A configuration the application runs for the kernel, allowed to it, that the store has not
@@ -192,55 +187,6 @@ std::optional<std::string> device_plan_problem(const PlannerContext& context,
 }
 
 }  // namespace
-
-namespace {
-
-// A plan whose cuDNN micro-batches name legacy algorithms ("FFT_TILING").
-bool planned_among_algorithms(const Configuration& plan) {
-  return std::any_of(plan.micro.begin(), plan.micro.end(), [](const MicroConfiguration& m) {
-    return m.backend == "cudnn" && !is_engine_name(m.algorithm);
-  });
-}
-
-// A plan whose cuDNN micro-batches name engine configurations ("eng4{k2=1}").
-bool planned_among_engines(const Configuration& plan) {
-  return std::any_of(plan.micro.begin(), plan.micro.end(), [](const MicroConfiguration& m) {
-    return m.backend == "cudnn" && is_engine_name(m.algorithm);
-  });
-}
-
-// Why a valid stored plan within `limit` is no longer what planning would give (a suffix for a
-// log line naming the plan): it was made among the legacy algorithms where cuDNN's engine
-// configurations are now the candidates (an older database), or without a configuration the
-// application runs that fits the limit at the smallest planned size (one that does not was no
-// candidate, and is never measured, within it). Planned again, from the stored measurements
-// and the new ones, and replaced.
-std::optional<std::string> outdated(const PlannerContext& context, const KernelKey& kernel,
-                                    const Configuration& plan, std::uint64_t limit) {
-  if (planned_among_other_candidates(context, plan))
-    return context.engine_candidates
-               ? std::string(
-                     " was made among the legacy algorithms: planning it again among cuDNN's "
-                     "engine configurations")
-               : std::string(
-                     " was made among cuDNN's engine configurations: planning it again among "
-                     "the legacy algorithms (UCUDNN_CANDIDATES=algorithms)");
-  if (!context.unplanned_application_engine) return std::nullopt;
-  const auto bytes =
-      cudnn::candidate_workspace(context.api, context.handle, smallest_planned(context, kernel),
-                                 *context.unplanned_application_engine, context.kept_plans);
-  if (!bytes || *bytes > limit) return std::nullopt;
-  return " was made without the application's engine configuration " +
-         *context.unplanned_application_engine + ": planning it again with it";
-}
-
-}  // namespace
-
-bool planned_among_other_candidates(const PlannerContext& context, const Configuration& plan) {
-  if (context.engine_candidates)
-    return planned_among_algorithms(plan) && cudnn::has_graph_api(cudnn::backend_api());
-  return planned_among_engines(plan);
-}
 
 std::optional<MicroConfiguration> undivided_within(const PlannerContext& context,
                                                    const KernelKey& kernel, std::uint64_t limit) {

@@ -109,11 +109,6 @@ inline constexpr const char* kNotEveryMeasurementStored =
 inline constexpr const char* kEveryCandidateExcluded =
     "UCUDNN_EXCLUDE_ALGORITHMS excludes every candidate of it";
 
-// Whether a stored plan was made among other candidates than the context's: cuDNN's engine
-// configurations where the legacy algorithms are asked for (UCUDNN_CANDIDATES=algorithms), or
-// the legacy algorithms where the engines are the candidates and the library has them.
-bool planned_among_other_candidates(const PlannerContext& context, const Configuration& plan);
-
 // The split of the batch between the GPU (within `limit`) and the host that HybridMode asks
 // for: a configuration with an offloaded share, or the GPU's own plan where no split is
 // predicted to gain (kAuto). Measured and stored like WR's plans, under the GPU's and the

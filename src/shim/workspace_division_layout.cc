@@ -9,6 +9,7 @@
 #include "core/sharing_groups.h"
 #include "core/workspace_sharing.h"
 #include "shim/log.h"
+#include "shim/outdated_plans.h"
 #include "shim/workspace_division_session.h"
 #include "user_input/byte_size.h"
 

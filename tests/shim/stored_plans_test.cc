@@ -42,6 +42,35 @@ int plan_rows(const std::string& database) {
   return rows;
 }
 
+// A stored plan is the best by the measurements it was made from; where those were replaced
+// (measured again, or by newer ones from `ucudnn db merge` or import), it is planned again from
+// the stored ones, measuring nothing, and stored: the next run takes it as it is.
+TEST_F(EndToEnd, APlanMadeFromMeasurementsSinceReplacedIsPlannedAgain) {
+  const std::string database = database_path();
+  Environment environment = {{"UCUDNN_DATABASE", database}, {"UCUDNN_LOG_LEVEL", "info"}};
+  const ProgramRun first = preloaded({}, environment);
+  expect_ran_on_doubles(first);
+  const ProgramRun second = preloaded({}, environment);
+  EXPECT_EQ(count_of(second.process.err, "since replaced"), 0) << second.process.err;
+  EXPECT_EQ(count_of(second.process.err, "benchmarked "), 0);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(database.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "UPDATE measurements SET time_ms = time_ms * 2, min_ms = min_ms * 2, "
+                         "max_ms = max_ms * 2, measured_at = measured_at + 1",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  const ProgramRun replanned = preloaded({}, environment);
+  expect_same_results(first, replanned);
+  EXPECT_EQ(count_of(replanned.process.err, "was made from measurements since replaced"),
+            static_cast<int>(example_kernels(kBatch).size()))
+      << replanned.process.err;
+  EXPECT_EQ(count_of(replanned.process.err, "benchmarked "), 0) << "nothing measured again";
+  const ProgramRun settled = preloaded({}, environment);
+  EXPECT_EQ(count_of(settled.process.err, "since replaced"), 0) << settled.process.err;
+}
+
 // Find*Ex limits are whatever buffer the application passes (PyTorch: the free memory), so
 // every run may bring new ones. A stored plan answers every limit from its workspace up to
 // the next measured workspace, so however many runs, the rows stay within the number of
