@@ -3,6 +3,7 @@
 
 #include "db/database_file.h"
 #include "db/maintenance/commands.h"
+#include "db/maintenance/row_problems.h"
 #include "db/row_reader.h"
 #include "db/row_writer.h"
 
@@ -16,7 +17,8 @@ struct SourceRows {
   std::vector<PlanRow> plans;
 };
 
-// Everything `source` holds, a garbage row skipped rather than copied; read before the target
+// Everything `source` holds, a garbage row, or one `db check` reports (row_problems.h: a time
+// ahead, which would win every later merge), skipped rather than copied; read before the target
 // is written, so that no source's read lock is held then.
 Expected<SourceRows> read_source(const std::string& source, const std::string& target,
                                  const sqlite::LockWait& wait) {
@@ -27,13 +29,13 @@ Expected<SourceRows> read_source(const std::string& source, const std::string& t
   if (!from) return Error{from.error()};
   SourceRows rows;
   for_each_measurement(from.value().connection, [&](std::int64_t, Expected<MeasurementRow> row) {
-    if (row)
+    if (row && !measurement_problem(*row))
       rows.measurements.push_back(std::move(row).value());
     else
       ++rows.result.invalid_rows_skipped;
   });
   for_each_plan(from.value().connection, [&](std::int64_t, Expected<PlanRow> row) {
-    if (row)
+    if (row && !plan_problem(*row))
       rows.plans.push_back(std::move(row).value());
     else
       ++rows.result.invalid_rows_skipped;

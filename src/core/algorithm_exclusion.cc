@@ -153,7 +153,9 @@ bool ExclusionAccount::filtered(const std::string& backend) const {
 
 std::vector<std::string> ExcludingBenchmarker::algorithms(const KernelKey& kernel) {
   auto names = device_.algorithms(kernel);
+  const bool listed = !names.empty();
   account_.filter(device_.backend_name(), kernel, names);
+  emptied_last_list_ = listed && names.empty();
   return names;
 }
 

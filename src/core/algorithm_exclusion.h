@@ -94,11 +94,16 @@ class ExcludingBenchmarker final : public Benchmarker {
                                        std::int64_t micro_batch) override;
   // What the exclusion did to the kernels listed so far.
   const ExclusionAccount& account() const { return account_; }
+  // Whether the last list asked for had algorithms and the exclusion took them all (this
+  // benchmarker's own: a shared account's record is of every kernel of the process, whose lists
+  // may differ from call to call).
+  bool emptied_last_list() const { return emptied_last_list_; }
 
  private:
   Benchmarker& device_;
   std::optional<ExclusionAccount> own_account_;
   ExclusionAccount& account_;
+  bool emptied_last_list_ = false;
 };
 
 }  // namespace ucudnn

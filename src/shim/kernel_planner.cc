@@ -101,18 +101,17 @@ class NothingMeasured final : public Benchmarker {
 };
 
 // Why no candidate of `kernel` was left to measure, where an exclusion left none: the user's
-// (kEveryCandidateExcluded), or the user's and the nondeterministic algorithms together.
+// (`users`, kEveryCandidateExcluded), or with the nondeterministic algorithms (`allowed`).
 std::optional<std::string> every_candidate_excluded(const PlannerContext& context,
-                                                    const ExcludingBenchmarker& allowed,
-                                                    const KernelKey& kernel) {
-  const std::string name = kernel.to_string();
-  if (context.exclusion_account &&
-      context.exclusion_account->kernels_left_without_algorithms().contains(name))
-    return kEveryCandidateExcluded;
-  if (!allowed.account().kernels_left_without_algorithms().contains(name)) return std::nullopt;
+                                                    const ExcludingBenchmarker* users,
+                                                    const ExcludingBenchmarker& allowed) {
+  if (users && users->emptied_last_list()) return kEveryCandidateExcluded;
+  if (!allowed.emptied_last_list()) return std::nullopt;
   if (!context.deterministic_only) return kEveryCandidateExcluded;
-  return "every candidate of it is nondeterministic or excluded by UCUDNN_EXCLUDE_ALGORITHMS, "
-         "and it must run deterministically";
+  return context.exclusion_account
+             ? "every candidate of it is nondeterministic or excluded by "
+               "UCUDNN_EXCLUDE_ALGORITHMS, and it must run deterministically"
+             : "every candidate of it is nondeterministic, and it must run deterministically";
 }
 
 // Online, the first run of a job waits for what is measured: only what could win (`pruning`).
@@ -147,7 +146,8 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
   StoredBenchmarker stored(context.may_measure ? static_cast<Benchmarker&>(allowed) : nothing,
                            context.store);
   MicroTable table = measure_micro_table(stored, kernel, context.policy, limit, pruning);
-  if (excluded_all) *excluded_all = every_candidate_excluded(context, allowed, kernel);
+  if (excluded_all)
+    *excluded_all = every_candidate_excluded(context, users ? &*users : nullptr, allowed);
   if (context.may_measure && stored.measurements_taken() > 0)
     log(LogLevel::kInfo, "benchmarked " + std::to_string(stored.measurements_taken()) +
                              " (algorithm, micro-batch) pairs of " + kernel.to_string() + " (" +
@@ -269,7 +269,9 @@ std::optional<std::string> hybrid_problem(const PlannerContext& context, const K
 }
 
 MicroTable measure_host(const PlannerContext& context, const KernelKey& kernel, Benchmarker& cpu) {
-  ExcludingBenchmarker allowed(cpu, *context.excluded);
+  std::optional<ExcludingBenchmarker> users;  // the account of what the user's entries excluded
+  if (context.exclusion_account) users.emplace(cpu, *context.exclusion_account);
+  ExcludingBenchmarker allowed(users ? static_cast<Benchmarker&>(*users) : cpu, *context.excluded);
   NothingMeasured nothing(allowed);
   const HeldSaves held(context.store);  // the kernel's measurements in one transaction
   StoredBenchmarker stored(context.may_measure ? static_cast<Benchmarker&>(allowed) : nothing,

@@ -26,9 +26,10 @@ std::optional<std::string> lookup(const Environment& getenv, const char* name, c
     const char* value = getenv(candidate);
     if (!value) continue;
     std::string_view text = value;
-    const auto first = text.find_first_not_of(" \t");
+    constexpr const char* kSpaces = " \t\r\n";  // an environment file's line ends too
+    const auto first = text.find_first_not_of(kSpaces);
     if (first == std::string_view::npos) continue;
-    text = text.substr(first, text.find_last_not_of(" \t") - first + 1);
+    text = text.substr(first, text.find_last_not_of(kSpaces) - first + 1);
     used = candidate;
     return std::string(text);
   }

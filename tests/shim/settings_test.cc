@@ -176,13 +176,15 @@ TEST(Settings, SpacesAroundAValueAreNoPartOfIt) {
                        {"UCUDNN_HYBRID", "on "},
                        {"UCUDNN_LOG_LEVEL", "\tinfo"},
                        {"UCUDNN_BENCHMARK_REPEATS", " 5 "},
-                       {"UCUDNN_DISABLE", "   "}});
+                       {"UCUDNN_DISABLE", "   "},
+                       {"UCUDNN_KNOB_VARIANTS", "on\r"}});
   EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
   EXPECT_EQ(r.settings.policy, BatchSizePolicy::kAll);
   EXPECT_EQ(r.settings.hybrid, Hybrid::kOn);
   EXPECT_EQ(r.settings.log_level, LogLevel::kInfo);
   EXPECT_EQ(r.settings.benchmark_repeats, 5);
   EXPECT_FALSE(r.settings.disabled);
+  EXPECT_TRUE(r.settings.knob_variants) << "a line end of an environment file written elsewhere";
   const auto bad = read({{"UCUDNN_HYBRID", " maybe "}});
   ASSERT_EQ(bad.warnings.size(), 1u);
   EXPECT_EQ(bad.warnings[0],

@@ -41,7 +41,9 @@ TEST(SettingNames, SettingsAndAProgramsOwnVariablesAreLeftAlone) {
   for (const auto& entry : entries) environment.push_back(entry.c_str());
   for (const char* own :
        {"UCUDNN_TEST_SEED=5", "UCUDNN_HYBRID_CHILD=1", "UCUDNN_PRELOAD=x.so", "UCUDNN=1",
-        "UCUDNN_=1", "UCUDNN_LIMIT=8MiB", "HYBRID=on", "ucudnn_hybrid=on", "UCUDNN_LOG_LEVEL"})
+        "UCUDNN_=1", "UCUDNN_LIMIT=8MiB", "HYBRID=on", "ucudnn_hybrid=on", "UCUDNN_LOG_LEVEL",
+        // A site's own, three mistakes from a setting.
+        "UCUDNN_BENCHMARK_OUT=x", "UCUDNN_WORKSPACE_LIMIT_MB=8", "UCUDNN_PRELOAD_LIBRARIES=a:b"})
     environment.push_back(own);
   EXPECT_TRUE(said_about(environment).empty());
   EXPECT_TRUE(misspelt_settings(nullptr).empty());
