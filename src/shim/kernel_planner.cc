@@ -100,19 +100,33 @@ class NothingMeasured final : public Benchmarker {
   Benchmarker& device_;
 };
 
-// Why no candidate of `kernel` was left to measure, where an exclusion left none: the user's
-// (`users`, kEveryCandidateExcluded), or with the nondeterministic algorithms (`allowed`).
-std::optional<std::string> every_candidate_excluded(const PlannerContext& context,
-                                                    const ExcludingBenchmarker* users,
-                                                    const ExcludingBenchmarker& allowed) {
-  if (users && users->emptied_last_list()) return kEveryCandidateExcluded;
-  if (!allowed.emptied_last_list()) return std::nullopt;
-  if (!context.deterministic_only) return kEveryCandidateExcluded;
-  return context.exclusion_account
-             ? "every candidate of it is nondeterministic or excluded by "
-               "UCUDNN_EXCLUDE_ALGORITHMS, and it must run deterministically"
-             : "every candidate of it is nondeterministic, and it must run deterministically";
-}
+// A device's candidates as planning may take them: without the user's exclusion (accounted in
+// the process's account, where one is kept), then without the context's (the nondeterministic
+// algorithms too, where the kernel must run deterministically).
+class AllowedCandidates {
+ public:
+  AllowedCandidates(const PlannerContext& context, Benchmarker& device) : context_(context) {
+    if (context.exclusion_account) users_.emplace(device, *context.exclusion_account);
+    allowed_.emplace(users_ ? static_cast<Benchmarker&>(*users_) : device, *context.excluded);
+  }
+  Benchmarker& benchmarker() { return *allowed_; }
+  // Why the kernel last listed had no candidate left, where an exclusion took them all: the
+  // user's (kEveryCandidateExcluded), or the user's and the nondeterministic algorithms.
+  std::optional<std::string> every_candidate_excluded() const {
+    if (users_ && users_->emptied_last_list()) return kEveryCandidateExcluded;
+    if (!allowed_->emptied_last_list()) return std::nullopt;
+    if (!context_.deterministic_only) return kEveryCandidateExcluded;
+    return context_.exclusion_account
+               ? "every candidate of it is nondeterministic or excluded by "
+                 "UCUDNN_EXCLUDE_ALGORITHMS, and it must run deterministically"
+               : "every candidate of it is nondeterministic, and it must run deterministically";
+  }
+
+ private:
+  const PlannerContext& context_;
+  std::optional<ExcludingBenchmarker> users_;
+  std::optional<ExcludingBenchmarker> allowed_;
+};
 
 // Online, the first run of a job waits for what is measured: only what could win (`pruning`).
 // `excluded_all`, where given, says why an exclusion left the kernel no candidate.
@@ -137,17 +151,12 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
   options.kept_plans = context.kept_plans;
   cudnn::CudnnBenchmarker device(context.api, context.runtime, context.handle, context.fingerprint,
                                  options);
-  std::optional<ExcludingBenchmarker> users;
-  if (context.exclusion_account) users.emplace(device, *context.exclusion_account);
-  ExcludingBenchmarker allowed(users ? static_cast<Benchmarker&>(*users) : device,
-                               *context.excluded);
-  NothingMeasured nothing(allowed);
+  AllowedCandidates allowed(context, device);
+  NothingMeasured nothing(allowed.benchmarker());
   const HeldSaves held(context.store);  // the kernel's measurements in one transaction
-  StoredBenchmarker stored(context.may_measure ? static_cast<Benchmarker&>(allowed) : nothing,
-                           context.store);
+  StoredBenchmarker stored(context.may_measure ? allowed.benchmarker() : nothing, context.store);
   MicroTable table = measure_micro_table(stored, kernel, context.policy, limit, pruning);
-  if (excluded_all)
-    *excluded_all = every_candidate_excluded(context, users ? &*users : nullptr, allowed);
+  if (excluded_all) *excluded_all = allowed.every_candidate_excluded();
   if (context.may_measure && stored.measurements_taken() > 0)
     log(LogLevel::kInfo, "benchmarked " + std::to_string(stored.measurements_taken()) +
                              " (algorithm, micro-batch) pairs of " + kernel.to_string() + " (" +
@@ -269,13 +278,10 @@ std::optional<std::string> hybrid_problem(const PlannerContext& context, const K
 }
 
 MicroTable measure_host(const PlannerContext& context, const KernelKey& kernel, Benchmarker& cpu) {
-  std::optional<ExcludingBenchmarker> users;  // the account of what the user's entries excluded
-  if (context.exclusion_account) users.emplace(cpu, *context.exclusion_account);
-  ExcludingBenchmarker allowed(users ? static_cast<Benchmarker&>(*users) : cpu, *context.excluded);
-  NothingMeasured nothing(allowed);
+  AllowedCandidates allowed(context, cpu);
+  NothingMeasured nothing(allowed.benchmarker());
   const HeldSaves held(context.store);  // the kernel's measurements in one transaction
-  StoredBenchmarker stored(context.may_measure ? static_cast<Benchmarker&>(allowed) : nothing,
-                           context.store);
+  StoredBenchmarker stored(context.may_measure ? allowed.benchmarker() : nothing, context.store);
   MicroTable table = measure_micro_table(stored, kernel, host_policy(context.policy),
                                          kNoWorkspaceLimit, Pruning::kDominated);
   if (context.may_measure && stored.measurements_taken() > 0)
