@@ -89,19 +89,20 @@ Expected<PlanRow> read_plan(const sqlite::Cursor& row) {
 
 }  // namespace
 
-void for_each_measurement(
+Unreadable for_each_measurement(
     sqlite::Connection& connection,
     const std::function<void(std::int64_t id, Expected<MeasurementRow>)>& visit) {
-  auto statement = connection.prepare(std::string(kMeasurementColumns) + " ORDER BY m.id");
-  auto cursor = statement.start();
-  while (cursor.step()) visit(cursor.integer(13), read_measurement(cursor));
+  return scan_past_damage(
+      connection, "measurements",
+      std::string(kMeasurementColumns) + " WHERE m.id >= ?1 ORDER BY m.id", 13,
+      [&](const sqlite::Cursor& row) { visit(row.integer(13), read_measurement(row)); });
 }
 
-void for_each_plan(sqlite::Connection& connection,
-                   const std::function<void(std::int64_t id, Expected<PlanRow>)>& visit) {
-  auto statement = connection.prepare(std::string(kPlanColumns) + " ORDER BY p.id");
-  auto cursor = statement.start();
-  while (cursor.step()) visit(cursor.integer(7), read_plan(cursor));
+Unreadable for_each_plan(sqlite::Connection& connection,
+                         const std::function<void(std::int64_t id, Expected<PlanRow>)>& visit) {
+  return scan_past_damage(
+      connection, "plans", std::string(kPlanColumns) + " WHERE p.id >= ?1 ORDER BY p.id", 7,
+      [&](const sqlite::Cursor& row) { visit(row.integer(7), read_plan(row)); });
 }
 
 void for_each_measurement_of(

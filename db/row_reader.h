@@ -7,17 +7,20 @@
 #include <optional>
 
 #include "core/expected.h"
+#include "db/damaged_scan.h"
 #include "db/rows.h"
 #include "db/sqlite.h"
 
 namespace ucudnn::db {
 
-// Every row of a table in rowid order, garbage included (as an Error).
-void for_each_measurement(
+// Every row of a table in rowid order, garbage included (as an Error); in a damaged file, every
+// row that can be read, and what could not (damaged_scan.h).
+[[nodiscard]] Unreadable for_each_measurement(
     sqlite::Connection& connection,
     const std::function<void(std::int64_t id, Expected<MeasurementRow>)>& visit);
-void for_each_plan(sqlite::Connection& connection,
-                   const std::function<void(std::int64_t id, Expected<PlanRow>)>& visit);
+[[nodiscard]] Unreadable for_each_plan(
+    sqlite::Connection& connection,
+    const std::function<void(std::int64_t id, Expected<PlanRow>)>& visit);
 
 // Every row of one device (its canonical fingerprint text), garbage included.
 void for_each_measurement_of(

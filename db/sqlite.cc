@@ -8,11 +8,10 @@ namespace ucudnn::sqlite {
 
 namespace {
 
-[[noreturn]] void fail(sqlite3* db, int code, std::string_view what) {
-  std::string message(what);
-  message += ": ";
-  message += db ? sqlite3_errmsg(db) : sqlite3_errstr(code);
-  throw Error(db ? sqlite3_extended_errcode(db) : code, message);
+// SQLite's own message: the caller names the file and what it was doing.
+[[noreturn]] void fail(sqlite3* db, int code) {
+  throw Error(db ? sqlite3_extended_errcode(db) : code,
+              db ? sqlite3_errmsg(db) : sqlite3_errstr(code));
 }
 
 }  // namespace
@@ -23,13 +22,12 @@ Cursor::~Cursor() {
 }
 
 Cursor& Cursor::bind(int index, std::int64_t value) {
-  if (int rc = sqlite3_bind_int64(statement_, index, value); rc != SQLITE_OK) fail(db_, rc, "bind");
+  if (int rc = sqlite3_bind_int64(statement_, index, value); rc != SQLITE_OK) fail(db_, rc);
   return *this;
 }
 
 Cursor& Cursor::bind(int index, double value) {
-  if (int rc = sqlite3_bind_double(statement_, index, value); rc != SQLITE_OK)
-    fail(db_, rc, "bind");
+  if (int rc = sqlite3_bind_double(statement_, index, value); rc != SQLITE_OK) fail(db_, rc);
   return *this;
 }
 
@@ -38,12 +36,12 @@ Cursor& Cursor::bind(int index, std::string_view value) {
   if (int rc = sqlite3_bind_text64(statement_, index, value.data(), value.size(), SQLITE_TRANSIENT,
                                    SQLITE_UTF8);
       rc != SQLITE_OK)
-    fail(db_, rc, "bind");
+    fail(db_, rc);
   return *this;
 }
 
 Cursor& Cursor::bind_null(int index) {
-  if (int rc = sqlite3_bind_null(statement_, index); rc != SQLITE_OK) fail(db_, rc, "bind");
+  if (int rc = sqlite3_bind_null(statement_, index); rc != SQLITE_OK) fail(db_, rc);
   return *this;
 }
 
@@ -51,7 +49,7 @@ bool Cursor::step() {
   const int rc = sqlite3_step(statement_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  fail(db_, rc, "step");
+  fail(db_, rc);
 }
 
 void Cursor::run() {
@@ -72,7 +70,7 @@ Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
       rc != SQLITE_OK) {
     sqlite3_finalize(statement_);
     statement_ = nullptr;
-    fail(db, rc, "prepare");
+    fail(db, rc);
   }
 }
 
@@ -124,7 +122,7 @@ Connection Connection::open(const std::string& path, int flags, const LockWait& 
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   Connection connection(db);  // owns the handle even when the open failed
-  if (rc != SQLITE_OK) fail(db, rc, "open");
+  if (rc != SQLITE_OK) fail(db, rc);
   sqlite3_extended_result_codes(db, 1);
   connection.busy_ =
       std::make_unique<BusyState>(BusyState{wait, label.empty() ? path : label, {}, false});

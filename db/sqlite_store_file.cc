@@ -184,8 +184,14 @@ SqliteStore::Impl::Replaced SqliteStore::Impl::replace_damaged(const std::string
          "; running without a benchmark cache");
     return Replaced::kGaveUp;
   }
+  // Damage is mostly a page or two: the rest of its rows are the user's to rescue.
+  const std::string rescue = failure.problem == db::FileProblem::kCorrupt
+                                 ? " (the rows it still holds are copied back by `ucudnn db "
+                                   "merge " +
+                                       *aside + " --into " + path + "`)"
+                                 : "";
   warn(named() + " was unusable (" + failure.message + "); moved it to " + *aside +
-       " and started a new one");
+       " and started a new one" + rescue);
   save_again();
   auto fresh = db::open_database(path, db::Access::kReadWrite, open_options(), &*exclusive);
   if (fresh.database) return take(fresh);

@@ -21,23 +21,31 @@ Expected<CheckReport> check_database(const std::string& path, const sqlite::Lock
       return report;
     }
     auto& c = outcome.database->connection;
-    {
+    try {
       auto statement = c.prepare("PRAGMA integrity_check(100)");
       auto row = statement.start();
       while (row.step())
         if (const auto message = row.text(0); message != "ok")
           report.problems.push_back("integrity_check: " + message);
+    } catch (const sqlite::Error& error) {
+      // Damage can stop the check itself; the rows are still read past it.
+      if (!error.damaged()) throw;
+      report.problems.push_back(std::string("integrity_check: ") + error.what());
     }
-    for_each_measurement(c, [&](std::int64_t id, Expected<MeasurementRow> row) {
+    auto unreadable = for_each_measurement(c, [&](std::int64_t id, Expected<MeasurementRow> row) {
       ++report.measurements_checked;
       auto problem = row ? measurement_problem(*row) : std::optional(row.error());
       if (problem) report.problems.push_back("measurement " + std::to_string(id) + ": " + *problem);
     });
-    for_each_plan(c, [&](std::int64_t id, Expected<PlanRow> row) {
-      ++report.plans_checked;
-      auto problem = row ? plan_problem(*row) : std::optional(row.error());
-      if (problem) report.problems.push_back("plan " + std::to_string(id) + ": " + *problem);
-    });
+    for (auto& stretch : for_each_plan(c, [&](std::int64_t id, Expected<PlanRow> row) {
+           ++report.plans_checked;
+           auto problem = row ? plan_problem(*row) : std::optional(row.error());
+           if (problem) report.problems.push_back("plan " + std::to_string(id) + ": " + *problem);
+         }))
+      unreadable.push_back(std::move(stretch));
+    for (const auto& stretch : unreadable)
+      report.problems.push_back("cannot read " + describe(stretch));
+    report.unreadable = std::move(unreadable);
     return report;
   } catch (const sqlite::Error& error) {
     // Damage that quick_check did not see can still stop the row scan midway.

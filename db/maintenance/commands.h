@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/expected.h"
+#include "db/damaged_scan.h"
 #include "db/sqlite.h"
 
 namespace ucudnn::db {
@@ -37,6 +38,7 @@ struct MergeResult {
   std::size_t plans_read = 0;
   std::size_t plans_written = 0;
   std::size_t invalid_rows_skipped = 0;  // garbage rows in the source
+  Unreadable unreadable;                 // a damaged source's rows that could not be read
 };
 // Copies `source` into `target` (created when missing) in one transaction. Per key, the
 // later measured_at (created_at for plans) wins; on equal times the target's row stays, so
@@ -60,8 +62,10 @@ struct ExportResult {
   std::size_t measurements = 0;
   std::size_t plans = 0;
   std::size_t invalid_rows_skipped = 0;
+  Unreadable unreadable;  // a damaged file's rows that could not be read
 };
-// Every valid row, in the format of export_format.h.
+// Every valid row, in the format of export_format.h; of a damaged file, every one that can be
+// read (damaged_scan.h).
 Expected<ExportResult> export_database(const std::string& path, std::ostream& out,
                                        ExportLayout layout, const sqlite::LockWait& wait = {});
 
@@ -81,6 +85,7 @@ struct CheckReport {
   std::vector<std::string> problems;  // empty: healthy
   std::size_t measurements_checked = 0;
   std::size_t plans_checked = 0;
+  Unreadable unreadable;  // damage: what could not be read (also among the problems)
   bool ok() const { return problems.empty(); }
 };
 // PRAGMA integrity_check, then every row: types and ranges, kernel hashes, plans that parse,

@@ -1,4 +1,5 @@
 // `ucudnn db export` (commands.h): every row as JSON, in the format of export_format.h.
+#include <algorithm>
 #include <ostream>
 
 #include "db/database_file.h"
@@ -10,13 +11,19 @@ namespace ucudnn::db {
 
 namespace {
 
-std::vector<std::string> fingerprints_of(sqlite::Connection& connection) {
+std::vector<std::string> fingerprints_of(sqlite::Connection& connection, Unreadable& unreadable) {
   std::vector<std::string> canonical;
-  auto statement = connection.prepare("SELECT canonical FROM fingerprints ORDER BY canonical");
-  auto row = statement.start();
-  while (row.step())
-    if (row.is_text(0)) canonical.push_back(row.text(0));
+  unreadable = scan_past_damage(connection, "fingerprints",
+                                "SELECT canonical, id FROM fingerprints WHERE id >= ?1 ORDER BY id",
+                                1, [&](const sqlite::Cursor& row) {
+                                  if (row.is_text(0)) canonical.push_back(row.text(0));
+                                });
+  std::sort(canonical.begin(), canonical.end());
   return canonical;
+}
+
+void add(Unreadable& to, Unreadable more) {
+  for (auto& stretch : more) to.push_back(std::move(stretch));
 }
 
 }  // namespace
@@ -46,20 +53,20 @@ Expected<ExportResult> export_database(const std::string& path, std::ostream& ou
       document["fingerprints"] = document["measurements"] = document["plans"] =
           nlohmann::json::array();
 
-    for (const auto& canonical : fingerprints_of(c)) {
+    for (const auto& canonical : fingerprints_of(c, result.unreadable)) {
       emit("fingerprint", "fingerprints", fingerprint_json(canonical));
       ++result.fingerprints;
     }
-    for_each_measurement(c, [&](std::int64_t, Expected<MeasurementRow> row) {
-      if (!row) return void(++result.invalid_rows_skipped);
-      emit("measurement", "measurements", to_json(*row));
-      ++result.measurements;
-    });
-    for_each_plan(c, [&](std::int64_t, Expected<PlanRow> row) {
-      if (!row) return void(++result.invalid_rows_skipped);
-      emit("plan", "plans", to_json(*row));
-      ++result.plans;
-    });
+    add(result.unreadable, for_each_measurement(c, [&](std::int64_t, Expected<MeasurementRow> row) {
+          if (!row) return void(++result.invalid_rows_skipped);
+          emit("measurement", "measurements", to_json(*row));
+          ++result.measurements;
+        }));
+    add(result.unreadable, for_each_plan(c, [&](std::int64_t, Expected<PlanRow> row) {
+          if (!row) return void(++result.invalid_rows_skipped);
+          emit("plan", "plans", to_json(*row));
+          ++result.plans;
+        }));
     if (lines)
       out << end_json(result.fingerprints, result.measurements, result.plans).dump() << '\n';
     else

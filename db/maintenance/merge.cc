@@ -18,7 +18,8 @@ struct SourceRows {
 };
 
 // Everything `source` holds, a garbage row, or one `db check` reports (row_problems.h: a time
-// ahead, which would win every later merge), skipped rather than copied; read before the target
+// ahead, which would win every later merge), skipped rather than copied, and in a damaged file
+// what can be read (the way to rescue a database the store set aside); read before the target
 // is written, so that no source's read lock is held then.
 Expected<SourceRows> read_source(const std::string& source, const std::string& target,
                                  const sqlite::LockWait& wait) {
@@ -28,18 +29,22 @@ Expected<SourceRows> read_source(const std::string& source, const std::string& t
   auto from = open_or_error(source, Access::kReadOnly, OpenOptions{wait});
   if (!from) return Error{from.error()};
   SourceRows rows;
-  for_each_measurement(from.value().connection, [&](std::int64_t, Expected<MeasurementRow> row) {
-    if (row && !measurement_problem(*row))
-      rows.measurements.push_back(std::move(row).value());
-    else
-      ++rows.result.invalid_rows_skipped;
-  });
-  for_each_plan(from.value().connection, [&](std::int64_t, Expected<PlanRow> row) {
-    if (row && !plan_problem(*row))
-      rows.plans.push_back(std::move(row).value());
-    else
-      ++rows.result.invalid_rows_skipped;
-  });
+  auto& unreadable = rows.result.unreadable;
+  unreadable = for_each_measurement(from.value().connection,
+                                    [&](std::int64_t, Expected<MeasurementRow> row) {
+                                      if (row && !measurement_problem(*row))
+                                        rows.measurements.push_back(std::move(row).value());
+                                      else
+                                        ++rows.result.invalid_rows_skipped;
+                                    });
+  for (auto& stretch :
+       for_each_plan(from.value().connection, [&](std::int64_t, Expected<PlanRow> row) {
+         if (row && !plan_problem(*row))
+           rows.plans.push_back(std::move(row).value());
+         else
+           ++rows.result.invalid_rows_skipped;
+       }))
+    unreadable.push_back(std::move(stretch));
   rows.result.measurements_read = rows.measurements.size();
   rows.result.plans_read = rows.plans.size();
   return rows;

@@ -26,6 +26,13 @@ int fail(const std::string& command, const std::string& message) {
   return kFailure;
 }
 
+// What a damaged file's scan could not read, after the rows it could.
+void say_unreadable(const std::string& file, const db::Unreadable& unreadable) {
+  if (const auto what = db::describe(unreadable))
+    std::fprintf(stderr, "warning: %s is damaged: could not read %s; every other row was read\n",
+                 file.c_str(), what->c_str());
+}
+
 std::string utc_time(std::int64_t seconds) {
   if (seconds <= 0) return "never";
   const std::time_t t = static_cast<std::time_t>(seconds);
@@ -70,6 +77,8 @@ int merge(const std::vector<std::string>& sources, const std::string& target) {
     if (result.invalid_rows_skipped)
       std::printf(" (%zu invalid rows skipped)", result.invalid_rows_skipped);
     std::printf("\n");
+    std::fflush(stdout);
+    say_unreadable(sources[i], result.unreadable);
   }
   return 0;
 }
@@ -96,6 +105,7 @@ int export_to(const std::string& path, const std::string& file, bool lines) {
   if (result->invalid_rows_skipped)
     std::fprintf(stderr, " (%zu invalid rows skipped)", result->invalid_rows_skipped);
   std::fprintf(stderr, "\n");
+  say_unreadable(path, result->unreadable);
   return 0;
 }
 
@@ -130,6 +140,11 @@ int check(const std::string& path) {
   std::printf("%s: %zu measurements and %zu plans checked, %s\n", path.c_str(),
               report->measurements_checked, report->plans_checked,
               counted(report->problems.size(), "problem").c_str());
+  if (!report->unreadable.empty())
+    std::printf(
+        "the rows that can be read are copied into a new database by `ucudnn db merge %s "
+        "--into NEW.db`\n",
+        path.c_str());
   return report->ok() ? 0 : kFailure;
 }
 

@@ -13,13 +13,14 @@ std::map<std::string, std::size_t> fingerprints_with_results(
     auto connection = db::open_or_error(file, db::Access::kReadOnly);
     if (!connection) continue;
     try {
-      db::for_each_measurement(
+      // A damaged file: what can be read counts; `ucudnn db check` says what cannot.
+      (void)db::for_each_measurement(
           connection.value().connection, [&](std::int64_t, Expected<db::MeasurementRow> row) {
             if (row && row->backend == backend && kernel_keys.count(row->kernel_key))
               ++found[row->fingerprint];
           });
     } catch (const std::exception&) {
-      // A damaged file: `ucudnn db check` says what is wrong; here it simply has nothing.
+      // Not readable at all: here it simply has nothing.
     }
   }
   return found;

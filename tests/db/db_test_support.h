@@ -136,6 +136,34 @@ inline sqlite::Connection raw_connection(const std::string& path) {
   return sqlite::Connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
 }
 
+// One page of a table's b-tree (SQLite's dbstat): its number (1-based), "leaf" or "internal",
+// and how many cells (rows, in a leaf) it holds.
+struct TablePage {
+  std::int64_t number = 0;
+  std::string type;
+  std::int64_t cells = 0;
+};
+inline std::vector<TablePage> pages_of(const std::string& path, const std::string& table) {
+  auto raw = raw_connection(path);
+  auto statement = raw.prepare("SELECT pageno, pagetype, ncell FROM dbstat WHERE name = ?1");
+  auto cursor = statement.start();
+  cursor.bind(1, table);
+  std::vector<TablePage> pages;
+  while (cursor.step()) pages.push_back({cursor.integer(0), cursor.text(1), cursor.integer(2)});
+  return pages;
+}
+
+// Random bytes over one page of the file (4 KiB pages, SQLite's default), as a disk fault.
+template <typename Random>
+void scramble_page(const std::string& path, std::int64_t number, Random& random) {
+  auto bytes = read_file(path);
+  const std::size_t page = 4096;
+  for (std::size_t i = 0; i < page; ++i)
+    bytes[static_cast<std::size_t>(number - 1) * page + i] =
+        static_cast<char>(random.uniform(0, 255));
+  write_file(path, bytes);
+}
+
 // Runs `body` in a child process whose test failures fail this test: for process-wide
 // changes (a default SQLite VFS, resource limits) and for faults that end the process.
 inline void in_child_process(const std::function<void()>& body) {

@@ -1,0 +1,117 @@
+// A damaged database keeps most of its rows: damage is mostly a page or two (a disk fault, a
+// crash without the journal), and the store sets such a file aside rather than repair it
+// (damaged_file_test.cc). `db check`, `db export` and `db merge` read every row that lies
+// outside the damaged pages and say which rows they could not read, so that a user can copy
+// what is left into a working database; they used to stop at the first damaged page.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "db/maintenance/commands.h"
+#include "db/sqlite_store.h"
+#include "db_test_support.h"
+#include "support/random_seed.h"
+
+namespace ucudnn {
+namespace {
+
+using namespace ucudnn::testing;
+
+constexpr std::int64_t kRows = 400;
+
+MeasurementRecord row(std::int64_t b) {
+  return supported(gpu_fingerprint(), kernel(b, static_cast<int>(b % 7)), "FFT", b * 0.1, b);
+}
+
+// kRows measurements (ids 1 to kRows, a few hundred pages) and a plan; then one leaf of the
+// measurements, drawn at random, overwritten with random bytes. Returns the rows it held.
+std::int64_t damage_one_leaf(const std::string& path, SeededRandom& random) {
+  {
+    SqliteStore store(path);
+    std::vector<MeasurementRecord> records;
+    for (std::int64_t b = 1; b <= kRows; ++b) records.push_back(row(b));
+    store.put_measurements(records);
+    store.put_plan(plan_key(gpu_fingerprint()), sample_plan());
+  }
+  auto pages = pages_of(path, "measurements");
+  std::erase_if(pages, [](const TablePage& page) { return page.type != "leaf"; });
+  EXPECT_GT(pages.size(), 3u);
+  const TablePage victim = pages[static_cast<std::size_t>(
+      random.uniform(0, static_cast<std::int64_t>(pages.size()) - 1))];
+  scramble_page(path, victim.number, random);
+  // Page type 0 is none of SQLite's: the page is certainly damaged, never a leaf by chance.
+  auto bytes = read_file(path);
+  bytes[static_cast<std::size_t>(victim.number - 1) * 4096] = 0;
+  write_file(path, bytes);
+  return victim.cells;
+}
+
+// The one stretch of ids the damaged leaf held, and nothing else.
+void expect_lost(const db::Unreadable& unreadable, std::int64_t cells) {
+  ASSERT_EQ(unreadable.size(), 1u);
+  const auto& stretch = unreadable.front();
+  EXPECT_EQ(stretch.table, "measurements");
+  EXPECT_EQ(stretch.resumed_at.value_or(kRows + 1) - stretch.after_id.value_or(0) - 1, cells)
+      << db::describe(stretch);
+}
+
+TEST(DamagedRescue, EveryRowOutsideADamagedPageIsCheckedExportedAndMerged) {
+  SeededRandom random;
+  TempFolder folder;
+  const auto damaged = folder.file("damaged.db"), rescued = folder.file("rescued.db");
+  const std::int64_t lost = damage_one_leaf(damaged, random);
+  ASSERT_GT(lost, 0);
+  const auto left = static_cast<std::size_t>(kRows - lost);
+
+  auto report = db::check_database(damaged);
+  ASSERT_TRUE(report) << report.error();
+  EXPECT_FALSE(report->ok());
+  EXPECT_EQ(report->measurements_checked, left);
+  EXPECT_EQ(report->plans_checked, 1u);
+  expect_lost(report->unreadable, lost);
+
+  std::ostringstream out;
+  auto exported = db::export_database(damaged, out, db::ExportLayout::kLines);
+  ASSERT_TRUE(exported) << exported.error();
+  EXPECT_EQ(exported->measurements, left);
+  EXPECT_EQ(exported->plans, 1u);
+  EXPECT_EQ(exported->fingerprints, 1u);
+  expect_lost(exported->unreadable, lost);
+
+  auto merged = db::merge_database(damaged, rescued);
+  ASSERT_TRUE(merged) << merged.error();
+  EXPECT_EQ(merged->measurements_written, left);
+  EXPECT_EQ(merged->plans_written, 1u);
+  expect_lost(merged->unreadable, lost);
+  SqliteStore store(rescued);
+  std::size_t found = 0;
+  for (std::int64_t b = 1; b <= kRows; ++b) {
+    const auto record = row(b);
+    if (const auto back =
+            store.find_measurement(record.fingerprint, record.kernel, "cudnn", "FFT")) {
+      ++found;
+      expect_same(back->measurement, record.measurement);
+    }
+  }
+  EXPECT_EQ(found, left);
+  EXPECT_EQ(store.find_plan(plan_key(gpu_fingerprint())), sample_plan());
+}
+
+// A file with no damage reads as before: nothing is said to be unreadable.
+TEST(DamagedRescue, AWholeFileHasNothingUnreadable) {
+  TempFolder folder;
+  const auto path = folder.file("whole.db");
+  fill_sample(path);
+  auto report = db::check_database(path);
+  ASSERT_TRUE(report) << report.error();
+  EXPECT_TRUE(report->ok());
+  EXPECT_TRUE(report->unreadable.empty());
+  std::ostringstream out;
+  auto exported = db::export_database(path, out, db::ExportLayout::kDocument);
+  ASSERT_TRUE(exported) << exported.error();
+  EXPECT_EQ(exported->measurements, 3u);
+  EXPECT_TRUE(exported->unreadable.empty());
+}
+
+}  // namespace
+}  // namespace ucudnn
