@@ -83,6 +83,17 @@ std::optional<std::string> describe(const Unreadable& unreadable) {
   return text;
 }
 
+bool rows_may_be_read(const std::string& path) {
+  try {
+    auto connection = sqlite::Connection::open(path, SQLITE_OPEN_READONLY);
+    connection.prepare("SELECT id FROM measurements WHERE id >= ?1 ORDER BY id");
+    connection.prepare("SELECT id FROM plans WHERE id >= ?1 ORDER BY id");
+    return true;
+  } catch (const sqlite::Error&) {
+    return false;
+  }
+}
+
 Unreadable scan_past_damage(sqlite::Connection& connection, const std::string& table,
                             const std::string& select, int id_column,
                             const std::function<void(const sqlite::Cursor& row)>& visit) {

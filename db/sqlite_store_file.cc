@@ -4,6 +4,8 @@
 
 #include <thread>
 
+#include "db/damaged_scan.h"
+
 namespace ucudnn {
 
 using namespace sqlite_store_detail;
@@ -185,11 +187,12 @@ SqliteStore::Impl::Replaced SqliteStore::Impl::replace_damaged(const std::string
     return Replaced::kGaveUp;
   }
   // Damage is mostly a page or two: the rest of its rows are the user's to rescue.
-  const std::string rescue = failure.problem == db::FileProblem::kCorrupt
-                                 ? " (the rows it still holds are copied back by `ucudnn db "
-                                   "merge " +
-                                       *aside + " --into " + path + "`)"
-                                 : "";
+  const std::string rescue =
+      failure.problem == db::FileProblem::kCorrupt && db::rows_may_be_read(*aside)
+          ? " (the rows it still holds are copied back by `ucudnn db "
+            "merge " +
+                *aside + " --into " + path + "`)"
+          : "";
   warn(named() + " was unusable (" + failure.message + "); moved it to " + *aside +
        " and started a new one" + rescue);
   save_again();
