@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "core/memory_store.h"
 #include "db/default_store.h"
 #include "db/sqlite_store.h"
 #include "db/warning.h"
@@ -36,6 +37,8 @@ std::unique_ptr<BenchmarkStore> open_store(const Settings& settings) {
 }
 
 std::unique_ptr<BenchmarkStore> open_store_at(const std::string& path) {
+  // As UCUDNN_DATABASE=:memory: (it was a file of that name in the working folder).
+  if (path == kInMemoryDatabase) return std::make_unique<MemoryStore>();
   // The store's warnings say what it does without its file; refused here, the database in use
   // stays, and they say that instead.
   const HeldWarnings opening(warn);

@@ -57,10 +57,15 @@ std::optional<AlgorithmPerf> planned_result(Operation operation, cudnn::Selectio
                                math};
           return CUDNN_STATUS_SUCCESS;
         }
+        // Find*Ex measures in the caller's workspace, and like cuDNN's answers no plan that
+        // needs more than it (a larger limit of the handle's or the settings' included).
+        const auto configured = state->workspace_limit(request->settings);
         const std::uint64_t limit =
-            std::min(state->workspace_limit(request->settings)
-                         .value_or(selection == cudnn::Selection::kFindEx ? workspace_bytes
-                                                                          : kDefaultWorkspaceLimit),
+            std::min(selection == cudnn::Selection::kFindEx
+                         ? std::min<std::uint64_t>(
+                               configured.value_or(std::numeric_limits<std::uint64_t>::max()),
+                               workspace_bytes)
+                         : configured.value_or(kDefaultWorkspaceLimit),
                      at_most.value_or(std::numeric_limits<std::uint64_t>::max()));
         std::shared_ptr<cudnn::PlanExecutor> executor;
         if (captured) {
