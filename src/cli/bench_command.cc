@@ -289,17 +289,13 @@ int bench(const BenchOptions& options, Cluster& cluster) {
 
   const auto start = std::chrono::steady_clock::now();
   if (outcome.error.empty()) {
-    std::vector<std::size_t> share;
+    const std::vector<std::size_t> share = share_of(cluster.rank(), cluster.size(), kernels, work);
     double weight = 0;
-    for (std::size_t i = static_cast<std::size_t>(cluster.rank()); i < work.items.size();
-         i += static_cast<std::size_t>(cluster.size())) {
-      share.push_back(i);
-      weight += work_weight(kernels, work.items[i]);
-    }
+    for (const std::size_t i : share) weight += work_weight(kernels, work.items[i]);
     std::vector<Worker*> workers;
     for (auto& worker : setup.workers) workers.push_back(worker.get());
     std::optional<Progress> progress;
-    // One bar: rank 0's share stands for the job's (the shares are alike by construction).
+    // One bar: rank 0's share stands for the job's (the shares weigh alike by construction).
     if (root && !share.empty())
       progress.emplace(
           stderr, isatty(STDERR_FILENO) != 0, share.size(), weight,

@@ -55,6 +55,28 @@ double work_weight(const std::vector<NetworkKernel>& kernels, const WorkItem& it
          static_cast<double>(item.algorithms.size());
 }
 
+std::vector<std::size_t> share_of(int rank, int ranks, const std::vector<NetworkKernel>& kernels,
+                                  const WorkList& work) {
+  std::vector<std::size_t> heaviest_first(work.items.size());
+  std::vector<double> weight(work.items.size());
+  for (std::size_t i = 0; i < work.items.size(); ++i) {
+    heaviest_first[i] = i;
+    weight[i] = work_weight(kernels, work.items[i]);
+  }
+  std::stable_sort(heaviest_first.begin(), heaviest_first.end(),
+                   [&](std::size_t a, std::size_t b) { return weight[a] > weight[b]; });
+  std::vector<double> load(static_cast<std::size_t>(std::max(ranks, 1)), 0.0);
+  std::vector<std::size_t> share;
+  for (const std::size_t item : heaviest_first) {
+    const auto least = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) -
+                                                load.begin());  // the lowest rank on ties
+    load[least] += weight[item];
+    if (least == static_cast<std::size_t>(rank)) share.push_back(item);
+  }
+  std::sort(share.begin(), share.end());
+  return share;
+}
+
 std::string work_to_json(const WorkList& work) {
   json items = json::array();
   for (const auto& item : work.items)

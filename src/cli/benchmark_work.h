@@ -2,8 +2,8 @@
 // The benchmarking of `ucudnn bench` as a list of work items: each distinct micro-batch
 // kernel of the network (a kernel at one of the policy's micro-batch sizes; repeated layers
 // and shared sizes are measured once) with the algorithms the database does not have yet.
-// The list is what a cluster shares out: rank 0 makes it, every rank measures the items
-// i with i % ranks == rank, and the results travel back to rank 0 as JSON.
+// The list is what a cluster shares out: rank 0 makes it, every rank measures its share
+// (share_of), and the results travel back to rank 0 as JSON.
 #include <functional>
 #include <optional>
 #include <string>
@@ -36,6 +36,14 @@ WorkList find_missing_work(const std::vector<NetworkKernel>& kernels, BatchSizeP
 
 // The expected cost of an item, for progress estimates.
 double work_weight(const std::vector<NetworkKernel>& kernels, const WorkItem& item);
+
+// The items (indices into work.items, ascending) that rank `rank` of `ranks` measures. The
+// heaviest item goes first to the rank with the least work so far (work_weight), so that the
+// ranks finish together; items in list order, one rank after another, gave each rank the same
+// micro-batch sizes (with 3 ranks, one had every size-1 item and another 4x its work). Every
+// rank computes the same shares from the same list.
+std::vector<std::size_t> share_of(int rank, int ranks, const std::vector<NetworkKernel>& kernels,
+                                  const WorkList& work);
 
 std::string work_to_json(const WorkList& work);
 Expected<WorkList> work_from_json(const std::string& text, std::size_t kernel_count);

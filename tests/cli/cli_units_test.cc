@@ -2,6 +2,7 @@
 // key, the work list and results as they travel between ranks, device selection.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -189,6 +190,56 @@ TEST(BenchmarkWork, MeasurementsThatCannotBeTakenNowAreCountedAndNamed) {
   ASSERT_TRUE(received) << received.error();
   EXPECT_EQ(received->unavailable, outcome.unavailable);
   EXPECT_EQ(received->first_unavailable, outcome.first_unavailable);
+}
+
+// Each rank's share weighs about the same, whatever the number of ranks: the heaviest and the
+// lightest share differ by at most one item. The items of a network come kernel by kernel,
+// micro-batch 1, 2, 4, 8 each, so the shares of a round robin (what ranks took before) are a
+// micro-batch size each: with 4 ranks, one has every size-8 item, about 8x the first's work.
+TEST(BenchmarkWork, SharesWeighAlike) {
+  testing::SeededRandom random;
+  Network network;
+  for (int layer = 0; layer < 6; ++layer) {
+    const auto channels = random.uniform(2, 32), size = random.uniform(4, 32);
+    network.layers.push_back(
+        {"l" + std::to_string(layer),
+         make_conv2d_problem({8, channels, size, size, random.uniform(2, 32), 3, 3, 1, 1})});
+  }
+  const auto kernels = network_kernels(network);
+  testing::TableBenchmarker device({"A", "B", "C"});
+  MemoryStore store;
+  const WorkList work = find_missing_work(kernels, BatchSizePolicy::kPowerOfTwo, device, store,
+                                          device.fingerprint().to_string());
+  ASSERT_EQ(work.items.size(), 6u * 3 * 4);
+  double heaviest_item = 0;
+  for (const auto& item : work.items)
+    heaviest_item = std::max(heaviest_item, work_weight(kernels, item));
+  for (int ranks = 1; ranks <= 5; ++ranks) {
+    SCOPED_TRACE(std::to_string(ranks) + " ranks");
+    std::vector<int> taken(work.items.size(), 0);
+    std::vector<double> weights;
+    for (int rank = 0; rank < ranks; ++rank) {
+      const auto share = share_of(rank, ranks, kernels, work);
+      EXPECT_TRUE(std::is_sorted(share.begin(), share.end()));
+      double weight = 0;
+      for (const std::size_t i : share) {
+        ++taken.at(i);
+        weight += work_weight(kernels, work.items[i]);
+      }
+      weights.push_back(weight);
+    }
+    EXPECT_EQ(taken, std::vector<int>(work.items.size(), 1)) << "every item once";
+    const auto [lightest, heaviest] = std::minmax_element(weights.begin(), weights.end());
+    EXPECT_LE(*heaviest - *lightest, heaviest_item);
+    // The round robin's spread, for comparison: far over one item from 2 ranks on.
+    std::vector<double> round_robin(static_cast<std::size_t>(ranks), 0.0);
+    for (std::size_t i = 0; i < work.items.size(); ++i)
+      round_robin[i % static_cast<std::size_t>(ranks)] += work_weight(kernels, work.items[i]);
+    const auto [rr_light, rr_heavy] = std::minmax_element(round_robin.begin(), round_robin.end());
+    if (ranks == 4) {
+      EXPECT_GT(*rr_heavy - *rr_light, heaviest_item);
+    }
+  }
 }
 
 TEST(BenchmarkWork, WorkAndResultsTravelBitForBit) {
