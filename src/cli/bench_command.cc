@@ -4,16 +4,12 @@
 
 #include <chrono>
 #include <cstdio>
-#include <map>
-#include <set>
 
-#include <nlohmann/json.hpp>
-
+#include "bench_setup.h"
 #include "benchmark_work.h"
 #include "cluster.h"
 #include "core/memory_store.h"
 #include "core/text.h"
-#include "cpu_worker.h"
 #include "database_access.h"
 #include "db/default_store.h"
 #include "exclusion_review.h"
@@ -23,9 +19,6 @@
 #include "planning.h"
 #include "store_reader.h"
 #include "user_input/byte_size.h"
-#ifdef UCUDNN_CLI_HAVE_CUDNN
-#include "cudnn_workers.h"
-#endif
 
 namespace ucudnn::cli {
 
@@ -51,108 +44,12 @@ void add_bench_command(CLI::App& app, BenchOptions& options) {
 
 namespace {
 
-using nlohmann::json;
-
 void report(const std::string& message) {
   report_error("bench", message);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// What each rank tells the others after setting up, so that all of them decide alike
-// whether to go on.
-struct RankSetup {
-  int status = 0;  // 0: ready; else the exit status
-  std::string error;
-  std::string fingerprint;
-  std::string devices;
-};
-
-std::string to_json(const RankSetup& setup) {
-  return json{{"status", setup.status},
-              {"error", setup.error},
-              {"fingerprint", setup.fingerprint},
-              {"devices", setup.devices}}
-      .dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-RankSetup rank_setup_from_json(const std::string& text) {
-  try {
-    const json value = json::parse(text);
-    return {value.at("status").get<int>(), value.at("error").get<std::string>(),
-            value.at("fingerprint").get<std::string>(), value.at("devices").get<std::string>()};
-  } catch (const json::exception& e) {
-    return {kFailure, std::string("unreadable set-up message: ") + e.what(), "", ""};
-  }
-}
-
-struct Setup {
-  std::optional<PlanningRequest> request;
-  std::vector<std::unique_ptr<Worker>> workers;
-  RankSetup summary;
-};
-
-Setup set_up(const BenchOptions& options, const Cluster& cluster,
-             const Expected<NetworkText>& network) {
-  Setup setup;
-  auto fail = [&](int status, std::string message) {
-    setup.summary.status = status;
-    setup.summary.error = std::move(message);
-    setup.workers.clear();
-    return std::move(setup);
-  };
-  auto request = resolve(options.planning, network);
-  if (!request) return fail(kUsageError, request.error());
-  setup.request = std::move(request).value();
-  setup.request->knob_variants = options.knob_variants;
-  if (options.knob_variants && setup.request->backend != "cudnn")
-    return fail(kUsageError, "--knob-variants applies to --backend cudnn (cuDNN's engine knobs)");
-  // The shim's divisions never run knob variants (core/plan_mode.h): one made among them here
-  // would not be the division a job plans.
-  if (options.knob_variants && setup.request->total_workspace)
-    return fail(kUsageError,
-                "--knob-variants applies to WR plans (--workspace-limit), not to a WD division "
-                "(--total-workspace)");
-  if (setup.request->backend == "cpu") {
-    if (!options.devices.empty())
-      return fail(kUsageError,
-                  "--devices applies to --backend cudnn (the CPU backend uses every core)");
-    auto worker = std::make_unique<CpuWorker>(options.repeats);
-    if (cluster.size() > 1)
-      if (auto problem = cpu_binding_problem(worker->threads())) return fail(kFailure, *problem);
-    setup.workers.push_back(std::move(worker));
-  } else {
-#ifdef UCUDNN_CLI_HAVE_CUDNN
-    auto choice = device_choice(options.devices, process_environment);
-    if (!choice) return fail(kUsageError, choice.error());
-    auto workers = open_gpu_workers(
-        *choice, cluster, options.repeats,
-        options.knob_variants ? std::optional(setup.request->workspace_limit) : std::nullopt);
-    if (!workers) return fail(kFailure, workers.error());
-    setup.workers = std::move(workers).value();
-#else
-    (void)cluster;
-#endif
-  }
-  if (setup.workers.empty())
-    return fail(kUsageError, "no device for --backend " + setup.request->backend);
-  for (auto& worker : setup.workers) worker->exclude(setup.request->excluded);
-  std::map<std::string, std::string> fingerprints;  // -> the devices that have it
-  for (const auto& worker : setup.workers) {
-    auto& devices = fingerprints[worker->benchmarker().fingerprint().to_string()];
-    devices += (devices.empty() ? "" : ", ") + worker->description();
-    setup.summary.devices += (setup.summary.devices.empty() ? "" : ", ") + worker->description();
-  }
-  if (fingerprints.size() > 1) {
-    std::string list;
-    for (const auto& [fingerprint, devices] : fingerprints)
-      list += "\n  " + devices + ": " + fingerprint;
-    return fail(kFailure, "the devices differ (measurements are valid for one kind only):" + list);
-  }
-  setup.summary.fingerprint = fingerprints.begin()->first;
-  return setup;
 }
 
 // Rank 0's network text on every rank: ranks on other nodes may not have the file.
@@ -165,37 +62,6 @@ Expected<NetworkText> shared_network_text(const std::string& name_or_path, Clust
   const std::string name = cluster.broadcast(mine ? mine->default_name : "");
   if (!error.empty()) return Error{error};
   return NetworkText{text, source, name};
-}
-
-// The common verdict of all ranks' set-ups: the exit status and what rank 0 says.
-std::pair<int, std::string> verdict(const std::vector<RankSetup>& setups) {
-  int status = 0;
-  std::set<std::string> errors;
-  std::string message;
-  for (std::size_t r = 0; r < setups.size(); ++r) {
-    if (setups[r].status == 0) continue;
-    status = std::max(status, setups[r].status);
-    errors.insert(setups[r].error);
-  }
-  if (status) {
-    // Every rank parses the same options: one message, unless the ranks disagree.
-    if (errors.size() == 1 || setups.size() == 1) return {status, *errors.begin()};
-    for (std::size_t r = 0; r < setups.size(); ++r)
-      if (setups[r].status) message += "\n  rank " + std::to_string(r) + ": " + setups[r].error;
-    return {status, "ranks failed to set up:" + message};
-  }
-  std::set<std::string> fingerprints;
-  for (const auto& setup : setups) fingerprints.insert(setup.fingerprint);
-  if (fingerprints.size() > 1) {
-    for (std::size_t r = 0; r < setups.size(); ++r)
-      message += "\n  rank " + std::to_string(r) + " (" + setups[r].devices +
-                 "): " + setups[r].fingerprint;
-    return {kFailure,
-            "the ranks' devices differ (measurements are valid for one kind only); run one "
-            "kind per job:" +
-                message};
-  }
-  return {0, ""};
 }
 
 void print_header(const PlanningRequest& request, const std::vector<NetworkKernel>& kernels,
@@ -269,6 +135,7 @@ int bench(const BenchOptions& options, Cluster& cluster) {
             "note: %d ranks share this node's cores, so their CPU timings disturb each "
             "other; run one rank per node\n",
             cluster.local_size());
+      if (const auto note = shared_gpus_note(setups)) std::printf("%s\n", note->c_str());
       std::fflush(stdout);
     }
   }

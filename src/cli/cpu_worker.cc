@@ -35,8 +35,7 @@ std::optional<std::string> cpu_binding_problem(unsigned threads) {
   if (count >= threads) return std::nullopt;
   return "this process may run on " + std::to_string(count) + " CPU" + (count == 1 ? "" : "s") +
          " only, but the CPU backend measures with " + std::to_string(threads) +
-         " threads (one per core): run mpirun with --bind-to none (and one rank per node, "
-         "--map-by ppr:1:node)";
+         " threads (one per core)";
 }
 
 }  // namespace ucudnn::cli

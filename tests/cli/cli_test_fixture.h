@@ -96,15 +96,20 @@ class CliTest : public ::testing::Test {
     return run_process(argv, environment({{"UCUDNN_TEST_OUT", destination}}));
   }
 
-  // The same under `mpirun -np 2` (the caller skips when there is no mpirun).
-  ProcessResult run_mpi(const std::vector<std::string>& arguments, Environment extra = {}) const {
+  // The same under `mpirun -np 2`, unbound, or as `placement` says (the caller skips when there
+  // is no mpirun).
+  ProcessResult run_mpi(const std::vector<std::string>& arguments, Environment extra = {},
+                        const std::vector<std::string>& placement = {"--bind-to", "none", "-np",
+                                                                     "2"}) const {
     Environment environment = {{"OMPI_ALLOW_RUN_AS_ROOT", "1"},
                                {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"},
                                // Open MPI keeps some memory to the end; not ours to report.
                                {"ASAN_OPTIONS", "detect_leaks=0"}};
     for (auto& [name, value] : extra) environment[name] = value;
     // Unbound: the CPU backend's ranks each run one thread per core (and refuse otherwise).
-    std::vector<std::string> argv = {"--oversubscribe", "--bind-to", "none", "-np", "2", kTool};
+    std::vector<std::string> argv = {"--oversubscribe"};
+    argv.insert(argv.end(), placement.begin(), placement.end());
+    argv.push_back(kTool);
     argv.insert(argv.end(), arguments.begin(), arguments.end());
     argv.insert(argv.begin(), kMpirun);
     Environment base = {

@@ -9,6 +9,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
@@ -416,6 +417,31 @@ TEST_F(CliTest, MpiRanksTogetherMeasureWhatOneProcessMeasures) {
   EXPECT_FALSE(std::filesystem::exists(path("default.db")));
 }
 
+// A rank bound to one core measures the CPU backend's threads on it, and stores that as the
+// machine's: mpirun binds each rank so by default, a single one too (-np 1 ran, unwarned). A
+// plain process bound on purpose (taskset) runs, told what it costs.
+TEST_F(CliTest, ABoundProcessIsRefusedUnderMpiAndWarnedAlone) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one core: nothing to bind away";
+  const std::vector<std::string> args =
+      concat({"bench", "--database", path("bound.db"), "--no-check-plans"}, bench_args());
+  if (have_mpirun()) {
+    const auto bound = run_mpi(args, {}, {"--bind-to", "core", "-np", "1"});
+    EXPECT_EQ(bound.status, 1) << describe(bound);
+    EXPECT_NE(bound.err.find("this process may run on 1 CPU only"), std::string::npos)
+        << describe(bound);
+    EXPECT_NE(bound.err.find("--bind-to none"), std::string::npos) << describe(bound);
+  }
+  const std::string taskset = "/usr/bin/taskset";
+  if (::access(taskset.c_str(), X_OK) != 0) GTEST_SKIP() << "no " << taskset;
+  std::vector<std::string> argv = {taskset, "-c", "0", kTool};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const auto alone = run_process(argv, environment({}));
+  EXPECT_EQ(alone.status, 0) << describe(alone);
+  EXPECT_NE(alone.err.find("warning: this process may run on 1 CPU only"), std::string::npos)
+      << describe(alone);
+  EXPECT_EQ(alone.err.find("mpirun"), std::string::npos) << describe(alone);
+}
+
 TEST_F(CliTest, CudnnWithoutAUsableGpuSaysSo) {
   const auto r = run(concat({"bench", "--backend", "cudnn", "--no-check-plans"}, bench_args()));
   if (r.status == 0) GTEST_SKIP() << "a GPU is usable here";
@@ -546,6 +572,20 @@ TEST_F(CliTest, CudnnClusterEqualsOneProcessBitForBit) {
   ASSERT_EQ(cluster.status, 0) << describe(cluster);
   EXPECT_NE(cluster.out.find("rank 1: GPU 0 (ucudnn fakecuda test double)"), std::string::npos)
       << cluster.out;
+  // Both ranks on the one GPU: their timings disturb each other, and the job says so (it said
+  // so only of the CPU's cores). Ranks with a GPU each share nothing.
+  char host[256] = {};
+  ASSERT_EQ(gethostname(host, sizeof host - 1), 0);
+  EXPECT_EQ(count_of(cluster.out, std::string("note: ranks 0 and 1 share GPU 0 (ucudnn fakecuda "
+                                              "test double) on ") +
+                                      host),
+            1)
+      << cluster.out;
+  const auto apart = run_mpi(concat(args, {"--database", path("apart.db")}),
+                             fakecuda({{"FAKECUDA_DEVICE_COUNT", "2"}}));
+  ASSERT_EQ(apart.status, 0) << describe(apart);
+  EXPECT_NE(apart.out.find("rank 1: GPU 1"), std::string::npos) << apart.out;
+  EXPECT_EQ(count_of(apart.out, "note:"), 0) << apart.out;
   const auto single = run(concat(args, {"--database", path("single.db")}), fakecuda());
   ASSERT_EQ(single.status, 0) << describe(single);
   EXPECT_EQ(plan_part(cluster.out), plan_part(single.out));
