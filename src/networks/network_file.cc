@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -307,15 +308,21 @@ Expected<NamedConvolution> NetworkReader::read_layer(const json& layer, const st
     return product;
   };
   const std::int64_t cg = channels / groups;
-  for (auto [field, elements] :
-       {std::pair{"input", image_elements(1, channels, in_spatial)},
-        std::pair{"output_channels", image_elements(1, *out_channels, out_spatial)},
-        std::pair{"filter", image_elements(*out_channels, cg, *filter)}}) {
+  // The output's size comes from several fields (output_channels, the input's size, padding,
+  // stride, dilation): it is named with its shape, at the layer.
+  std::vector<std::int64_t> output_shape = {*out_channels};
+  output_shape.insert(output_shape.end(), out_spatial.begin(), out_spatial.end());
+  for (auto [where, tensor, elements] : {std::tuple{path + ".input", std::string("the tensor"),
+                                                    image_elements(1, channels, in_spatial)},
+                                         std::tuple{path, "the output, " + list(output_shape) + ",",
+                                                    image_elements(1, *out_channels, out_spatial)},
+                                         std::tuple{path + ".filter", std::string("the tensor"),
+                                                    image_elements(*out_channels, cg, *filter)}}) {
     if (elements > kLargestImageElements)
-      return error(path + "." + field, "the tensor has more than 2^40 elements per image");
+      return error(where, tensor + " has more than 2^40 elements per image");
     if (elements > kLargestBatchElements / batch_)
-      return error(path + "." + field,
-                   "the tensor has more than 2^62 elements at batch " + std::to_string(batch_));
+      return error(where,
+                   tensor + " has more than 2^62 elements at batch " + std::to_string(batch_));
   }
 
   auto pack = [&](std::vector<std::int64_t> shape) {

@@ -114,11 +114,19 @@ Settings read_settings(const Environment& getenv,
       warn(rejected(used, *value, "is not get or find", "the default: get"));
   }
   if (const auto value = lookup(getenv, "UCUDNN_HYBRID", nullptr, used)) {
-    if (equals_ignoring_case(*value, "auto"))
+    const auto on = switch_value(*value);
+    if (equals_ignoring_case(*value, "auto")) {
       settings.hybrid = Hybrid::kAuto;
-    else if (const auto on = switch_value(*value))
+    } else if (equals_ignoring_case(*value, "on") || (on && !*on)) {
       settings.hybrid = *on ? Hybrid::kOn : Hybrid::kOff;
-    else
+    } else if (on) {
+      // "Enable" is what 1/true/yes mean, and "on" is the forced split for tests, each
+      // kernel several times slower: the enabling mode is auto.
+      settings.hybrid = Hybrid::kAuto;
+      warn(used + "='" + *value +
+           "' is taken as auto (a kernel's batch split with the CPU where the planner predicts "
+           "a gain); 'on' gives the CPU a sample of every kernel, for tests");
+    } else
       warn(rejected(used, *value, "is not off, auto or on", "the default: off"));
   }
   if (const auto value = lookup(getenv, "UCUDNN_EXCLUDE_ALGORITHMS", nullptr, used)) {

@@ -208,6 +208,12 @@ TEST(NetworkFile, ErrorsNameTheFileTheFieldAndTheValue) {
                            "filter": 3, "dilation": 0})"),
             "net.json: layers[0].dilation: 0 is not an integer >= 1");
   EXPECT_EQ(layer_error("[1, 2]"), "net.json: layers[0]: [1, 2] is not an object");
+  // The output's size comes from several fields: its shape is named, not output_channels (the
+  // field named before, although a padding of 2e9 made it so).
+  EXPECT_EQ(layer_error(R"({"name": "c", "input": [3, 8, 8], "output_channels": 4,
+                           "filter": 3, "padding": 2000000000})"),
+            "net.json: layers[0]: the output, [4, 4000000006, 4000000006], has more than 2^40 "
+            "elements per image");
 }
 
 // C3D's layers are 3-d: [C, D, H, W] inputs, 3x3x3 filters, one padding for all three.
@@ -346,7 +352,7 @@ TEST(NetworkFile, ExtremeNumbersNeverCrash) {
     const std::int64_t batch = random.chance(0.5) ? 1 : 65536;
     auto network = parse_network(layer, "x.json", "x", batch);
     if (!network) {
-      EXPECT_EQ(network.error().rfind("x.json: layers[0].", 0), 0u) << network.error();
+      EXPECT_EQ(network.error().rfind("x.json: layers[0]", 0), 0u) << network.error();
       continue;
     }
     ++accepted;
