@@ -71,7 +71,7 @@ void explain_kernel(std::FILE* out, const std::string& label, const KernelPlan& 
   if (const auto next = next_pareto_point(p, limit)) {
     const double now = p.plan ? p.plan->time_ms() : 0;
     std::fprintf(out, "  a larger limit: %s would give %.3f ms with %s",
-                 format_byte_size(next->workspace_bytes()).c_str(), next->time_ms(),
+                 format_byte_size_at_least(next->workspace_bytes()).c_str(), next->time_ms(),
                  next->to_string().c_str());
     if (p.plan) std::fprintf(out, " (%.2fx faster)", now / next->time_ms());
     std::fprintf(out, "\n");

@@ -117,4 +117,15 @@ std::string format_byte_size(std::uint64_t bytes) {
   return buffer;
 }
 
+std::string format_byte_size_at_least(std::uint64_t bytes) {
+  static const char* kNames[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  for (int unit = 6; unit > 0; --unit) {
+    const std::uint64_t size = std::uint64_t{1} << (10 * unit);
+    const std::uint64_t whole = bytes / size + (bytes % size != 0);
+    if (bytes >= size && (bytes % size == 0 || whole >= 100))  // exact, or within 1%
+      return std::to_string(whole) + " " + kNames[unit];
+  }
+  return std::to_string(bytes) + " B";
+}
+
 }  // namespace ucudnn

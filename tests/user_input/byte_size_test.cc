@@ -5,6 +5,8 @@
 #include <tuple>
 #include <vector>
 
+#include "support/random_seed.h"
+
 namespace ucudnn {
 namespace {
 
@@ -86,6 +88,26 @@ TEST(ByteSize, Formats) {
   EXPECT_EQ(format_byte_size(100), "100 B");
   EXPECT_EQ(format_byte_size(3ull << 50), "3 PiB");
   EXPECT_EQ(format_byte_size(UINT64_MAX), "16 EiB");
+}
+
+// A limit suggested to the user: never less than what is needed, as plan --explain's "a larger
+// limit" (it said "1.0 MiB" for 1.04 MiB, the limit it was explaining).
+TEST(ByteSize, ASuggestedLimitIsAtLeastWhatIsNeeded) {
+  EXPECT_EQ(format_byte_size_at_least(1090519), "1065 KiB");
+  EXPECT_EQ(format_byte_size_at_least(64ull << 20), "64 MiB");
+  EXPECT_EQ(format_byte_size_at_least(3ull << 29), "1536 MiB");
+  EXPECT_EQ(format_byte_size_at_least((300ull << 20) + 1), "301 MiB");
+  EXPECT_EQ(format_byte_size_at_least(5000), "5000 B");
+  EXPECT_EQ(format_byte_size_at_least(0), "0 B");
+  testing::SeededRandom random;
+  for (int i = 0; i < 1000; ++i) {
+    const auto bytes = static_cast<std::uint64_t>(random.uniform(1, std::int64_t{1} << 50));
+    const std::string text = format_byte_size_at_least(bytes);
+    const auto back = parse_byte_size(text);
+    ASSERT_TRUE(back) << text;
+    EXPECT_GE(*back, bytes) << text;
+    EXPECT_LE(static_cast<double>(*back), static_cast<double>(bytes) * 1.01 + 1) << text;
+  }
 }
 
 }  // namespace
