@@ -33,8 +33,10 @@ class UcudnnHandle_t {
  public:
   UcudnnHandle_t() = default;
   // Wraps a handle made by plain cudnnCreate (or by another library): its calls through this
-  // wrapper are ucudnn's. Options set on it stay with the handle until cudnnDestroy through a
-  // UcudnnHandle_t.
+  // wrapper are ucudnn's. Options set on it, and its plans, stay with the handle until
+  // cudnnDestroy through a UcudnnHandle_t: destroy it so (cudnnDestroy(UcudnnHandle_t(h))), for
+  // ucudnn keeps what it knows by the handle's address, and a handle cuDNN makes later at the
+  // same address would take it over.
   explicit UcudnnHandle_t(cudnnHandle_t handle) : handle_(handle) {}
   operator cudnnHandle_t() const { return handle_; }  // NOLINT: implicit by design
   cudnnHandle_t get() const { return handle_; }

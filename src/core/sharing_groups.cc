@@ -115,9 +115,18 @@ std::vector<std::string> sharing_reasons(
             .append(std::to_string(kernels[o]))
             .append(kernels[o] == 1 ? " kernel on " : " kernels on ")
             .append(names(groups.streams[o]));
-    why[g] = "on " + names(groups.streams[g]) +
-             (others.empty() ? ", where every kernel runs: nothing can overlap them"
-                             : "; they may overlap the " + others);
+    // Kernels only asked about (Get/Find) when the division is made have no stream yet.
+    if (groups.streams[g].empty())
+      why[g] = others.empty()
+                   ? "not run yet (only asked about), taken to run one after another: nothing "
+                     "can overlap them"
+                   : "not run yet (only asked about), taken to run one after another; they may "
+                     "overlap the " +
+                         others;
+    else
+      why[g] = "on " + names(groups.streams[g]) +
+               (others.empty() ? ", where every kernel runs: nothing can overlap them"
+                               : "; they may overlap the " + others);
   }
   return why;
 }

@@ -157,6 +157,11 @@ TEST(SharingGroups, StreamsTiedByAKernelShareApplicationBuffersDoNot) {
   const auto alone = sharing_groups({{{}, {}}, {{}, {}}});
   EXPECT_EQ(alone.count, 1u);
   EXPECT_EQ(alone.group_of, (std::vector<std::size_t>{0, 0}));
+  // Kernels only asked about when divided (UcudnnHandle_t::optimize() before any run) have no
+  // stream to name: it said "on , where every kernel runs".
+  EXPECT_EQ(sharing_reasons(alone, [](std::uintptr_t) { return "s"; })[0],
+            "not run yet (only asked about), taken to run one after another: nothing can "
+            "overlap them");
 }
 
 }  // namespace
