@@ -1,5 +1,6 @@
 // `ucudnn db check` (commands.h): every row read back and checked against the rules.
 #include <filesystem>
+#include <sstream>
 
 #include "db/database_file.h"
 #include "db/maintenance/commands.h"
@@ -24,9 +25,13 @@ Expected<CheckReport> check_database(const std::string& path, const sqlite::Lock
     try {
       auto statement = c.prepare("PRAGMA integrity_check(100)");
       auto row = statement.start();
-      while (row.step())
-        if (const auto message = row.text(0); message != "ok")
-          report.problems.push_back("integrity_check: " + message);
+      // A row may hold several findings, one per line: each is a problem of its own.
+      while (row.step()) {
+        std::istringstream lines(row.text(0));
+        for (std::string line; std::getline(lines, line);)
+          if (line != "ok" && line != "*** in database main ***")
+            report.problems.push_back("integrity_check: " + line);
+      }
     } catch (const sqlite::Error& error) {
       // Damage can stop the check itself; the rows are still read past it.
       if (!error.damaged()) throw;

@@ -69,6 +69,8 @@ TEST(DamagedRescue, EveryRowOutsideADamagedPageIsCheckedExportedAndMerged) {
   EXPECT_EQ(report->measurements_checked, left);
   EXPECT_EQ(report->plans_checked, 1u);
   expect_lost(report->unreadable, lost);
+  for (const auto& problem : report->problems)  // each printed as one "problem:" line
+    EXPECT_EQ(problem.find('\n'), std::string::npos) << problem;
 
   std::ostringstream out;
   auto exported = db::export_database(damaged, out, db::ExportLayout::kLines);
