@@ -74,7 +74,14 @@ Expected<Rows> parse_lines(const std::string& text) {
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     const std::string where = "line " + std::to_string(number) + ": ";
     auto value = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (value.is_discarded()) return Error{where + "not valid JSON"};
+    if (value.is_discarded()) {
+      // The last line, with no line end: the copy stopped mid-row.
+      if (end == text.size() && number > 1)
+        return Error{where + "not valid JSON, and the last line: the export was cut short (" +
+                     std::to_string(rows.measurements.size()) + " measurements and " +
+                     std::to_string(rows.plans.size()) + " plans read before it)"};
+      return Error{where + "not valid JSON"};
+    }
     if (number == 1) {
       if (auto error = header_error(value)) return Error{where + *error};
       ends_with_end = value.value("ends_with", "") == "end";
@@ -96,7 +103,7 @@ Expected<Rows> parse_lines(const std::string& text) {
     return Error{"the export ends at line " + std::to_string(number - 1) +
                  " without its end line: it was cut short (" +
                  std::to_string(rows.measurements.size()) + " measurements and " +
-                 std::to_string(rows.plans.size()) + " plans read); nothing was imported"};
+                 std::to_string(rows.plans.size()) + " plans read)"};
   return rows;
 }
 

@@ -126,7 +126,8 @@ int import_from(const std::string& path, const std::string& file) {
   }
   auto result = db::import_database(path, from_stdin ? std::cin : in, tool_lock_wait());
   if (!result)
-    return fail("import", (from_stdin ? std::string("stdin") : file) + ": " + result.error());
+    return fail("import", (from_stdin ? std::string("stdin") : file) + ": " + result.error() +
+                              " (nothing was imported)");
   std::printf("imported %s into %s: %zu of %zu measurements and %zu of %zu plans written\n",
               from_stdin ? "stdin" : file.c_str(), path.c_str(), result->measurements_written,
               result->measurements_read, result->plans_written, result->plans_read);

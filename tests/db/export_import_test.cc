@@ -235,6 +235,15 @@ TEST(ExportImport, ALinesExportCutShortIsRefusedWhole) {
         << cut.error();
   }
   EXPECT_FALSE(std::filesystem::exists(target)) << "nothing imported, nothing created";
+  // Cut within a line (a copy stopped mid-row): the broken last line says so too (it said
+  // "not valid JSON" only).
+  const std::string whole = joined(lines);
+  auto mid_row = import(whole.substr(0, whole.size() - lines.back().size() / 2 - 1));
+  ASSERT_FALSE(mid_row);
+  EXPECT_NE(mid_row.error().find("not valid JSON, and the last line: the export was cut short (3 "
+                                 "measurements and 2 plans read before it)"),
+            std::string::npos)
+      << mid_row.error();
 
   auto counts_wrong = lines;
   counts_wrong.erase(counts_wrong.begin() + 4);  // a measurement lost inside the file
