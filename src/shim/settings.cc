@@ -85,9 +85,8 @@ Settings read_settings(const Environment& getenv,
                                                   : std::string("no total workspace (WR)")));
     }
   }
-  // Paths as they are: the database library reads them itself (db/default_store.h).
-  if (const char* value = getenv("UCUDNN_DATABASE")) settings.database = value;
-  if (const char* value = getenv("UCUDNN_SYSTEM_DATABASE")) settings.system_database = value;
+  // UCUDNN_DATABASE and UCUDNN_SYSTEM_DATABASE: the database library reads them itself
+  // (db/default_store.h), so that the shim and the tool always agree.
   if (const auto value = lookup(getenv, "UCUDNN_DATABASE_LOCK_TIMEOUT", nullptr, used)) {
     if (auto timeout = parse_duration(*value))
       settings.database_lock_timeout = *timeout;

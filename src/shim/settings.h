@@ -61,8 +61,6 @@ struct Settings {
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
   std::optional<std::uint64_t> workspace_limit;  // nullopt: the application's size, else 64 MiB
   std::optional<std::uint64_t> total_workspace;  // set: WD
-  std::string database;                          // empty: the store's default location
-  std::string system_database;
   std::chrono::milliseconds database_lock_timeout{100};
   int benchmark_repeats = 3;
   bool benchmark_in_find_only = false;
