@@ -27,34 +27,55 @@ Probe probe(sqlite::Statement& statement, std::int64_t from, int id_column) {
   }
 }
 
-// Where reading can go on when reading from `failing` on fails: the smallest rowid after it
-// from which the statement reads again (galloping, then halving), with the first row there.
-// A seek from the rowid just past a damaged leaf's last goes down the interior page to the
-// next leaf, so that no whole leaf's row is lost.
+// Rowids tried one by one after a failure before the search widens: a damaged leaf holds a
+// few hundred rows at most, and ids are mostly consecutive (a replaced row leaves a gap).
+constexpr std::int64_t kRowByRow = 1 << 14;
+
+std::int64_t plus(std::int64_t a, std::int64_t b) {
+  return a > kAfterEveryRow - b ? kAfterEveryRow : a + b;
+}
+
+// Where reading can go on when a seek to `failing` fails: the smallest rowid after it from
+// which the statement reads again, with the first row there. A seek from the rowid just past
+// a damaged leaf's last goes down the interior page to the next leaf, so trying rowids one by
+// one loses no row of a readable leaf. Past kRowByRow ids, the search gallops and then halves,
+// which assumes that nothing readable lies between two failing seeks: `exact` says whether it
+// had to.
 struct Resumption {
-  std::int64_t from;
+  std::int64_t from = kAfterEveryRow;
   Probe found;
+  bool exact = true;
 };
 Resumption resume_after(sqlite::Statement& statement, std::int64_t failing, int id_column) {
+  // A damaged first leaf: ucudnn's ids start at 1.
+  if (failing == kBeforeEveryRow) failing = 0;
+  for (std::int64_t i = 1; i <= kRowByRow && failing < kAfterEveryRow; ++i) {
+    const std::int64_t from = plus(failing, 1);
+    if (Probe found = probe(statement, from, id_column); found.readable) return {from, found};
+    failing = from;
+  }
+  Resumption result;
+  result.exact = false;
   std::int64_t readable = failing;
-  Probe found;
-  for (std::int64_t step = 1;; step = step > kAfterEveryRow / 2 ? kAfterEveryRow : step * 2) {
-    readable = failing > kAfterEveryRow - step ? kAfterEveryRow : failing + step;
-    found = probe(statement, readable, id_column);
-    if (found.readable || readable == kAfterEveryRow) break;
+  for (std::int64_t step = kRowByRow;;
+       step = step > kAfterEveryRow / 2 ? kAfterEveryRow : step * 2) {
+    readable = plus(failing, step);
+    result.found = probe(statement, readable, id_column);
+    if (result.found.readable || readable == kAfterEveryRow) break;
     failing = readable;
   }
-  if (!found.readable) return {kAfterEveryRow, {true, std::nullopt}};
+  if (!result.found.readable) return {kAfterEveryRow, {true, std::nullopt}, true};
   while (readable - failing > 1) {
     const std::int64_t middle = failing + (readable - failing) / 2;
     if (Probe at = probe(statement, middle, id_column); at.readable) {
       readable = middle;
-      found = at;
+      result.found = at;
     } else {
       failing = middle;
     }
   }
-  return {readable, found};
+  result.from = readable;
+  return result;
 }
 
 }  // namespace
@@ -73,7 +94,9 @@ std::string describe(const UnreadableStretch& stretch) {
   } else {
     where = "every row of the " + stretch.table;
   }
-  return where + " (" + stretch.why + ")";
+  return where + " (" + stretch.why +
+         (stretch.exact ? ")"
+                        : "; their ids lie too far apart to try each, so some may be readable)");
 }
 
 std::optional<std::string> describe(const Unreadable& unreadable) {
@@ -81,17 +104,6 @@ std::optional<std::string> describe(const Unreadable& unreadable) {
   std::string text;
   for (const auto& stretch : unreadable) text += (text.empty() ? "" : "; ") + describe(stretch);
   return text;
-}
-
-bool rows_may_be_read(const std::string& path) {
-  try {
-    auto connection = sqlite::Connection::open(path, SQLITE_OPEN_READONLY);
-    connection.prepare("SELECT id FROM measurements WHERE id >= ?1 ORDER BY id");
-    connection.prepare("SELECT id FROM plans WHERE id >= ?1 ORDER BY id");
-    return true;
-  } catch (const sqlite::Error&) {
-    return false;
-  }
 }
 
 Unreadable scan_past_damage(sqlite::Connection& connection, const std::string& table,
@@ -113,9 +125,11 @@ Unreadable scan_past_damage(sqlite::Connection& connection, const std::string& t
     } catch (const sqlite::Error& error) {
       if (!error.damaged()) throw;
       if (last && *last == kAfterEveryRow) return unreadable;
-      const Resumption resumption =
-          resume_after(statement, last ? *last + 1 : kBeforeEveryRow, id_column);
-      unreadable.push_back({table, last, resumption.found.first, error.what()});
+      // Where the seek failed: past the last row read, or where this scan began (a scan that
+      // failed at its first row: so that the search always moves on).
+      const std::int64_t failing = last && *last >= from ? *last + 1 : from;
+      const Resumption resumption = resume_after(statement, failing, id_column);
+      unreadable.push_back({table, last, resumption.found.first, error.what(), resumption.exact});
       if (!resumption.found.first) return unreadable;
       from = resumption.from;
     }

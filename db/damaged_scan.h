@@ -21,16 +21,13 @@ struct UnreadableStretch {
   std::string table;
   std::optional<std::int64_t> after_id;
   std::optional<std::int64_t> resumed_at;
-  std::string why;  // SQLite's message
+  std::string why;    // SQLite's message
+  bool exact = true;  // false: ids too far apart to try each; readable rows may lie within
 };
 using Unreadable = std::vector<UnreadableStretch>;
 
 // "the measurements with ids 24 to 57 (database disk image is malformed)"-like.
 std::string describe(const UnreadableStretch& stretch);
-// Whether a damaged file's rows can be read at all, in part: a truncated file's cannot (SQLite
-// refuses its schema), nor one whose journal must be played back first.
-bool rows_may_be_read(const std::string& path);
-
 // One line for a command's message: nullopt when nothing was unreadable.
 std::optional<std::string> describe(const Unreadable& unreadable);
 

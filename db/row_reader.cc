@@ -126,6 +126,19 @@ void for_each_plan_of(sqlite::Connection& connection, const std::string& fingerp
   while (cursor.step()) visit(cursor.integer(7), read_plan(cursor));
 }
 
+bool any_row_readable(const std::string& path) {
+  try {
+    auto connection = sqlite::Connection::open(path, SQLITE_OPEN_READONLY);
+    bool any = false;
+    (void)for_each_measurement(connection,
+                               [&](std::int64_t, Expected<MeasurementRow> row) { any |= !!row; });
+    (void)for_each_plan(connection, [&](std::int64_t, Expected<PlanRow> row) { any |= !!row; });
+    return any;
+  } catch (const sqlite::Error&) {
+    return false;
+  }
+}
+
 std::optional<Expected<MeasurementRow>> measurement_by_id(sqlite::Connection& connection,
                                                           std::int64_t id) {
   auto statement = connection.prepare(std::string(kMeasurementColumns) + " WHERE m.id = ?1");

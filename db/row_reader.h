@@ -29,6 +29,11 @@ void for_each_measurement_of(
 void for_each_plan_of(sqlite::Connection& connection, const std::string& fingerprint,
                       const std::function<void(std::int64_t id, Expected<PlanRow>)>& visit);
 
+// Whether any valid row of a damaged file can be read (what `db merge` would copy): not of a
+// truncated file (SQLite refuses its schema), nor where the fingerprints every row refers to
+// are lost. Reads the whole file.
+bool any_row_readable(const std::string& path);
+
 // One measurement row by its rowid: nullopt when there is none.
 std::optional<Expected<MeasurementRow>> measurement_by_id(sqlite::Connection& connection,
                                                           std::int64_t id);

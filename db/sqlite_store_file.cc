@@ -4,7 +4,8 @@
 
 #include <thread>
 
-#include "db/damaged_scan.h"
+#include "core/text.h"
+#include "db/row_reader.h"
 
 namespace ucudnn {
 
@@ -188,10 +189,9 @@ SqliteStore::Impl::Replaced SqliteStore::Impl::replace_damaged(const std::string
   }
   // Damage is mostly a page or two: the rest of its rows are the user's to rescue.
   const std::string rescue =
-      failure.problem == db::FileProblem::kCorrupt && db::rows_may_be_read(*aside)
-          ? " (the rows it still holds are copied back by `ucudnn db "
-            "merge " +
-                *aside + " --into " + path + "`)"
+      failure.problem == db::FileProblem::kCorrupt && db::any_row_readable(*aside)
+          ? " (the rows it still holds are copied back by `ucudnn db merge " + shell_word(*aside) +
+                " --into " + shell_word(path) + "`)"
           : "";
   warn(named() + " was unusable (" + failure.message + "); moved it to " + *aside +
        " and started a new one" + rescue);

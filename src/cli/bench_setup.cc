@@ -19,22 +19,23 @@ namespace ucudnn::cli {
 using nlohmann::json;
 
 std::string to_json(const RankSetup& setup) {
-  return json{{"status", setup.status},
-              {"error", setup.error},
-              {"fingerprint", setup.fingerprint},
-              {"devices", setup.devices},
-              {"host", setup.host}}
+  return json{
+      {"status", setup.status},   {"error", setup.error}, {"fingerprint", setup.fingerprint},
+      {"devices", setup.devices}, {"host", setup.host},   {"addresses", setup.addresses}}
       .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 RankSetup rank_setup_from_json(const std::string& text) {
   try {
     const json value = json::parse(text);
-    return {value.at("status").get<int>(), value.at("error").get<std::string>(),
-            value.at("fingerprint").get<std::string>(), value.at("devices").get<std::string>(),
-            value.value("host", std::string())};
+    return {value.at("status").get<int>(),
+            value.at("error").get<std::string>(),
+            value.at("fingerprint").get<std::string>(),
+            value.at("devices").get<std::string>(),
+            value.value("host", std::string()),
+            value.value("addresses", std::string())};
   } catch (const json::exception& e) {
-    return {kFailure, std::string("unreadable set-up message: ") + e.what(), "", "", ""};
+    return {kFailure, std::string("unreadable set-up message: ") + e.what(), "", "", "", ""};
   }
 }
 
@@ -66,10 +67,11 @@ Setup set_up(const BenchOptions& options, const Cluster& cluster,
       return fail(kUsageError,
                   "--devices applies to --backend cudnn (the CPU backend uses every core)");
     auto worker = std::make_unique<CpuWorker>(options.repeats);
-    // mpirun binds a rank to one core by default, a single one too (-np 1); a process bound
-    // otherwise (taskset, a container's cpuset) was bound on purpose, and is told what it costs.
+    // Open MPI's mpirun binds a rank to one core by default, a single one too (-np 1); a process
+    // bound otherwise (taskset, a container's cpuset, a scheduler's allocation: srun -n1 -c8)
+    // was bound on purpose, and is told what it costs.
     if (auto problem = cpu_binding_problem(worker->threads())) {
-      if (cluster.size() > 1 || launched_by_mpi(process_environment))
+      if (cluster.size() > 1 || process_environment("OMPI_COMM_WORLD_SIZE"))
         return fail(kFailure, *problem +
                                   ": run mpirun with --bind-to none (and one rank per node, "
                                   "--map-by ppr:1:node)");
@@ -100,6 +102,7 @@ Setup set_up(const BenchOptions& options, const Cluster& cluster,
     auto& devices = fingerprints[worker->benchmarker().fingerprint().to_string()];
     devices += (devices.empty() ? "" : ", ") + worker->description();
     setup.summary.devices += (setup.summary.devices.empty() ? "" : ", ") + worker->description();
+    setup.summary.addresses += (setup.summary.addresses.empty() ? "" : ", ") + worker->address();
   }
   if (fingerprints.size() > 1) {
     std::string list;
@@ -144,8 +147,8 @@ std::pair<int, std::string> verdict(const std::vector<RankSetup>& setups) {
 std::optional<std::string> shared_gpus_note(const std::vector<RankSetup>& setups) {
   std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> ranks_of;
   for (std::size_t r = 0; r < setups.size(); ++r)
-    if (!setups[r].host.empty() && setups[r].devices.rfind("GPU", 0) == 0)
-      ranks_of[{setups[r].host, setups[r].devices}].push_back(r);
+    if (!setups[r].host.empty() && setups[r].addresses.rfind("PCI", 0) == 0)
+      ranks_of[{setups[r].host, setups[r].addresses}].push_back(r);
   std::string shared;
   for (const auto& [where, ranks] : ranks_of) {
     if (ranks.size() < 2) continue;
@@ -153,7 +156,7 @@ std::optional<std::string> shared_gpus_note(const std::vector<RankSetup>& setups
     for (std::size_t i = 0; i < ranks.size(); ++i)
       list += (i == 0 ? "" : i + 1 == ranks.size() ? " and " : ", ") + std::to_string(ranks[i]);
     shared += (shared.empty() ? "" : "; ") + std::string("ranks ") + list + " share " +
-              where.second + " on " + where.first;
+              setups[ranks.front()].devices + " on " + where.first;
   }
   if (shared.empty()) return std::nullopt;
   return "note: " + shared +

@@ -21,7 +21,8 @@ struct RankSetup {
   std::string error;
   std::string fingerprint;
   std::string devices;
-  std::string host;  // the node's name; empty from a rank of an older ucudnn
+  std::string host;       // the node's name; empty from a rank of an older ucudnn
+  std::string addresses;  // the devices' addresses on the node (Worker::address), as devices
 };
 std::string to_json(const RankSetup& setup);
 RankSetup rank_setup_from_json(const std::string& text);
@@ -37,8 +38,9 @@ Setup set_up(const BenchOptions& options, const Cluster& cluster,
 // The common verdict of all ranks' set-ups: the exit status and what rank 0 says.
 std::pair<int, std::string> verdict(const std::vector<RankSetup>& setups);
 
-// Ranks of one node on the same GPUs measure side by side and disturb each other's timings:
-// a note naming them, or nullopt.
+// Ranks of one node on the same GPUs (by their addresses: ranks may number them alike, each
+// with a CUDA_VISIBLE_DEVICES of its own) measure side by side and disturb each other's
+// timings: a note naming them, or nullopt.
 std::optional<std::string> shared_gpus_note(const std::vector<RankSetup>& setups);
 
 }  // namespace ucudnn::cli

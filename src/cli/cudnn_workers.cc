@@ -1,6 +1,7 @@
 #include "cudnn_workers.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <random>
 
 #include "cudnn/cuda_runtime.h"
@@ -28,9 +29,10 @@ std::string cuda_error(const CudaRuntime& runtime, cudaError_t status) {
 class GpuWorker final : public Worker {
  public:
   static Expected<std::unique_ptr<GpuWorker>> open(
-      const CudnnApi& api, const CudaRuntime& runtime, int device, std::string model, int repeats,
-      std::optional<std::uint64_t> knob_variants_over) {
+      const CudnnApi& api, const CudaRuntime& runtime, int device, std::string model,
+      std::string address, int repeats, std::optional<std::uint64_t> knob_variants_over) {
     std::unique_ptr<GpuWorker> worker(new GpuWorker(api, runtime, device, std::move(model)));
+    worker->address_ = std::move(address);
     if (auto status = runtime.cudaSetDevice(device); status != cudaSuccess)
       return Error{"cudaSetDevice(" + std::to_string(device) + "): " + cuda_error(runtime, status)};
     if (auto status = runtime.cudaStreamCreate(&worker->stream_); status != cudaSuccess)
@@ -66,6 +68,7 @@ class GpuWorker final : public Worker {
   std::string description() const override {
     return "GPU " + std::to_string(device_) + " (" + model_ + ")";
   }
+  std::string address() const override { return "PCI " + address_; }
 
   std::optional<SideBySideRuns> run_side_by_side(const KernelKey& kernel, const Configuration& plan,
                                                  const Configuration& baseline,
@@ -85,6 +88,7 @@ class GpuWorker final : public Worker {
   const CudaRuntime& runtime_;
   int device_;
   std::string model_;
+  std::string address_;  // on the PCI bus
   cudaStream_t stream_ = nullptr;
   cudnnHandle_t handle_ = nullptr;
   std::unique_ptr<cudnn::CudnnBenchmarker> benchmarker_;
@@ -125,18 +129,25 @@ Expected<std::vector<std::unique_ptr<Worker>>> open_gpu_workers(
                          : *all;
 
   std::vector<std::pair<int, std::string>> models;
+  std::vector<std::string> addresses;  // PCI: the same GPU whatever CUDA_VISIBLE_DEVICES numbers it
   for (int device : devices) {
     cudaDeviceProp properties{};
     if (auto status = runtime.cudaGetDeviceProperties(&properties, device); status != cudaSuccess)
       return Error{"GPU " + std::to_string(device) +
                    ": cudaGetDeviceProperties: " + cuda_error(runtime, status)};
     models.emplace_back(device, properties.name);
+    char address[32];
+    std::snprintf(address, sizeof address, "%04x:%02x:%02x", properties.pciDomainID & 0xffff,
+                  properties.pciBusID & 0xff, properties.pciDeviceID & 0xff);
+    addresses.emplace_back(address);
   }
   if (auto mixed = mixed_models_error(models)) return Error{"--devices: " + *mixed};
 
   std::vector<std::unique_ptr<Worker>> workers;
-  for (const auto& [device, model] : models) {
-    auto worker = GpuWorker::open(api, runtime, device, model, repeats, knob_variants_over);
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    const auto& [device, model] = models[i];
+    auto worker =
+        GpuWorker::open(api, runtime, device, model, addresses[i], repeats, knob_variants_over);
     if (!worker) return Error{worker.error()};
     workers.push_back(std::move(worker).value());
   }

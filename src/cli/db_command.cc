@@ -27,10 +27,17 @@ int fail(const std::string& command, const std::string& message) {
 }
 
 // What a damaged file's scan could not read, after the rows it could.
-void say_unreadable(const std::string& file, const db::Unreadable& unreadable) {
-  if (const auto what = db::describe(unreadable))
-    std::fprintf(stderr, "warning: %s is damaged: could not read %s; every other row was read\n",
-                 file.c_str(), what->c_str());
+void say_unreadable(const std::string& file, const db::Unreadable& unreadable,
+                    std::size_t rows_read) {
+  const auto what = db::describe(unreadable);
+  if (!what) return;
+  if (rows_read == 0)
+    std::fprintf(stderr, "warning: %s is damaged: no row could be read: %s\n", file.c_str(),
+                 what->c_str());
+  else
+    std::fprintf(stderr, "warning: %s is damaged: could not read %s; read the %s outside %s\n",
+                 file.c_str(), what->c_str(), counted(rows_read, "row").c_str(),
+                 unreadable.size() == 1 ? "it" : "them");
 }
 
 std::string utc_time(std::int64_t seconds) {
@@ -78,7 +85,8 @@ int merge(const std::vector<std::string>& sources, const std::string& target) {
       std::printf(" (%zu invalid rows skipped)", result.invalid_rows_skipped);
     std::printf("\n");
     std::fflush(stdout);
-    say_unreadable(sources[i], result.unreadable);
+    say_unreadable(sources[i], result.unreadable,
+                   result.measurements_read + result.plans_read + result.invalid_rows_skipped);
   }
   return 0;
 }
@@ -105,7 +113,8 @@ int export_to(const std::string& path, const std::string& file, bool lines) {
   if (result->invalid_rows_skipped)
     std::fprintf(stderr, " (%zu invalid rows skipped)", result->invalid_rows_skipped);
   std::fprintf(stderr, "\n");
-  say_unreadable(path, result->unreadable);
+  say_unreadable(path, result->unreadable,
+                 result->measurements + result->plans + result->invalid_rows_skipped);
   return 0;
 }
 
@@ -141,11 +150,11 @@ int check(const std::string& path) {
   std::printf("%s: %zu measurements and %zu plans checked, %s\n", path.c_str(),
               report->measurements_checked, report->plans_checked,
               counted(report->problems.size(), "problem").c_str());
-  if (!report->unreadable.empty())
+  if (!report->unreadable.empty() && report->measurements_checked + report->plans_checked > 0)
     std::printf(
         "the rows that can be read are copied into a new database by `ucudnn db merge %s "
         "--into NEW.db`\n",
-        path.c_str());
+        shell_word(path).c_str());
   return report->ok() ? 0 : kFailure;
 }
 

@@ -83,18 +83,6 @@ std::set<std::string> micro_kernel_texts(const std::vector<NetworkKernel>& kerne
   return texts;
 }
 
-// `word` as a POSIX shell reads it back: as it is where nothing in it is special, else in single
-// quotes.
-std::string shell_word(const std::string& word) {
-  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || (c != 0 && std::strchr("+-./:=@_,", c));
-  });
-  if (plain) return word;
-  std::string quoted = "'";
-  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
 // The bench that measures what this plan needs, to paste: every option that changes what is
 // measured or stored.
 std::string bench_command_line(const PlanningOptions& o) {

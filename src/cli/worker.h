@@ -26,6 +26,9 @@ class Worker {
   // thread's current one (CUDA keeps the current device per thread).
   virtual void enter_thread() {}
   virtual std::string description() const = 0;  // "GPU 1 (NVIDIA H100 80GB HBM3)"
+  // Where on its node the device is ("PCI 0000:3b:00"), the same for every process that uses it
+  // however it numbers the node's devices; empty where that says nothing (the CPU).
+  virtual std::string address() const { return {}; }
 
   // Runs a plan and its baseline for real on the same inputs (bench's plan check): their
   // median times over `repeats` interleaved rounds and their outputs compared; nullopt when

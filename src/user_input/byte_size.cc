@@ -122,7 +122,8 @@ std::string format_byte_size_at_least(std::uint64_t bytes) {
   for (int unit = 6; unit > 0; --unit) {
     const std::uint64_t size = std::uint64_t{1} << (10 * unit);
     const std::uint64_t whole = bytes / size + (bytes % size != 0);
-    if (bytes >= size && (bytes % size == 0 || whole >= 100))  // exact, or within 1%
+    // Exact, or within 1%, and no more than a byte size can say.
+    if (bytes >= size && (bytes % size == 0 || whole >= 100) && whole <= UINT64_MAX / size)
       return std::to_string(whole) + " " + kNames[unit];
   }
   return std::to_string(bytes) + " B";

@@ -192,10 +192,40 @@ TEST(BenchmarkWork, MeasurementsThatCannotBeTakenNowAreCountedAndNamed) {
   EXPECT_EQ(received->first_unavailable, outcome.first_unavailable);
 }
 
+// The weight of each rank's share of `work` among `ranks`, checking that every item is in
+// exactly one share, in item order.
+std::vector<double> share_weights(const std::vector<NetworkKernel>& kernels, const WorkList& work,
+                                  int ranks) {
+  std::vector<int> taken(work.items.size(), 0);
+  std::vector<double> weights;
+  for (int rank = 0; rank < ranks; ++rank) {
+    const auto share = share_of(rank, ranks, kernels, work);
+    EXPECT_TRUE(std::is_sorted(share.begin(), share.end()));
+    double weight = 0;
+    for (const std::size_t i : share) {
+      ++taken.at(i);
+      weight += work_weight(kernels, work.items[i]);
+    }
+    weights.push_back(weight);
+  }
+  EXPECT_EQ(taken, std::vector<int>(work.items.size(), 1)) << "every item once";
+  return weights;
+}
+
+double spread(const std::vector<double>& weights) {
+  const auto [lightest, heaviest] = std::minmax_element(weights.begin(), weights.end());
+  return *heaviest - *lightest;
+}
+
+WorkList all_work(const std::vector<NetworkKernel>& kernels) {
+  testing::TableBenchmarker device({"A", "B", "C"});
+  MemoryStore store;
+  return find_missing_work(kernels, BatchSizePolicy::kPowerOfTwo, device, store,
+                           device.fingerprint().to_string());
+}
+
 // Each rank's share weighs about the same, whatever the number of ranks: the heaviest and the
-// lightest share differ by at most one item. The items of a network come kernel by kernel,
-// micro-batch 1, 2, 4, 8 each, so the shares of a round robin (what ranks took before) are a
-// micro-batch size each: with 4 ranks, one has every size-8 item, about 8x the first's work.
+// lightest share differ by at most one item.
 TEST(BenchmarkWork, SharesWeighAlike) {
   testing::SeededRandom random;
   Network network;
@@ -206,40 +236,35 @@ TEST(BenchmarkWork, SharesWeighAlike) {
          make_conv2d_problem({8, channels, size, size, random.uniform(2, 32), 3, 3, 1, 1})});
   }
   const auto kernels = network_kernels(network);
-  testing::TableBenchmarker device({"A", "B", "C"});
-  MemoryStore store;
-  const WorkList work = find_missing_work(kernels, BatchSizePolicy::kPowerOfTwo, device, store,
-                                          device.fingerprint().to_string());
-  ASSERT_EQ(work.items.size(), 6u * 3 * 4);
+  const WorkList work = all_work(kernels);
+  ASSERT_FALSE(work.items.empty());
   double heaviest_item = 0;
   for (const auto& item : work.items)
     heaviest_item = std::max(heaviest_item, work_weight(kernels, item));
   for (int ranks = 1; ranks <= 5; ++ranks) {
     SCOPED_TRACE(std::to_string(ranks) + " ranks");
-    std::vector<int> taken(work.items.size(), 0);
-    std::vector<double> weights;
-    for (int rank = 0; rank < ranks; ++rank) {
-      const auto share = share_of(rank, ranks, kernels, work);
-      EXPECT_TRUE(std::is_sorted(share.begin(), share.end()));
-      double weight = 0;
-      for (const std::size_t i : share) {
-        ++taken.at(i);
-        weight += work_weight(kernels, work.items[i]);
-      }
-      weights.push_back(weight);
-    }
-    EXPECT_EQ(taken, std::vector<int>(work.items.size(), 1)) << "every item once";
-    const auto [lightest, heaviest] = std::minmax_element(weights.begin(), weights.end());
-    EXPECT_LE(*heaviest - *lightest, heaviest_item);
-    // The round robin's spread, for comparison: far over one item from 2 ranks on.
-    std::vector<double> round_robin(static_cast<std::size_t>(ranks), 0.0);
-    for (std::size_t i = 0; i < work.items.size(); ++i)
-      round_robin[i % static_cast<std::size_t>(ranks)] += work_weight(kernels, work.items[i]);
-    const auto [rr_light, rr_heavy] = std::minmax_element(round_robin.begin(), round_robin.end());
-    if (ranks == 4) {
-      EXPECT_GT(*rr_heavy - *rr_light, heaviest_item);
-    }
+    EXPECT_LE(spread(share_weights(kernels, work, ranks)), heaviest_item);
   }
+}
+
+// The items of a network come kernel by kernel, micro-batch 1, 2, 4, 8 each, so a round robin
+// over them (what ranks took before) gave each rank one micro-batch size: with 4 ranks, one had
+// every size-8 item, several times the work of the one with the size-1 items.
+TEST(BenchmarkWork, SharesAreNotARoundRobin) {
+  Network network;
+  for (int layer = 0; layer < 4; ++layer)
+    network.layers.push_back({"l" + std::to_string(layer),
+                              make_conv2d_problem({8, 64 + 16 * layer, 56, 56, 64, 3, 3, 1, 1})});
+  const auto kernels = network_kernels(network);
+  const WorkList work = all_work(kernels);
+  ASSERT_EQ(work.items.size(), 4u * 3 * 4);
+  std::vector<double> round_robin(4, 0.0);
+  for (std::size_t i = 0; i < work.items.size(); ++i)
+    round_robin[i % 4] += work_weight(kernels, work.items[i]);
+  const auto shares = share_weights(kernels, work, 4);
+  EXPECT_GT(*std::max_element(round_robin.begin(), round_robin.end()),
+            4 * *std::min_element(round_robin.begin(), round_robin.end()));
+  EXPECT_LT(spread(shares), 0.05 * *std::max_element(shares.begin(), shares.end()));
 }
 
 TEST(BenchmarkWork, WorkAndResultsTravelBitForBit) {

@@ -1,6 +1,6 @@
 // The `ucudnn` tool end to end, as a user runs it: real SQLite files in a temporary folder,
 // the CPU backend, the cuDNN test doubles (exact, deterministic times: bit-for-bit
-// comparisons), and mpirun.
+// comparisons). Under mpirun: cluster_test.cc.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,7 +9,6 @@
 #include <regex>
 #include <set>
 #include <sstream>
-#include <thread>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
@@ -19,38 +18,6 @@
 
 namespace ucudnn::testing {
 namespace {
-
-// What must agree even where times differ (the CPU): which kernels, algorithms and
-// micro-batches were measured, whether they ran, with what workspace.
-using MeasurementKey = std::tuple<std::string, std::string, std::string, std::string, std::int64_t,
-                                  std::string, std::uint64_t>;
-std::set<MeasurementKey> measurement_keys(const std::vector<json>& rows) {
-  std::set<MeasurementKey> keys;
-  for (const auto& row : rows)
-    keys.insert({row["fingerprint"], row["kernel_key"], row["backend"], row["algorithm"],
-                 row["micro_batch"], row["status"],
-                 row.value("workspace_bytes", std::uint64_t{0})});
-  return keys;
-}
-// The keys of `a` that `b` lacks, one per line (a short failure message).
-std::string only_in(const std::set<MeasurementKey>& a, const std::set<MeasurementKey>& b) {
-  std::string text;
-  for (const auto& key : a)
-    if (!b.count(key))
-      text += std::get<1>(key).substr(0, 40) + "... " + std::get<3>(key) + " micro-batch " +
-              std::to_string(std::get<4>(key)) + " " + std::get<5>(key) + " " +
-              std::to_string(std::get<6>(key)) + "\n";
-  return text;
-}
-// What a plan answers, not the limits it covers: the range a plan is valid over starts at the
-// workspace its chosen configuration needs, which timing noise may change from run to run.
-std::set<std::string> plan_keys(const std::vector<json>& rows) {
-  std::set<std::string> keys;
-  for (const auto& row : rows)
-    keys.insert(row["fingerprint"].get<std::string>() + "|" + row["subject"].get<std::string>() +
-                "|" + row["policy"].get<std::string>() + "|" + row["mode"].get<std::string>());
-  return keys;
-}
 
 TEST_F(CliTest, SecondBenchMeasuresNothingNew) {
   const auto args =
@@ -395,53 +362,6 @@ TEST_F(CliTest, ThreeDimensionalNetworkOnTheCpu) {
       << r.out;
 }
 
-TEST_F(CliTest, MpiRanksTogetherMeasureWhatOneProcessMeasures) {
-  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found: the cluster test needs Open MPI";
-  const auto cluster = run_mpi(concat(
-      {"bench", "--database", path("cluster.db"), "--no-check-plans", "--total-workspace", "1MiB"},
-      bench_args()));
-  ASSERT_EQ(cluster.status, 0) << describe(cluster);
-  EXPECT_NE(cluster.out.find("cluster: 2 ranks"), std::string::npos) << cluster.out;
-  const auto single = run(concat(
-      {"bench", "--database", path("single.db"), "--no-check-plans", "--total-workspace", "1MiB"},
-      bench_args()));
-  ASSERT_EQ(single.status, 0) << describe(single);
-  EXPECT_EQ(counts(cluster), counts(single));
-  const auto a = rows(path("cluster.db"));
-  const auto b = rows(path("single.db"));
-  EXPECT_FALSE(a.first.empty());
-  EXPECT_EQ(only_in(measurement_keys(a.first), measurement_keys(b.first)), "");
-  EXPECT_EQ(only_in(measurement_keys(b.first), measurement_keys(a.first)), "");
-  EXPECT_EQ(plan_keys(a.second), plan_keys(b.second));
-  // Only rank 0 wrote: the default database of the other rank was never created.
-  EXPECT_FALSE(std::filesystem::exists(path("default.db")));
-}
-
-// A rank bound to one core measures the CPU backend's threads on it, and stores that as the
-// machine's: mpirun binds each rank so by default, a single one too (-np 1 ran, unwarned). A
-// plain process bound on purpose (taskset) runs, told what it costs.
-TEST_F(CliTest, ABoundProcessIsRefusedUnderMpiAndWarnedAlone) {
-  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one core: nothing to bind away";
-  const std::vector<std::string> args =
-      concat({"bench", "--database", path("bound.db"), "--no-check-plans"}, bench_args());
-  if (have_mpirun()) {
-    const auto bound = run_mpi(args, {}, {"--bind-to", "core", "-np", "1"});
-    EXPECT_EQ(bound.status, 1) << describe(bound);
-    EXPECT_NE(bound.err.find("this process may run on 1 CPU only"), std::string::npos)
-        << describe(bound);
-    EXPECT_NE(bound.err.find("--bind-to none"), std::string::npos) << describe(bound);
-  }
-  const std::string taskset = "/usr/bin/taskset";
-  if (::access(taskset.c_str(), X_OK) != 0) GTEST_SKIP() << "no " << taskset;
-  std::vector<std::string> argv = {taskset, "-c", "0", kTool};
-  argv.insert(argv.end(), args.begin(), args.end());
-  const auto alone = run_process(argv, environment({}));
-  EXPECT_EQ(alone.status, 0) << describe(alone);
-  EXPECT_NE(alone.err.find("warning: this process may run on 1 CPU only"), std::string::npos)
-      << describe(alone);
-  EXPECT_EQ(alone.err.find("mpirun"), std::string::npos) << describe(alone);
-}
-
 TEST_F(CliTest, CudnnWithoutAUsableGpuSaysSo) {
   const auto r = run(concat({"bench", "--backend", "cudnn", "--no-check-plans"}, bench_args()));
   if (r.status == 0) GTEST_SKIP() << "a GPU is usable here";
@@ -560,40 +480,6 @@ TEST_F(CliTest, CudnnKnobVariantsArePlannedForJobsThatAskForThem) {
       concat(args("divided.db"), {"--knob-variants", "--total-workspace", "4MiB"}), environment);
   EXPECT_EQ(divided.status, 2) << describe(divided);
   EXPECT_NE(divided.err.find("not to a WD division"), std::string::npos) << divided.err;
-}
-
-TEST_F(CliTest, CudnnClusterEqualsOneProcessBitForBit) {
-  if (!have_fakecuda()) GTEST_SKIP() << "built without the cuDNN test doubles";
-  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found: the cluster test needs Open MPI";
-  const auto args =
-      concat({"bench", "--backend", "cudnn", "--no-check-plans", "--total-workspace", "4MiB"},
-             bench_args(8));
-  const auto cluster = run_mpi(concat(args, {"--database", path("cluster.db")}), fakecuda());
-  ASSERT_EQ(cluster.status, 0) << describe(cluster);
-  EXPECT_NE(cluster.out.find("rank 1: GPU 0 (ucudnn fakecuda test double)"), std::string::npos)
-      << cluster.out;
-  // Both ranks on the one GPU: their timings disturb each other, and the job says so (it said
-  // so only of the CPU's cores). Ranks with a GPU each share nothing.
-  char host[256] = {};
-  ASSERT_EQ(gethostname(host, sizeof host - 1), 0);
-  EXPECT_EQ(count_of(cluster.out, std::string("note: ranks 0 and 1 share GPU 0 (ucudnn fakecuda "
-                                              "test double) on ") +
-                                      host),
-            1)
-      << cluster.out;
-  const auto apart = run_mpi(concat(args, {"--database", path("apart.db")}),
-                             fakecuda({{"FAKECUDA_DEVICE_COUNT", "2"}}));
-  ASSERT_EQ(apart.status, 0) << describe(apart);
-  EXPECT_NE(apart.out.find("rank 1: GPU 1"), std::string::npos) << apart.out;
-  EXPECT_EQ(count_of(apart.out, "note:"), 0) << apart.out;
-  const auto single = run(concat(args, {"--database", path("single.db")}), fakecuda());
-  ASSERT_EQ(single.status, 0) << describe(single);
-  EXPECT_EQ(plan_part(cluster.out), plan_part(single.out));
-  const auto a = rows(path("cluster.db"));
-  const auto b = rows(path("single.db"));
-  EXPECT_FALSE(a.first.empty());
-  EXPECT_EQ(without_times(a.first), without_times(b.first));
-  EXPECT_EQ(without_times(a.second), without_times(b.second));
 }
 
 TEST_F(CliTest, CudnnOnSeveralGpusOfOneModel) {

@@ -125,6 +125,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
   prop->l2CacheSize = 50 << 20;
   prop->memoryBusWidth = 5120;
   prop->unifiedAddressing = 1;
+  prop->pciBusID = 0x10 + device;  // a GPU of its own on the bus
   return cudaSuccess;
 }
 

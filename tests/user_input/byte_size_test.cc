@@ -99,6 +99,7 @@ TEST(ByteSize, ASuggestedLimitIsAtLeastWhatIsNeeded) {
   EXPECT_EQ(format_byte_size_at_least((300ull << 20) + 1), "301 MiB");
   EXPECT_EQ(format_byte_size_at_least(5000), "5000 B");
   EXPECT_EQ(format_byte_size_at_least(0), "0 B");
+  EXPECT_EQ(format_byte_size_at_least(UINT64_MAX), "18446744073709551615 B");
   testing::SeededRandom random;
   for (int i = 0; i < 1000; ++i) {
     const auto bytes = static_cast<std::uint64_t>(random.uniform(1, std::int64_t{1} << 50));
