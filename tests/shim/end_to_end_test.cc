@@ -7,6 +7,7 @@
 // time of the plans (WR and WD) beating the undivided choice by the predicted factor.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -135,6 +136,48 @@ TEST_F(EndToEnd, FindExTakesTheLimitFromTheApplicationsWorkspace) {
   ASSERT_EQ(with.iteration_ms.size(), 3u);
   expect_time(without.iteration_ms.back(), prediction.undivided_ms, "undivided");
   expect_time(with.iteration_ms.back(), prediction.reuse_ms, "WR plan");
+}
+
+// The workspace each kernel's selection asked for ("select conv1 Forward algo=8 memory=556
+// workspace=556"), in the program's order.
+std::vector<long long> selected_workspaces(const std::string& out) {
+  std::vector<long long> bytes;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);)
+    if (const auto at = line.find(" workspace="); line.rfind("select ", 0) == 0 && at != line.npos)
+      bytes.push_back(std::stoll(line.substr(at + 11)));
+  return bytes;
+}
+
+// Without a limit set, on a device the program nearly fills: ucudnn's plans need no more
+// workspace than cuDNN's own first choice, which the program would have allocated. They
+// needed up to the 64 MiB default (conv3: 295,744 bytes where cuDNN's needed 832), and the
+// program failed, out of memory, where it runs alone (a new-user trial; the graph API held its
+// plans to the application's engines so already).
+TEST_F(EndToEnd, UnderMemoryPressureWithoutALimitTheProgramRunsAsAlone) {
+  const std::vector<std::string> args = {"--batch", "8", "--iterations", "2"};
+  const testing::Environment pressure = {{"FAKECUDA_MEMORY_BYTES", "12000000"}};
+  const ProgramRun alone = run(UCUDNN_EXAMPLE, args, pressure);
+  ASSERT_EQ(alone.process.status, 0) << alone.process.err;
+  testing::Environment with_ucudnn = pressure;
+  with_ucudnn["UCUDNN_DATABASE"] = database_path();
+  const ProgramRun with = preloaded(args, with_ucudnn);
+  ASSERT_EQ(with.process.status, 0) << with.process.err;
+  expect_same_results(alone, with);
+  const auto mine = selected_workspaces(with.process.out);
+  const auto theirs = selected_workspaces(alone.process.out);
+  ASSERT_EQ(mine.size(), 15u) << with.process.out;
+  ASSERT_EQ(mine.size(), theirs.size());
+  for (std::size_t k = 0; k < mine.size(); ++k) EXPECT_LE(mine[k], theirs[k]) << "kernel " << k;
+  ASSERT_FALSE(with.iteration_ms.empty());
+  EXPECT_LE(with.iteration_ms.back(), alone.iteration_ms.back());
+  // With memory to spare, ucudnn's plans may take more (up to the default limit).
+  const ProgramRun roomy = preloaded(args, {{"UCUDNN_DATABASE", database_path()}});
+  const auto roomy_bytes = selected_workspaces(roomy.process.out);
+  ASSERT_EQ(roomy_bytes.size(), theirs.size()) << roomy.process.out;
+  int more = 0;
+  for (std::size_t k = 0; k < theirs.size(); ++k) more += roomy_bytes[k] > theirs[k];
+  EXPECT_GT(more, 0) << roomy.process.out;
 }
 
 // What the shim logs once it has divided the example's workspace (its 15 kernels, on one stream,

@@ -12,12 +12,47 @@
 #include "cudnn/cudnn_types.h"
 #include "cudnn/scaling.h"
 #include "shim/dispatch/planning.h"
+#include "shim/memory_to_spare.h"
 #include "shim/registry.h"
+#include "shim/settings.h"
 #include "shim/stream_state.h"
 
 namespace ucudnn::shim {
 
 using namespace dispatch;
+
+namespace {
+
+// Where the user set no limit and the device has no memory to spare (memory_to_spare.h): the
+// most ucudnn's plan may need, what cuDNN's own first choice needs, which the application would
+// have allocated. The graph API holds a plan to the application's engine so; a legacy
+// application told a larger workspace than it can allocate fails for want of memory.
+std::optional<std::uint64_t> pressure_cap(Operation operation, cudnnHandle_t handle,
+                                          const ConvolutionDescriptors& d, int device) {
+  if (memory_to_spare(device, kDefaultWorkspaceLimit)) return std::nullopt;
+  AlgorithmPerf own[kMaxResults];
+  int count = 0;
+  if (cudnn::select_algorithms(cudnn::cudnn_api(), handle, operation, cudnn::Selection::kHeuristic,
+                               d, kMaxResults, &count, own) != CUDNN_STATUS_SUCCESS)
+    return std::nullopt;
+  for (int i = 0; i < count; ++i)
+    if (own[i].status == CUDNN_STATUS_SUCCESS) return static_cast<std::uint64_t>(own[i].memory);
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> pressure_cap(Operation operation, cudnnHandle_t handle,
+                                          const ConvolutionDescriptors& d) {
+  auto state = Registry::instance().state(handle);
+  int device = 0;
+  {
+    std::lock_guard lock(state->mutex);
+    if (state->workspace_limit(process_settings())) return std::nullopt;
+    device = state->device;
+  }
+  return pressure_cap(operation, handle, d, device);
+}
+
+}  // namespace
 
 std::optional<AlgorithmPerf> planned_result(Operation operation, cudnn::Selection selection,
                                             cudnnHandle_t handle, const ConvolutionDescriptors& d,
@@ -116,9 +151,10 @@ cudnnStatus_t find_algorithms(Operation operation, cudnn::Selection selection, c
     if (selection == cudnn::Selection::kFindEx &&
         (!buffers.x || !buffers.w || !buffers.y || (!workspace && workspace_bytes > 0)))
       return pass();
-    // Invalid descriptors, or no plan: cuDNN's own answer.
-    const auto plan =
-        planned_result(operation, selection, handle, d, buffers, workspace, workspace_bytes, scope);
+    // Invalid descriptors, or no plan: cuDNN's own answer. (Find*Ex's workspace is its cap.)
+    const auto plan = planned_result(
+        operation, selection, handle, d, buffers, workspace, workspace_bytes, scope, nullptr,
+        selection == cudnn::Selection::kFindEx ? std::nullopt : pressure_cap(operation, handle, d));
     if (!plan) return pass();
     results[0] = *plan;
     int theirs = 0;
@@ -172,8 +208,11 @@ cudnnStatus_t workspace_size(Operation operation, cudnnHandle_t handle,
         [&] {
           auto& plans = state->plans[request->kernel];
           if (!plans.reported && !captured) {
-            const std::uint64_t limit =
-                state->workspace_limit(request->settings).value_or(kDefaultWorkspaceLimit);
+            const auto configured = state->workspace_limit(request->settings);
+            std::uint64_t limit = configured.value_or(kDefaultWorkspaceLimit);
+            if (!configured)
+              if (const auto cap = pressure_cap(operation, handle, d, state->device))
+                limit = std::min(limit, *cap);
             plans.reported = plan_within(*state, request->kernel, limit, request->settings,
                                          planning_outside_find(request->settings));
             Registry::instance().plans_changed();
