@@ -1,6 +1,7 @@
 #include "user_input/setting_names.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstddef>
 
 namespace ucudnn {
@@ -43,6 +44,48 @@ std::size_t typing_distance(std::string_view a, std::string_view b) {
 
 constexpr std::string_view kPrefix = "UCUDNN_";
 
+std::vector<std::string_view> words_of(std::string_view name) {
+  std::vector<std::string_view> words;
+  name.remove_prefix(kPrefix.size());
+  while (!name.empty()) {
+    const auto end = std::min(name.find('_'), name.size());
+    if (end > 0) words.push_back(name.substr(0, end));
+    name.remove_prefix(std::min(end + 1, name.size()));
+  }
+  return words;
+}
+
+// Words a setting's name is remembered by in place of its own.
+bool same_or_synonym(std::string_view a, std::string_view b) {
+  return a == b || (a == "SIZE" && b == "LIMIT") || (a == "LIMIT" && b == "SIZE");
+}
+
+// A name of two words or more that is a setting's with one word left out (UCUDNN_TOTAL_WORKSPACE,
+// UCUDNN_BATCH_POLICY) or with one word taken for its synonym (UCUDNN_TOTAL_WORKSPACE_LIMIT):
+// what people remember of a long name. A setting's name with a word added
+// (UCUDNN_HYBRID_CHILD) is left alone: programs name their own variables so.
+bool remembered_as(std::string_view name, std::string_view setting) {
+  const auto mine = words_of(name), its = words_of(setting);
+  if (mine.size() < 2) return false;
+  if (mine.size() + 1 == its.size()) {
+    std::size_t matched = 0;
+    for (const auto word : its)
+      if (matched < mine.size() && mine[matched] == word) ++matched;
+    return matched == mine.size();
+  }
+  if (mine.size() != its.size()) return false;
+  std::size_t different = 0;
+  for (std::size_t i = 0; i < mine.size(); ++i)
+    if (mine[i] != its[i]) different += same_or_synonym(mine[i], its[i]) ? 1 : 2;
+  return different == 1;
+}
+
+std::string upper_case(std::string_view text) {
+  std::string upper(text);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return upper;
+}
+
 }  // namespace
 
 std::vector<std::string> misspelt_settings(const char* const* environment) {
@@ -51,8 +94,16 @@ std::vector<std::string> misspelt_settings(const char* const* environment) {
   for (const char* const* entry = environment; *entry; ++entry) {
     const std::string_view text = *entry;
     const std::string_view name = text.substr(0, text.find('='));
-    if (name.substr(0, kPrefix.size()) != kPrefix) continue;
     const auto& names = setting_names();
+    // A setting's name in another case: names are upper case.
+    if (name.substr(0, kPrefix.size()) != kPrefix) {
+      if (upper_case(name.substr(0, kPrefix.size())) != kPrefix) continue;
+      const std::string upper = upper_case(name);
+      if (std::find(names.begin(), names.end(), upper) != names.end())
+        said.push_back(std::string(name) + " is no setting of ucudnn (did you mean " + upper +
+                       "? names are upper case); it is ignored");
+      continue;
+    }
     if (std::find(names.begin(), names.end(), name) != names.end()) continue;
     // Mistakes allowed grow with the name: one in a short one (HYBIRD), two in a long one. Three
     // would take a site's own UCUDNN_BENCHMARK_OUT for UCUDNN_BENCHMARK_IN.
@@ -64,9 +115,13 @@ std::vector<std::string> misspelt_settings(const char* const* environment) {
         closest = known;
         closest_distance = distance;
       }
-    if (!closest.empty())
-      said.push_back(std::string(name) + " is no setting of ucudnn (did you mean " +
-                     std::string(closest) + "?); it is ignored");
+    std::string meant(closest);
+    if (meant.empty())
+      for (const std::string_view known : names)
+        if (remembered_as(name, known)) meant += (meant.empty() ? "" : " or ") + std::string(known);
+    if (!meant.empty())
+      said.push_back(std::string(name) + " is no setting of ucudnn (did you mean " + meant +
+                     "?); it is ignored");
   }
   return said;
 }

@@ -17,14 +17,22 @@ TEST(SettingNames, AMisspeltSettingIsNamedWithTheOneMeant) {
   const struct {
     const char* entry;
     const char* meant;
-  } cases[] = {{"UCUDNN_WORKSPACE_LIMT=8MiB", "UCUDNN_WORKSPACE_LIMIT"},
-               {"UCUDNN_LOGLEVEL=info", "UCUDNN_LOG_LEVEL"},
-               {"UCUDNN_LOG_LEVLE=info", "UCUDNN_LOG_LEVEL"},
-               {"UCUDNN_HYBIRD=on", "UCUDNN_HYBRID"},
-               {"UCUDNN_DEVICE=0", "UCUDNN_DEVICES"},
-               {"UCUDNN_DISABLED=1", "UCUDNN_DISABLE"},
-               {"UCUDNN_BATCHSIZE_POLICY=all", "UCUDNN_BATCH_SIZE_POLICY"},
-               {"UCUDNN_EXCLUDE_ALGORITHM=cudnn:FFT", "UCUDNN_EXCLUDE_ALGORITHMS"}};
+  } cases[] = {
+      {"UCUDNN_WORKSPACE_LIMT=8MiB", "UCUDNN_WORKSPACE_LIMIT"},
+      {"UCUDNN_LOGLEVEL=info", "UCUDNN_LOG_LEVEL"},
+      {"UCUDNN_LOG_LEVLE=info", "UCUDNN_LOG_LEVEL"},
+      {"UCUDNN_HYBIRD=on", "UCUDNN_HYBRID"},
+      {"UCUDNN_DEVICE=0", "UCUDNN_DEVICES"},
+      {"UCUDNN_DISABLED=1", "UCUDNN_DISABLE"},
+      {"UCUDNN_BATCHSIZE_POLICY=all", "UCUDNN_BATCH_SIZE_POLICY"},
+      {"UCUDNN_EXCLUDE_ALGORITHM=cudnn:FFT", "UCUDNN_EXCLUDE_ALGORITHMS"},
+      // What people remember of a long name (they were ignored without a word: WD
+      // stayed off under UCUDNN_TOTAL_WORKSPACE, the tool's --total-workspace).
+      {"UCUDNN_TOTAL_WORKSPACE=1GiB", "UCUDNN_TOTAL_WORKSPACE_SIZE"},
+      {"UCUDNN_TOTAL_WORKSPACE_LIMIT=1GiB", "UCUDNN_TOTAL_WORKSPACE_SIZE"},
+      {"UCUDNN_WORKSPACE_SIZE=8MiB", "UCUDNN_WORKSPACE_LIMIT or UCUDNN_TOTAL_WORKSPACE_SIZE"},
+      {"UCUDNN_BATCH_POLICY=all", "UCUDNN_BATCH_SIZE_POLICY"},
+      {"UCUDNN_LOCK_TIMEOUT=2s", "UCUDNN_DATABASE_LOCK_TIMEOUT"}};
   for (const auto& c : cases) {
     const auto said = said_about({"PATH=/bin", c.entry});
     ASSERT_EQ(said.size(), 1u) << c.entry;
@@ -41,12 +49,23 @@ TEST(SettingNames, SettingsAndAProgramsOwnVariablesAreLeftAlone) {
   for (const auto& entry : entries) environment.push_back(entry.c_str());
   for (const char* own :
        {"UCUDNN_TEST_SEED=5", "UCUDNN_HYBRID_CHILD=1", "UCUDNN_PRELOAD=x.so", "UCUDNN=1",
-        "UCUDNN_=1", "UCUDNN_LIMIT=8MiB", "HYBRID=on", "ucudnn_hybrid=on", "UCUDNN_LOG_LEVEL",
+        "UCUDNN_=1", "UCUDNN_LIMIT=8MiB", "HYBRID=on", "UCUDNN_LOG_LEVEL",
         // A site's own, three mistakes from a setting.
         "UCUDNN_BENCHMARK_OUT=x", "UCUDNN_WORKSPACE_LIMIT_MB=8", "UCUDNN_PRELOAD_LIBRARIES=a:b"})
     environment.push_back(own);
   EXPECT_TRUE(said_about(environment).empty());
   EXPECT_TRUE(misspelt_settings(nullptr).empty());
+}
+
+// Settings are read in upper case only: one in lower case was ignored without a word.
+TEST(SettingNames, ASettingInLowerCaseIsNamed) {
+  const auto said = said_about({"ucudnn_workspace_limit=8MiB", "Ucudnn_Hybrid=auto"});
+  ASSERT_EQ(said.size(), 2u);
+  EXPECT_EQ(said[0],
+            "ucudnn_workspace_limit is no setting of ucudnn (did you mean UCUDNN_WORKSPACE_LIMIT? "
+            "names are upper case); it is ignored");
+  EXPECT_NE(said[1].find("did you mean UCUDNN_HYBRID?"), std::string::npos) << said[1];
+  EXPECT_TRUE(said_about({"ucudnn_own_thing=1"}).empty());
 }
 
 }  // namespace
