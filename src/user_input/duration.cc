@@ -1,20 +1,30 @@
 #include "user_input/duration.h"
 
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 namespace ucudnn {
 
 std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
+  // Units as byte sizes take them: any case, a space before them allowed ("2 s", "5min").
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string_view rest = lower;
   double scale = 1;
-  if (text.ends_with("ms")) {
-    text.remove_suffix(2);
-  } else if (text.ends_with("s")) {
-    text.remove_suffix(1);
-    scale = 1000;
-  }
+  for (const auto& [unit, ms] :
+       {std::pair<std::string_view, double>{"ms", 1}, {"min", 60000}, {"s", 1000}, {"h", 3.6e6}})
+    if (rest.ends_with(unit)) {
+      rest.remove_suffix(unit.size());
+      scale = ms;
+      break;
+    }
+  if (scale != 1 || lower.ends_with("ms"))
+    while (rest.ends_with(' ')) rest.remove_suffix(1);
+  text = rest;
   const std::string number(text);
   // Decimal digits only: strtod would also read hexadecimal, exponents, inf and nan.
   if (number.find_first_not_of("0123456789.") != std::string::npos) return std::nullopt;

@@ -1,6 +1,6 @@
 #pragma once
-// Durations as users type them in settings and options: "100ms", "2s", "1.5s", or a number of
-// milliseconds; at most an hour.
+// Durations as users type them in settings and options: "100ms", "2s", "1.5s", "2 s", "5min",
+// "1h" (units in any case), or a number of milliseconds; at most an hour.
 #include <chrono>
 #include <optional>
 #include <string>

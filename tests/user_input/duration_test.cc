@@ -11,9 +11,16 @@ TEST(Duration, ParsesMillisecondsAndSeconds) {
   EXPECT_EQ(parse_duration("250")->count(), 250);
   EXPECT_FALSE(parse_duration("soon"));
   EXPECT_FALSE(parse_duration("-1s"));
-  EXPECT_FALSE(parse_duration("2h"));
+  EXPECT_FALSE(parse_duration("2h")) << "over an hour";
+  // Minutes and hours, a space before the unit, any case (as byte sizes): "2 s" and "5min"
+  // were refused by a setting whose warning said "at most an hour".
+  EXPECT_EQ(parse_duration("2 s")->count(), 2000);
+  EXPECT_EQ(parse_duration("5min")->count(), 300000);
+  EXPECT_EQ(parse_duration("1h")->count(), 3600000);
+  EXPECT_EQ(parse_duration("100 MS")->count(), 100);
+  EXPECT_EQ(parse_duration("1.5S")->count(), 1500);
   // Written as people write durations, nothing else strtod reads.
-  for (const char* bad : {"0x10", "1e3", "inf", "nan", " 5", "5 ms", "+5", "."})
+  for (const char* bad : {"0x10", "1e3", "inf", "nan", " 5", "5 ", "+5", ".", "s", " min", "5m"})
     EXPECT_FALSE(parse_duration(bad)) << bad;
 }
 
