@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "core/memory_store.h"
 #include "db/layered_store.h"
@@ -42,10 +43,24 @@ std::string home_expanded(const std::string& path, const Environment& environmen
   return home + path.substr(1);
 }
 
+namespace {
+
+// A relative path made absolute now: SQLite opens the file again by its path (after another
+// process set it aside, after a lock), and a program may change its folder meanwhile.
+std::string absolute(const std::string& path) {
+  if (path.empty() || path == kInMemoryDatabase || path.front() == '/') return path;
+  std::error_code error;
+  const auto made = std::filesystem::absolute(path, error);
+  return error ? path : made.lexically_normal().string();
+}
+
+}  // namespace
+
 DatabaseLocations database_locations(const Environment& environment) {
   DatabaseLocations locations;
-  locations.system = home_expanded(set(environment, "UCUDNN_SYSTEM_DATABASE"), environment);
-  locations.user = home_expanded(set(environment, "UCUDNN_DATABASE"), environment);
+  locations.system =
+      absolute(home_expanded(set(environment, "UCUDNN_SYSTEM_DATABASE"), environment));
+  locations.user = absolute(home_expanded(set(environment, "UCUDNN_DATABASE"), environment));
   if (!locations.user.empty()) return locations;
   // The XDG base directory specification ignores relative paths.
   if (auto cache = set(environment, "XDG_CACHE_HOME"); !cache.empty() && cache.front() == '/')

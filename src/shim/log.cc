@@ -15,6 +15,8 @@ constexpr const char* kNames[] = {"error", "warning", "info", "debug"};
 }  // namespace
 
 bool parse_log_level(std::string_view text, LogLevel& level) {
+  // "warn" as most loggers spell it (it was refused).
+  if (equals_ignoring_case(text, "warn")) text = "warning";
   for (int i = 0; i < 4; ++i)
     if (equals_ignoring_case(text, kNames[i]) || text == std::to_string(i)) {
       level = static_cast<LogLevel>(i);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/text.h"
 #include "user_input/byte_size.h"
 
 namespace ucudnn::shim {
@@ -110,10 +111,10 @@ std::string PlannedKernels::line(int device, const Summary& s) {
       std::snprintf(split, sizeof split, " (%zu split with the CPU)", s.split_with_host);
     if (s.iterations > 0)
       std::snprintf(over, sizeof over,
-                    "per iteration, over the %zu kernels whose calls ran ucudnn's plans (the "
+                    "per iteration, over the %s whose calls ran ucudnn's plans (the "
                     "least-run, %llu time%s, taken as once an iteration)",
-                    s.kernels_run, static_cast<unsigned long long>(s.iterations),
-                    s.iterations == 1 ? "" : "s");
+                    ucudnn::counted(s.kernels_run, "kernel").c_str(),
+                    static_cast<unsigned long long>(s.iterations), s.iterations == 1 ? "" : "s");
     else
       std::snprintf(over, sizeof over, "each kernel once (no call has run a plan)");
     // Under WD each kernel runs within its segment of the division (or what the division leaves

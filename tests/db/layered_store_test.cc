@@ -167,6 +167,15 @@ TEST(DefaultStore, LocationsFollowTheEnvironment) {
       fake_environment({{"HOME", "/home/ada"}, {"UCUDNN_SYSTEM_DATABASE", "/shared/site.db"}}));
   EXPECT_EQ(both.system, "/shared/site.db");
   EXPECT_EQ(database_locations(fake_environment({{"HOME", "/h"}})).system, "");
+  // Relative paths are made absolute where the process started (a program that changed its
+  // folder later opened another file), ":memory:" is kept.
+  const auto here = std::filesystem::current_path();
+  const auto relative = database_locations(fake_environment(
+      {{"UCUDNN_DATABASE", "runs/../u.db"}, {"UCUDNN_SYSTEM_DATABASE", "site.db"}}));
+  EXPECT_EQ(relative.user, (here / "u.db").string());
+  EXPECT_EQ(relative.system, (here / "site.db").string());
+  EXPECT_EQ(database_locations(fake_environment({{"UCUDNN_DATABASE", ":memory:"}})).user,
+            ":memory:");
 }
 
 // A "~/" the shell did not expand (quoted, after --database=, set by a program) is the home
