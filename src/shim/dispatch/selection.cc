@@ -42,6 +42,8 @@ std::optional<std::uint64_t> pressure_cap(Operation operation, cudnnHandle_t han
 
 std::optional<std::uint64_t> pressure_cap(Operation operation, cudnnHandle_t handle,
                                           const ConvolutionDescriptors& d) {
+  // Nothing is planned during capture (planned_result): nothing to cap, nothing to ask.
+  if (capturing(stream_of(handle))) return std::nullopt;
   auto state = Registry::instance().state(handle);
   int device = 0;
   {
