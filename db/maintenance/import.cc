@@ -2,7 +2,9 @@
 // written.
 #include <istream>
 #include <iterator>
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "db/database_file.h"
 #include "db/json_fields.h"
@@ -62,6 +64,28 @@ std::optional<std::string> end_error(const nlohmann::json& end, std::size_t fing
   return std::nullopt;
 }
 
+// JSON keeps one of an object's duplicate keys and drops the other without a word: a row edited
+// by hand with a field written twice would import a value its author did not mean. The first
+// duplicate is named in `duplicate`.
+nlohmann::json parse_keeping_every_key(std::string_view text, std::optional<std::string>& duplicate,
+                                       bool allow_exceptions) {
+  std::vector<std::set<std::string>> objects;
+  auto seen = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start) objects.emplace_back();
+    if (event == Event::object_end && !objects.empty()) objects.pop_back();
+    if (event == Event::key && !objects.empty() && parsed.is_string() &&
+        !objects.back().insert(parsed.get<std::string>()).second && !duplicate)
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
+  return nlohmann::json::parse(text, seen, allow_exceptions);
+}
+
+std::string twice(const std::string& key) {
+  return "'" + key + "' is written twice in one object (JSON would keep one of them)";
+}
+
 Expected<Rows> parse_lines(const std::string& text) {
   Rows rows;
   std::size_t fingerprints = 0, number = 1, start = 0;
@@ -73,7 +97,8 @@ Expected<Rows> parse_lines(const std::string& text) {
     start = end + 1;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     const std::string where = "line " + std::to_string(number) + ": ";
-    auto value = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    std::optional<std::string> duplicate;
+    auto value = parse_keeping_every_key(line, duplicate, /*allow_exceptions=*/false);
     if (value.is_discarded()) {
       // The last line, with no line end: the copy stopped mid-row.
       if (end == text.size() && number > 1)
@@ -82,6 +107,7 @@ Expected<Rows> parse_lines(const std::string& text) {
                      std::to_string(rows.plans.size()) + " plans read before it)"};
       return Error{where + "not valid JSON"};
     }
+    if (duplicate) return Error{where + twice(*duplicate)};
     if (number == 1) {
       if (auto error = header_error(value)) return Error{where + *error};
       ends_with_end = value.value("ends_with", "") == "end";
@@ -143,11 +169,13 @@ Expected<Rows> parse(const std::string& text) {
       first["layout"] == "lines")
     return parse_lines(text);
   nlohmann::json document;
+  std::optional<std::string> duplicate;
   try {
-    document = nlohmann::json::parse(text);
+    document = parse_keeping_every_key(text, duplicate, /*allow_exceptions=*/true);
   } catch (const nlohmann::json::parse_error& error) {
     return Error{std::string("not a JSON export file: ") + error.what()};
   }
+  if (duplicate) return Error{twice(*duplicate)};
   return parse_document(document);
 }
 

@@ -171,6 +171,27 @@ TEST(ExportImport, ImportValidatesEveryField) {
   }
 }
 
+// A field written twice in one row (a hand edit) is refused, in either layout: JSON kept one of
+// the two values without a word, and the import took a value its author may not have meant.
+TEST(ExportImport, AFieldWrittenTwiceIsRefused) {
+  TempFolder folder;
+  const auto original = folder.file("original.db"), target = folder.file("target.db");
+  fill_sample(original);
+  for (const auto layout : {ExportLayout::kLines, ExportLayout::kDocument}) {
+    std::string text = exported(original, layout);
+    // The first measurement's time, written again after its own with another value.
+    const auto at = text.find("\"time_ms\":");
+    ASSERT_NE(at, std::string::npos) << text;
+    text.insert(at, "\"time_ms\": 999.0, ");
+    std::istringstream in(text);
+    auto result = db::import_database(target, in);
+    ASSERT_FALSE(result) << "layout " << static_cast<int>(layout);
+    EXPECT_NE(result.error().find("'time_ms' is written twice in one object"), std::string::npos)
+        << result.error();
+  }
+  EXPECT_FALSE(std::filesystem::exists(target)) << "nothing imported, nothing created";
+}
+
 TEST(ExportImport, LineErrorsNameTheLine) {
   TempFolder folder;
   const auto original = folder.file("original.db");
