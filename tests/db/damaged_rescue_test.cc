@@ -111,21 +111,5 @@ TEST(DamagedRescue, EveryRowOutsideDamagedPagesIsCheckedExportedAndMerged) {
   EXPECT_EQ(store.find_plan(plan_key(gpu_fingerprint())), sample_plan());
 }
 
-// A file with no damage reads as before: nothing is said to be unreadable.
-TEST(DamagedRescue, AWholeFileHasNothingUnreadable) {
-  TempFolder folder;
-  const auto path = folder.file("whole.db");
-  fill_sample(path);
-  auto report = db::check_database(path);
-  ASSERT_TRUE(report) << report.error();
-  EXPECT_TRUE(report->ok());
-  EXPECT_TRUE(report->unreadable.empty());
-  std::ostringstream out;
-  auto exported = db::export_database(path, out, db::ExportLayout::kDocument);
-  ASSERT_TRUE(exported) << exported.error();
-  EXPECT_EQ(exported->measurements, 3u);
-  EXPECT_TRUE(exported->unreadable.empty());
-}
-
 }  // namespace
 }  // namespace ucudnn

@@ -39,6 +39,7 @@ TEST(ExportImport, RoundTripsInBothLayouts) {
     EXPECT_EQ(result->fingerprints, 2u);
     EXPECT_EQ(result->measurements, 3u);
     EXPECT_EQ(result->plans, 2u);
+    EXPECT_TRUE(result->unreadable.empty()) << "nothing is unreadable in a whole file";
 
     std::istringstream in(out.str());
     auto imported = db::import_database(copy, in);

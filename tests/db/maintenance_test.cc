@@ -247,6 +247,7 @@ TEST(Check, AHealthyDatabaseHasNoProblems) {
   EXPECT_TRUE(report->ok()) << report->problems.front();
   EXPECT_EQ(report->measurements_checked, 3u);
   EXPECT_EQ(report->plans_checked, 2u);
+  EXPECT_TRUE(report->unreadable.empty()) << "nothing is unreadable in a whole file";
 }
 
 TEST(Check, ReportsEveryBadRow) {
