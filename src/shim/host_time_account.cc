@@ -81,7 +81,11 @@ double microseconds(double nanoseconds) {
 void log_account() {
   const auto summary = host_time_summary();
   if (summary.empty()) return;
-  log(LogLevel::kInfo, "ucudnn's host time per call, by interposed function:");
+  // Disabled, ucudnn passes every call through: the table is what passing through costs.
+  log(LogLevel::kInfo, process_settings().disabled
+                           ? "ucudnn is disabled (UCUDNN_DISABLE): every call passed through to "
+                             "cuDNN; its host time per call, by interposed function:"
+                           : "ucudnn's host time per call, by interposed function:");
   for (const auto& line : summary) log(LogLevel::kInfo, "  " + to_string(line));
 }
 

@@ -116,7 +116,9 @@ std::string PlannedKernels::line(int device, const Summary& s) {
                     ucudnn::counted(s.kernels_run, "kernel").c_str(),
                     static_cast<unsigned long long>(s.iterations), s.iterations == 1 ? "" : "s");
     else
-      std::snprintf(over, sizeof over, "each kernel once (no call has run a plan)");
+      std::snprintf(over, sizeof over,
+                    "each kernel once (no call has run one of these plans: cuDNN's own engines "
+                    "ran every call, or none came)");
     // Under WD each kernel runs within its segment of the division (or what the division leaves
     // beside it), and its baseline is the best undivided candidate within as much.
     const char* within = s.division_total > 0 ? "the workspace each kernel was given" : "the limit";

@@ -285,6 +285,50 @@ TEST_F(GraphRecords, PlansOfOneGraphShareOneClaimThatTheHolderGivesUpWhenDestroy
   EXPECT_TRUE(d->claim->take(third, third_ceded));
 }
 
+// A framework under memory pressure reads a plan's workspace, cannot allocate it and tries the
+// next engine (graph_claim.h): the plan that answered ucudnn's larger workspace holds the claim,
+// so the others answer their engine's own; once that holder goes without having executed, the
+// graph's later plans stay cuDNN's, even for a framework that destroys each plan it passes over
+// before it builds the next.
+TEST_F(GraphRecords, APlanPassedOverAfterAnsweringMoreThanItsEngineLeavesTheGraphToCudnn) {
+  // Plans are addresses to the claim: any distinct, aligned ones will do.
+  alignas(8) static const char plans[4][8] = {};
+  const void *first = plans[0], *second = plans[1], *third = plans[2], *fourth = plans[3];
+  GraphClaim claim;
+  std::atomic<bool> first_ceded{false}, second_ceded{false}, third_ceded{false};
+  EXPECT_TRUE(claim.answer(first, first_ceded, /*larger=*/true));
+  EXPECT_TRUE(claim.answer(first, first_ceded, true)) << "the holder answers again";
+  EXPECT_FALSE(claim.answer(second, second_ceded, true));
+  EXPECT_TRUE(second_ceded.load()) << "a plan that answered its engine's own is cuDNN's";
+  EXPECT_TRUE(claim.release(first)) << "never executed: passed over";
+  EXPECT_FALSE(claim.answer(third, third_ceded, true));
+  EXPECT_FALSE(claim.take(third, third_ceded));
+
+  // Where the holder's answer was no more than its engine's, or it executed, the graph's next
+  // plan may take the claim once it goes.
+  for (const bool executed : {false, true}) {
+    GraphClaim other;
+    std::atomic<bool> a{false}, b{false}, c{false};
+    EXPECT_TRUE(other.answer(first, a, /*larger=*/executed));
+    if (executed) {
+      EXPECT_TRUE(other.take(first, a));
+    }
+    EXPECT_FALSE(other.take(second, b));
+    EXPECT_FALSE(other.release(first));
+    EXPECT_FALSE(other.take(second, b)) << "it ran as cuDNN's: it stays cuDNN's";
+    EXPECT_TRUE(other.answer(fourth, c, true)) << (executed ? "executed" : "answered no more");
+    EXPECT_TRUE(other.take(fourth, c));
+  }
+
+  // Recorded into a CUDA graph natively (cudnnBackendPopulateCudaGraph) is used, not passed over.
+  GraphClaim native;
+  std::atomic<bool> a{false}, d{false};
+  EXPECT_TRUE(native.answer(first, a, /*larger=*/true));
+  native.ran(first);
+  EXPECT_FALSE(native.release(first));
+  EXPECT_TRUE(native.answer(fourth, d, true));
+}
+
 // The workspace an engine configuration answers (cudnn-frontend reads it there) is that of the
 // last plan finalized from it, while that plan lives: a plan whose answer is below its engine's
 // workspace must not lend that answer to a later plan of the configuration that cuDNN runs.

@@ -78,6 +78,39 @@ TEST_F(GraphApi, AnEngineOverTheLimitIsToldThePlansWorkspaceAndNeverRuns) {
   EXPECT_EQ(count_of(with.process.err, "warning"), 0) << with.process.err;
 }
 
+// UCUDNN_EXCLUDE_ALGORITHMS is the answer when an engine misbehaves: the application's plan of
+// an excluded engine is no more cuDNN's to run than one over the limit. Wherever ucudnn has a
+// plan for it, ucudnn's runs, whatever the comparison would say (before, the application's
+// plan stayed where ucudnn's was no faster); only kernels the exclusion leaves no candidate
+// pass through to it.
+TEST_F(GraphApi, AnExcludedEngineOfTheApplicationNeverRunsWhereUcudnnHasAPlan) {
+  const std::vector<std::string> args = {"--iterations", "2"};
+  const ProgramRun without = run(args, {}, false);
+  const Environment excluded = {{"UCUDNN_EXCLUDE_ALGORITHMS", "cudnn:eng1,cudnn:eng1{*}"},
+                                {"UCUDNN_GRAPH_PLANS", "compare"},
+                                {"UCUDNN_LOG_LEVEL", "info"}};
+  const ProgramRun with = run(args, excluded, true);
+  expect_same_results(without, with);
+  const auto engine_one = [](const std::string& trace) {
+    int count = 0;
+    for (const auto& line : testing::lines_in(trace))
+      count +=
+          line.rfind("backend-execute", 0) == 0 && line.find(" engine=1 ") != std::string::npos;
+    return count;
+  };
+  const int alone = engine_one(without.trace);
+  ASSERT_GT(alone, 0) << "the application should choose engine 1 for some kernels";
+  const int passed_through =
+      count_of(with.process.err, "UCUDNN_EXCLUDE_ALGORITHMS excludes every candidate of it");
+  const int taken_over = count_of(with.process.err, "being excluded by UCUDNN_EXCLUDE_ALGORITHMS");
+  EXPECT_GT(taken_over, 0) << with.process.err;
+  // Engine 1 runs only where the exclusion left a kernel nothing else: never beside a plan.
+  EXPECT_LT(engine_one(with.trace), alone);
+  if (passed_through == 0) {
+    EXPECT_EQ(engine_one(with.trace), 0) << with.trace;
+  }
+}
+
 TEST_F(GraphApi, UnderMemoryPressureTheHeuristicsFirstEngineRunsWithinTheLimit) {
   // Layers as long as real ones on the GPU, so that the comparison weighs GPU time, not host
   // noise; the application can allocate no more than the limit.
@@ -108,6 +141,58 @@ TEST_F(GraphApi, UnderMemoryPressureTheHeuristicsFirstEngineRunsWithinTheLimit) 
   // µ-cuDNN's gain under a limit, at least (issue 33's target).
   EXPECT_GT(alone_ms, 1.2 * with_ms);
   EXPECT_LT(alone_ms, unlimited_ms * 10) << "the pressure should slow the application, not stop it";
+}
+
+// A limit above what the application can allocate (UCUDNN_WORKSPACE_LIMIT set to more than is
+// free): the application passes over a plan whose answer, ucudnn's workspace, it cannot have, and
+// tries the graph's next engine. That one must answer its engine's own workspace, as alone, or
+// the application finds no plan it can run (before: every plan of a kernel answered ucudnn's,
+// "no engine configuration finalized"). Where ucudnn's answer fits, its plan runs.
+TEST_F(GraphApi, ALimitAboveWhatTheApplicationCanAllocateLeavesItTheEnginesItRunsAlone) {
+  constexpr std::uint64_t kAllocatable = 100'000;
+  static_assert(kAllocatable < kTightLimit);
+  const std::vector<std::string> args = {"--iterations", "2", "--workspace-memory",
+                                         std::to_string(kAllocatable)};
+  const ProgramRun alone = run(args, {}, false);
+  for (const char* plans : {"compare", "ucudnn"}) {
+    SCOPED_TRACE(plans);
+    Environment environment = limited(kTightLimit);
+    environment["UCUDNN_GRAPH_PLANS"] = plans;
+    const ProgramRun with = run(args, environment, true);
+    expect_same_results(alone, with);
+    ASSERT_EQ(with.workspaces.size(), alone.workspaces.size());
+    int ucudnns = 0;
+    for (std::size_t k = 0; k < with.workspaces.size(); ++k) {
+      EXPECT_LE(with.workspaces[k], static_cast<long long>(kAllocatable)) << "kernel " << k;
+      ucudnns += with.workspaces[k] != alone.workspaces[k];
+    }
+    if (std::string(plans) == "ucudnn") {
+      EXPECT_GT(ucudnns, 0) << "ucudnn's plans that fit what the application can allocate run";
+    }
+  }
+}
+
+// Under WD (UCUDNN_TOTAL_WORKSPACE_SIZE) a graph API application still allocates its engines'
+// workspace for each plan (ucudnn's arena is apart from it). A division under a small total gave
+// kernels slower algorithms in their segments while that workspace lay unused: 16 KiB made the
+// example 1.7x slower than alone. A WR plan within the application's workspace now runs where
+// it is faster than the kernel's place in the division.
+TEST_F(GraphApi, ADivisionIsNoSlowerThanWhatTheApplicationsOwnWorkspaceAllows) {
+  const std::vector<std::string> args = {"--iterations", "4"};
+  const Environment slow = {{"FAKECUDA_GPU_SLOWDOWN", "100"}};
+  const ProgramRun alone = run(args, slow, false);
+  Environment divided = {{"UCUDNN_TOTAL_WORKSPACE_SIZE", "16KiB"}, {"UCUDNN_LOG_LEVEL", "info"}};
+  divided.insert(slow.begin(), slow.end());
+  const ProgramRun with = run(args, divided, true);
+  expect_same_results(alone, with);
+  EXPECT_GT(count_of(with.process.err, "workspace division of"), 0) << with.process.err;
+  // The application is told its engines' workspace, as before.
+  EXPECT_EQ(with.workspaces, alone.workspaces);
+  const double alone_ms = last_iterations_ms(alone), with_ms = last_iterations_ms(with);
+  std::printf(
+      "last iteration on the doubles' GPU: alone %.4f ms, under a 16 KiB division %.4f ms\n",
+      alone_ms, with_ms);
+  EXPECT_LE(with_ms, alone_ms * 1.01);
 }
 
 // Without a limit set, under memory pressure (a device nearly full: the application alone

@@ -131,6 +131,7 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
   promise->scope = PlanScope{kNoLayer, deterministic_only};
   promise->scope.math = allowed.math;
   promise->claim = c.claim;
+  promise->plan = plan_descriptor;
   // An engine over the limit the user set is no candidate: the application is told what
   // ucudnn's plan within the limit needs (a WR plan; WD's arena is ucudnn's own). Where the
   // user set none, ucudnn's plan may need more than the engine (up to the default limit) only
@@ -147,7 +148,12 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
       planned_result(c.operation, cudnn::Selection::kFind, c.handle, promise->descriptors(), {},
                      nullptr, 0, promise->scope, &executor, at_most);
   if (!planned || planned->algorithm != cudnn::virtual_algorithm(c.operation)) return;
-  const bool capped = executor && over_limit && executor->workspace_bytes() <= *limit;
+  // An engine the user excluded (UCUDNN_EXCLUDE_ALGORITHMS: it misbehaves on this library) is
+  // no more the application's to run than one over the limit: ucudnn's plan always runs.
+  const bool excluded = application.name && process_settings().excluded.excludes(
+                                                "cudnn", application.name->to_string());
+  const bool capped =
+      executor && ((over_limit && executor->workspace_bytes() <= *limit) || excluded);
   // Otherwise the application's own plan is a candidate too: ucudnn runs its plan only where
   // that is clearly faster, so that no kernel ever runs slower.
   if (!capped && executor && process_settings().compare_application_plans &&
@@ -167,9 +173,11 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
       std::string("graph API ") + std::string(name_of(c.operation)) +
           " plan runs ucudnn's micro-batches (" + (deterministic_only ? "deterministic, " : "") +
           "workspace " + format_byte_size(promise->workspace_bytes) +
-          (capped ? ", its engine's " + format_byte_size(promise->engine_workspace_bytes) +
-                        " being over the limit " + format_byte_size(*limit)
-                  : std::string()) +
+          (!capped    ? std::string()
+           : excluded ? ", its engine " + application.name->to_string() +
+                            " being excluded by UCUDNN_EXCLUDE_ALGORITHMS"
+                      : ", its engine's " + format_byte_size(promise->engine_workspace_bytes) +
+                            " being over the limit " + format_byte_size(*limit)) +
           ")");
   auto claim = promise->claim;
   table().promise(plan_descriptor, std::move(promise), std::move(claim));
@@ -180,16 +188,17 @@ void plan(cudnnBackendDescriptor_t plan_descriptor) {
 // engine would overrun the workspace the application holds. It fails, as a plan cuDNN cannot run
 // does (frameworks then try their next plan).
 cudnnStatus_t unreadable_pack(const PlanPromise& promise) {
-  warn_once("backend-capped-unreadable-pack",
-            "a variant pack ucudnn cannot read (with attributes beside its tensors' ids, "
-            "pointers and workspace, or more than " +
-                std::to_string(VariantPack::kMaxTensors) +
-                " tensors) reached a graph API plan whose engine needs " +
-                format_byte_size(promise.engine_workspace_bytes) +
-                ", over the workspace limit, where the application was told " +
-                format_byte_size(promise.workspace_bytes) +
-                ": the execution fails with CUDNN_STATUS_NOT_SUPPORTED (set only the pack's "
-                "tensors and workspace, or raise UCUDNN_WORKSPACE_LIMIT)");
+  warn_once(
+      "backend-capped-unreadable-pack",
+      "a variant pack ucudnn cannot read (with attributes beside its tensors' ids, "
+      "pointers and workspace, or more than " +
+          std::to_string(VariantPack::kMaxTensors) +
+          " tensors) reached a graph API plan whose engine needs " +
+          format_byte_size(promise.engine_workspace_bytes) +
+          ", over the workspace limit (or an engine excluded), where the application was told " +
+          format_byte_size(promise.workspace_bytes) +
+          ": the execution fails with CUDNN_STATUS_NOT_SUPPORTED (set only the pack's "
+          "tensors and workspace, or raise UCUDNN_WORKSPACE_LIMIT)");
   return CUDNN_STATUS_NOT_SUPPORTED;
 }
 
@@ -201,13 +210,19 @@ bool engine_overruns(cudnnBackendDescriptor_t plan) {
   if (!plan || !watching()) return false;
   try {
     const PlanPromise* promise = promise_for_execution(table(), plan);
-    if (!promise || promise->engine_may_run()) return false;
+    if (!promise) return false;
+    if (promise->engine_may_run()) {
+      // Recorded by cuDNN as it is: the plan was used, not passed over (graph_claim.h).
+      if (promise->claim) promise->claim->ran(plan);
+      return false;
+    }
   } catch (const std::exception&) {
     return false;  // no memory to look the plan up: ucudnn made no promise it can find
   }
   warn_once("backend-capped-cuda-graph",
             "a graph API plan that ucudnn answered with less workspace than its engine needs "
-            "(its engine is over the workspace limit) cannot populate a CUDA graph natively: "
+            "(its engine is over the workspace limit, or excluded) cannot populate a CUDA graph "
+            "natively: "
             "CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API (stream capture runs ucudnn's plan)");
   return true;
 }
@@ -284,7 +299,7 @@ cudnnStatus_t get_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAtt
     } else if ((name == CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE ||
                 name == CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE) &&
                type == CUDNN_TYPE_INT64 && values && requested >= 1) {
-      if (auto promise = table().promise_of(descriptor)) {
+      if (auto promise = table().promise_of(descriptor); promise && promise->answers_workspace()) {
         *static_cast<std::int64_t*>(values) = static_cast<std::int64_t>(promise->workspace_bytes);
         promise->answered.store(true, std::memory_order_relaxed);
       }

@@ -1,8 +1,10 @@
 #include "shim/backend/descriptor_table.h"
 
+#include <atomic>
 #include <cstring>
 
 #include "cudnn/backend_api.h"
+#include "shim/log.h"
 
 namespace ucudnn::shim::backend {
 
@@ -43,6 +45,16 @@ void forget_configuration_promise(const Record& plan, const PlanPromise* only) {
     configuration->promise.reset();
 }
 
+// Said once: a framework that passes over plans it cannot allocate does so for every kernel.
+void passed_over() {
+  static std::atomic<bool> said{false};
+  if (!log_enabled(LogLevel::kInfo) || said.exchange(true)) return;
+  log(LogLevel::kInfo,
+      "a graph API plan that answered ucudnn's workspace went without running (the "
+      "application passed it over: it could not, or would not, allocate that): its graph's "
+      "other plans run cuDNN's engines, as they would alone");
+}
+
 }  // namespace
 
 void DescriptorTable::created(cudnnBackendDescriptor_t d, cudnnBackendDescriptorType_t type) {
@@ -56,8 +68,9 @@ bool DescriptorTable::destroyed(cudnnBackendDescriptor_t d) {
   std::lock_guard lock(mutex_);
   auto found = records_.find(d);
   if (found == records_.end()) return false;
-  if (found->second->claim && found->second->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)
-    found->second->claim->release(d);
+  if (found->second->claim && found->second->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR &&
+      found->second->claim->release(d))
+    passed_over();
   if (found->second->promise)
     forget_configuration_promise(*found->second, found->second->promise.get());
   records_.erase(found);
@@ -71,8 +84,9 @@ bool DescriptorTable::initialized(cudnnBackendDescriptor_t d) {
   auto found = records_.find(d);
   if (found == records_.end()) return false;
   record->type = found->second->type;
-  if (found->second->claim && found->second->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)
-    found->second->claim->release(d);
+  if (found->second->claim && found->second->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR &&
+      found->second->claim->release(d))
+    passed_over();
   if (found->second->promise)
     forget_configuration_promise(*found->second, found->second->promise.get());
   found->second = std::move(record);

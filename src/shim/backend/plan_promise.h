@@ -4,14 +4,15 @@
 // go, the scaling factors, the workspace the application was told to provide, and the plan
 // itself. Made at the plan's Finalize, read at every Execute.
 //
-// A capped promise answers a workspace below its engine's: the application set a workspace
-// limit (UCUDNN_WORKSPACE_LIMIT, or the handle's option) that the engine exceeds, so the
-// application is told what ucudnn's plan within the limit needs, and allocates that. cuDNN's
-// engine must then never run the plan with the application's workspace, which it would overrun:
-// every path of such a plan runs ucudnn's micro-batches, or an undivided call within the
-// workspace, or fails with a status, even where the application may never have read the answer.
+// A capped promise is one whose engine must never run: the application set a workspace limit
+// (UCUDNN_WORKSPACE_LIMIT, or the handle's option) that the engine exceeds, so it is told what
+// ucudnn's plan within the limit needs, less than the engine's, and allocates that; or the user
+// excluded the engine (UCUDNN_EXCLUDE_ALGORITHMS), and it is told what ucudnn's plan needs. Every
+// path of such a plan runs ucudnn's micro-batches, or an undivided call within the workspace,
+// or fails with a status, even where the application may never have read the answer.
 #include <cudnn.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -53,26 +54,36 @@ struct PlanPromise {
   std::shared_ptr<const cudnn::PlanExecutor> executor;
   std::uint64_t workspace_bytes = 0;         // what GetAttribute answers
   std::uint64_t engine_workspace_bytes = 0;  // what cuDNN's engine of the plan needs
-  bool capped = false;                       // workspace_bytes < engine_workspace_bytes
+  bool capped = false;                       // the engine never runs: over the limit, or excluded
   // Whether the application was given workspace_bytes (it may have read the engine
   // configuration's workspace before the plan existed, or never asked): until it was, it
   // allocated no more than the engine's.
   mutable std::atomic<bool> answered{false};
   // Which of its graph's plans ucudnn runs (graph_claim.h); null: this one, always.
   std::shared_ptr<GraphClaim> claim;
-  mutable std::atomic<bool> ceded{false};  // ran as cuDNN's once: stays cuDNN's
+  mutable std::atomic<bool> ceded{false};   // ran or answered as cuDNN's once: stays cuDNN's
+  cudnnBackendDescriptor_t plan = nullptr;  // the execution plan the promise is for
 
-  // Whether ucudnn runs the plan `plan` (this promise's) at this Execute. A capped plan is
+  // Whether ucudnn runs the plan `executed` (this promise's) at this Execute. A capped plan is
   // always ucudnn's: its engine cannot run it.
-  bool runs(cudnnBackendDescriptor_t plan) const {
-    return capped || !claim || claim->take(plan, ceded);
+  bool runs(cudnnBackendDescriptor_t executed) const {
+    return capped || !claim || claim->take(executed, ceded);
+  }
+
+  // Whether the application, reading the plan's (or its engine configuration's) workspace, is
+  // told workspace_bytes; otherwise cuDNN's answer, the engine's own, stands and the plan is
+  // cuDNN's. A capped plan always answers: its engine cannot run it.
+  bool answers_workspace() const {
+    return capped || !claim || claim->answer(plan, ceded, workspace_bytes > engine_workspace_bytes);
   }
 
   // The workspace the application surely holds where it gives one: what it was told, or the
-  // engine's own until then; a capped plan's answer whatever it read (the least it may hold).
+  // engine's own until then. A capped plan's answer below its engine's is the least it may
+  // hold whatever it read; an excluded engine's plan may answer more than the engine, which an
+  // application that never read the answer did not allocate.
   std::uint64_t allocated_bytes() const {
-    return capped || answered.load(std::memory_order_relaxed) ? workspace_bytes
-                                                              : engine_workspace_bytes;
+    if (answered.load(std::memory_order_relaxed)) return workspace_bytes;
+    return capped ? std::min(workspace_bytes, engine_workspace_bytes) : engine_workspace_bytes;
   }
 
   // Whether cuDNN's engine may run the plan with the application's workspace: never a capped

@@ -91,13 +91,35 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
           std::size_t plan_bytes = workspace_bytes;
           // Holds the WD session's lock until the plan's work is issued.
           std::optional<WorkspaceDivisionSession::Placement> placement;
+          bool beside_division = false;  // placed, then run in the application's workspace
           if (auto* division = active_division(*state, request->settings, captured)) {
+            // The application may hold more workspace for this call than the division gives
+            // the kernel (a graph API application allocates its engine's): a WR plan within it
+            // runs there instead where it is faster, so that the division is never slower than
+            // what the application's own workspace allows. Planned before the division's lock
+            // is taken.
+            std::shared_ptr<cudnn::PlanExecutor> within;
+            if (!captured && workspace_bytes > 0) {
+              const auto configured = state->workspace_limit(request->settings);
+              within =
+                  plan_within(*state, kernel,
+                              configured ? std::min<std::uint64_t>(*configured, workspace_bytes)
+                                         : workspace_bytes,
+                              request->settings, planning_outside_find(request->settings));
+            }
             // The legacy stream where it cannot be read (then `captured` holds too).
             const cudaStream_t stream = handle_stream.value_or(nullptr);
             placement = captured ? division->captured_placement(kernel, stream)
                                  : division->place(
                                        kernel, division_context(*state, request->settings), stream);
-            if (placement) {
+            if (placement && within && within->workspace_bytes() <= workspace_bytes &&
+                placement->bytes < workspace_bytes &&
+                within->configuration().time_ms() < placement->plan->configuration().time_ms()) {
+              placement.reset();  // the segment stays free for the kernels that need it
+              keep = std::move(within);
+              plan = keep.get();
+              beside_division = true;
+            } else if (placement) {
               plan = placement->plan;
               plan_workspace = placement->workspace;
               plan_bytes = placement->bytes;
@@ -128,7 +150,9 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
           result = plan->run(handle, alpha, buffers, plan_workspace, plan_bytes, beta);
           if (result.status == CUDNN_STATUS_SUCCESS) plan->count_run();
           // A WR plan (no placement in a WD arena) runs again as it is while nothing changes.
-          if (result.status == CUDNN_STATUS_SUCCESS && keep && !placement && snapshot_read)
+          // (Not one run beside a division: each of its calls is the division's to count.)
+          if (result.status == CUDNN_STATUS_SUCCESS && keep && !placement && !beside_division &&
+              snapshot_read)
             LegacyCallCache::remember(call, snapshot, epoch, keep);
           return result.status;
         },
