@@ -1,11 +1,12 @@
 #pragma once
-// What the example programs' command lines share: integers with a lower bound and the data
-// types they store tensors in. Each program says what a bad value is through its own usage
-// text (`refuse`: prints the problem and the program's usage, then exits with status 2).
+// What the example programs' command lines share: integers with a lower bound, the data types
+// they store tensors in, and where --dump writes. Each program says what a bad value is through its
+// own usage text (`refuse`: prints the problem and the program's usage, then exits with status 2).
 #include <cudnn.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -22,6 +23,16 @@ inline long long parse_integer(const std::string& option, const std::string& tex
   if (text.empty() || *end != '\0' || errno != 0 || value < low)
     refuse(option + ": invalid value '" + text + "'");
   return value;
+}
+
+// --dump FILE: a folder that does not exist is refused before the run, not after it.
+inline std::string dump_path(const std::string& text, Refusal refuse) {
+  if (text.empty()) refuse("--dump: an empty file name");
+  const std::filesystem::path folder = std::filesystem::path(text).parent_path();
+  std::error_code error;
+  if (!folder.empty() && !std::filesystem::is_directory(folder, error))
+    refuse("--dump: '" + text + "': no folder '" + folder.string() + "' to write it in");
+  return text;
 }
 
 // Refuses an option that is none of the program's options taking a value (`valued`) as unknown,

@@ -90,7 +90,7 @@ inline Options parse_options(int argc, char** argv) {
     else if (option == "--workspace-limit")
       options.workspace_limit = parse_bytes(value);
     else if (option == "--dump")
-      options.dump = value;
+      options.dump = dump_path(value, usage);
     else if (option == "--select" && value == "v7")
       options.select = Select::kV7;
     else if (option == "--select" && value == "find")

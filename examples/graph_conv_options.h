@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
@@ -103,24 +104,30 @@ inline Options parse_options(int argc, char** argv) {
       o.seed = static_cast<unsigned>(parse_integer(option, value, 0, usage));
     else if (option == "--iterations")
       o.iterations = static_cast<int>(parse_integer(option, value, 1, usage));
-    else if (option == "--layers")
-      o.layers = static_cast<int>(std::min<long long>(parse_integer(option, value, 1, usage),
-                                                      static_cast<long long>(o.layers)));
-    else if (option == "--graph" && (value == "conv" || value == "fused"))
+    else if (option == "--layers") {
+      const long long layers = parse_integer(option, value, 1, usage);
+      if (layers > static_cast<long long>(std::size(kLayers)))
+        usage("--layers: " + value + " is more than the " + std::to_string(std::size(kLayers)) +
+              " layers the example has");
+      o.layers = static_cast<int>(layers);
+    } else if (option == "--graph" && (value == "conv" || value == "fused"))
       o.fused = value == "fused";
     else if (option == "--engine-rank" || option == "--engine-only") {
       o.engine_rank = static_cast<int>(parse_integer(option, value, 0, usage));
       o.engine_only = option == "--engine-only";
     } else if (option == "--engine-index")
       o.engine_index = static_cast<int>(parse_integer(option, value, 0, usage));
-    else if (option == "--filter-beta")
-      o.filter_beta = std::strtof(value.c_str(), nullptr);
-    else if (option == "--data-type")
+    else if (option == "--filter-beta") {
+      char* end = nullptr;
+      o.filter_beta = std::strtof(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !std::isfinite(o.filter_beta))
+        usage("--filter-beta: '" + value + "' is not a finite number");
+    } else if (option == "--data-type")
       o.data_type = parse_data_type(value, usage);
     else if (option == "--workspace-memory")
       o.workspace_memory = parse_integer(option, value, 0, usage);
     else if (option == "--dump")
-      o.dump = value;
+      o.dump = dump_path(value, usage);
     else
       usage("unknown option or value: " + option + " " + value);
   }
