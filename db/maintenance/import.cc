@@ -12,6 +12,7 @@
 #include "db/maintenance/export_format.h"
 #include "db/maintenance/row_problems.h"
 #include "db/row_writer.h"
+#include "user_input/strict_json.h"
 
 namespace ucudnn::db {
 
@@ -64,28 +65,6 @@ std::optional<std::string> end_error(const nlohmann::json& end, std::size_t fing
   return std::nullopt;
 }
 
-// JSON keeps one of an object's duplicate keys and drops the other without a word: a row edited
-// by hand with a field written twice would import a value its author did not mean. The first
-// duplicate is named in `duplicate`.
-nlohmann::json parse_keeping_every_key(std::string_view text, std::optional<std::string>& duplicate,
-                                       bool allow_exceptions) {
-  std::vector<std::set<std::string>> objects;
-  auto seen = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using Event = nlohmann::json::parse_event_t;
-    if (event == Event::object_start) objects.emplace_back();
-    if (event == Event::object_end && !objects.empty()) objects.pop_back();
-    if (event == Event::key && !objects.empty() && parsed.is_string() &&
-        !objects.back().insert(parsed.get<std::string>()).second && !duplicate)
-      duplicate = parsed.get<std::string>();
-    return true;
-  };
-  return nlohmann::json::parse(text, seen, allow_exceptions);
-}
-
-std::string twice(const std::string& key) {
-  return "'" + key + "' is written twice in one object (JSON would keep one of them)";
-}
-
 Expected<Rows> parse_lines(const std::string& text) {
   Rows rows;
   std::size_t fingerprints = 0, number = 1, start = 0;
@@ -98,7 +77,7 @@ Expected<Rows> parse_lines(const std::string& text) {
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     const std::string where = "line " + std::to_string(number) + ": ";
     std::optional<std::string> duplicate;
-    auto value = parse_keeping_every_key(line, duplicate, /*allow_exceptions=*/false);
+    auto value = parse_json_keeping_every_key(line, duplicate, /*allow_exceptions=*/false);
     if (value.is_discarded()) {
       // The last line, with no line end: the copy stopped mid-row.
       if (end == text.size() && number > 1)
@@ -107,7 +86,7 @@ Expected<Rows> parse_lines(const std::string& text) {
                      std::to_string(rows.plans.size()) + " plans read before it)"};
       return Error{where + "not valid JSON"};
     }
-    if (duplicate) return Error{where + twice(*duplicate)};
+    if (duplicate) return Error{where + written_twice(*duplicate)};
     if (number == 1) {
       if (auto error = header_error(value)) return Error{where + *error};
       ends_with_end = value.value("ends_with", "") == "end";
@@ -171,11 +150,11 @@ Expected<Rows> parse(const std::string& text) {
   nlohmann::json document;
   std::optional<std::string> duplicate;
   try {
-    document = parse_keeping_every_key(text, duplicate, /*allow_exceptions=*/true);
+    document = parse_json_keeping_every_key(text, duplicate, /*allow_exceptions=*/true);
   } catch (const nlohmann::json::parse_error& error) {
     return Error{std::string("not a JSON export file: ") + error.what()};
   }
-  if (duplicate) return Error{twice(*duplicate)};
+  if (duplicate) return Error{written_twice(*duplicate)};
   return parse_document(document);
 }
 

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 #include "bench_setup.h"
 #include "benchmark_work.h"
@@ -14,6 +15,7 @@
 #include "db/default_store.h"
 #include "exclusion_review.h"
 #include "exit_status.h"
+#include "interruption_notice.h"
 #include "plan_check.h"
 #include "plan_report.h"
 #include "planning.h"
@@ -31,8 +33,9 @@ void add_bench_command(CLI::App& app, BenchOptions& options) {
                     "cudnn: GPUs to benchmark on in parallel, 'all' or '0,1,...' (default: "
                     "UCUDNN_DEVICES, else the current GPU)");
   bench->add_option("--repeats", options.repeats, "timed runs per measurement (median)")
-      ->check(CLI::Range(1, 1000))  // as UCUDNN_BENCHMARK_REPEATS
-      ->capture_default_str();
+      ->check(whole_number_in(1, 1000))  // as UCUDNN_BENCHMARK_REPEATS
+      ->capture_default_str()
+      ->each([&options](const std::string&) { options.repeats_given = true; });
   bench->add_flag("--knob-variants", options.knob_variants,
                   "cudnn: a configuration whose workspace is over --workspace-limit also offers "
                   "its smaller-workspace knob values; the plans are for jobs run with "
@@ -67,6 +70,7 @@ Expected<NetworkText> shared_network_text(const std::string& name_or_path, Clust
 void print_header(const PlanningRequest& request, const std::vector<NetworkKernel>& kernels,
                   const std::vector<RankSetup>& setups, const std::string& database,
                   const WorkList& work) {
+  print_network_notes(request.network, "bench");
   std::printf(
       "ucudnn bench: %s (%s, %s), batch %lld, %s backend, policy %s, "
       "WR limit %s",
@@ -171,11 +175,15 @@ int bench(const BenchOptions& options, Cluster& cluster) {
     // (Ctrl-C, a scheduler's time limit) keeps what it measured; a cluster's ranks send theirs
     // to rank 0 at the end.
     ItemMeasured store_item;
-    if (cluster.size() == 1)
+    std::optional<InterruptionNotice> interruption;
+    if (cluster.size() == 1) {
+      interruption.emplace("bench");
       store_item = [&](const std::vector<WorkResult>& item_results) {
         database->store->put_measurements(
             to_records(kernels, work, item_results, fingerprint, request.backend));
+        interruption->stored();
       };
+    }
     outcome =
         measure_share(kernels, work, share, workers, progress ? &*progress : nullptr, store_item);
   }
@@ -203,8 +211,15 @@ int bench(const BenchOptions& options, Cluster& cluster) {
   }
   const auto records = to_records(kernels, work, results, fingerprint, request.backend);
   if (cluster.size() > 1) database->store->put_measurements(records);  // one transaction
-  std::printf("measured %zu new, reused %zu in %.1f s\n\n", records.size(), work.reused,
+  std::printf("measured %zu new, reused %zu in %.1f s\n", records.size(), work.reused,
               seconds_since(start));
+  // What is in the database is never measured again, whatever the repeats it was taken with.
+  if (options.repeats_given && work.reused > 0)
+    std::printf(
+        "(--repeats %d applies to the new measurements; to measure all again with it, "
+        "bench into a new --database)\n",
+        options.repeats);
+  std::printf("\n");
   if (unavailable > 0) {
     // A plan made without them could be worse than the best, and would be stored as the best.
     std::fflush(stdout);

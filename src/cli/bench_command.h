@@ -17,7 +17,8 @@ struct BenchOptions {
   PlanningOptions planning;
   std::string devices;  // empty: UCUDNN_DEVICES / UCUDNN_BENCHMARK_DEVICES, else the current
   int repeats = 3;
-  bool check_plans = true;  // run each plan beside its undivided baseline (plan_check.h)
+  bool repeats_given = false;  // --repeats on the command line
+  bool check_plans = true;     // run each plan beside its undivided baseline (plan_check.h)
   // cudnn: a configuration over the per-kernel limit also offers its smaller-workspace knob
   // values (UCUDNN_KNOB_VARIANTS); WR plans are stored for jobs run with the setting on.
   bool knob_variants = false;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/reduction_precision.h"
+#include "core/text.h"
 
 namespace ucudnn::cli {
 
@@ -156,7 +157,7 @@ ShareOutcome measure_share(const std::vector<NetworkKernel>& kernels, const Work
         if (progress)
           progress->step(kernels[item.kernel].label() + ", micro-batch " +
                              std::to_string(item.micro_batch) + ": " +
-                             std::to_string(item.algorithms.size()) + " algorithms" +
+                             counted(item.algorithms.size(), "algorithm") +
                              (workers.size() > 1 ? " on " + worker.description() : ""),
                          work_weight(kernels, item));
       }

@@ -1,6 +1,8 @@
 #include "common_options.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdio>
 #include <cstdlib>
 
 #include "db/default_store.h"
@@ -18,6 +20,20 @@ CLI::Validator home_expanded_path() {
       "", "");
 }
 
+CLI::Validator whole_number_in(long long minimum, long long maximum) {
+  const std::string range = std::to_string(minimum) + " to " + std::to_string(maximum);
+  return CLI::Validator(
+      [minimum, maximum, range](std::string& text) {
+        long long value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error != std::errc() || end != text.data() + text.size() || value < minimum ||
+            value > maximum)
+          return "'" + text + "' is not a whole number from " + range;
+        return std::string();
+      },
+      "", "");
+}
+
 CLI::App* add_planning_command(CLI::App& app, const std::string& command_name,
                                const std::string& description, PlanningOptions& options) {
   CLI::App* command = app.add_subcommand(command_name, description);
@@ -30,7 +46,7 @@ CLI::App* add_planning_command(CLI::App& app, const std::string& command_name,
       ->transform(home_expanded_path())
       ->capture_default_str();
   command->add_option("--batch", options.batch, "mini-batch size")
-      ->check(CLI::Range(1, 65536))
+      ->check(whole_number_in(1, 65536))
       ->capture_default_str();
   std::string backends;
   for (const auto& name : available_backends()) backends += (backends.empty() ? "" : ", ") + name;
@@ -41,8 +57,10 @@ CLI::App* add_planning_command(CLI::App& app, const std::string& command_name,
       ->add_option("--workspace-limit", options.workspace_limit,
                    "per-kernel workspace limit (WR), e.g. 8MiB")
       ->capture_default_str();
-  command->add_option("--total-workspace", options.total_workspace,
-                      "total workspace for the whole network: also plan WD, e.g. 256MiB");
+  command
+      ->add_option("--total-workspace", options.total_workspace,
+                   "total workspace for the whole network: also plan WD, e.g. 256MiB")
+      ->each([&options](const std::string&) { options.total_workspace_given = true; });
   command
       ->add_option("--exclude-algorithms", options.exclude_algorithms,
                    "algorithms never benchmarked nor planned: backend:NAME,... with shell "
@@ -72,6 +90,11 @@ std::vector<std::string> available_backends() {
 #endif
 }
 
+void print_network_notes(const Network& network, const std::string& command) {
+  for (const auto& note : network.notes)
+    std::fprintf(stderr, "ucudnn %s: note: %s\n", command.c_str(), note.c_str());
+}
+
 Expected<PlanningRequest> resolve(const PlanningOptions& options) {
   return resolve(options, network_text(options.network));
 }
@@ -93,7 +116,7 @@ Expected<PlanningRequest> resolve(const PlanningOptions& options,
   auto limit = parse_byte_size(options.workspace_limit);
   if (!limit) return Error{"--workspace-limit: " + limit.error()};
   request.workspace_limit = *limit;
-  if (!options.total_workspace.empty()) {
+  if (options.total_workspace_given) {  // an empty value is an error, not WR alone
     auto total = parse_byte_size(options.total_workspace);
     if (!total) return Error{"--total-workspace: " + total.error()};
     request.total_workspace = *total;

@@ -20,7 +20,8 @@ struct PlanningOptions {
   std::string backend = "cpu";
   std::string policy = "powerOfTwo";
   std::string workspace_limit = "64MiB";
-  std::string total_workspace;            // empty: WR only
+  std::string total_workspace;
+  bool total_workspace_given = false;     // not given: WR only
   std::string database;                   // empty: the default database (UCUDNN_DATABASE, ...)
   std::string exclude_algorithms;         // default UCUDNN_EXCLUDE_ALGORITHMS
   bool exclude_algorithms_given = false;  // even empty: it then clears the variable's
@@ -29,6 +30,8 @@ struct PlanningOptions {
 // A file option's value with a leading "~/" made the home folder (db/default_store.h's
 // home_expanded): the shell leaves "--database=~/x.db" as it is.
 CLI::Validator home_expanded_path();
+// An integer option's check: "'abc' is not a whole number from 1 to 65536".
+CLI::Validator whole_number_in(long long minimum, long long maximum);
 
 // A subcommand that plans a network (bench, plan, report), with the options above.
 CLI::App* add_planning_command(CLI::App& app, const std::string& command_name,
@@ -51,6 +54,9 @@ struct PlanningRequest {
   // under their own mode (core/plan_mode.h).
   bool knob_variants = false;
 };
+
+// The network file's notes (Network::notes) on stderr: "ucudnn plan: note: ...".
+void print_network_notes(const Network& network, const std::string& command);
 
 // The error names the option and the value. The second form parses a network text that
 // was read elsewhere (by a cluster's rank 0).

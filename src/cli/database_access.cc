@@ -1,5 +1,8 @@
 #include "database_access.h"
 
+#include <optional>
+#include <string>
+
 #include "core/memory_store.h"
 #include "core/text.h"
 #include "db/database_file.h"
@@ -44,6 +47,15 @@ std::string locked_out(const std::string& path) {
                 static_cast<double>(tool_lock_wait().timeout.count()) / 1000.0);
   return "'" + path + "' stayed locked by another process for " + seconds +
          " (UCUDNN_DATABASE_LOCK_TIMEOUT): nothing was measured; run again when it is free";
+}
+
+// A text file named as --database is the user's (a network file given twice, by a slip):
+// refused, untouched.
+std::optional<std::string> text_file_error(const std::string& database) {
+  if (db::has_database_header(database) || !db::looks_like_text(database)) return std::nullopt;
+  return "--database: '" + database +
+         "' is a text file, not a SQLite database; it is left as it is: name a database file, "
+         "or a new one";
 }
 
 }  // namespace
@@ -97,12 +109,8 @@ Expected<OpenedStore> open_store_for_writing(const std::string& database) {
                    "UCUDNN_DATABASE"};
     return OpenedStore{std::move(store), describe(locations), files_of(locations)};
   }
-  // A damaged database (garbage, zeros after a crash) is set aside and started afresh; a text
-  // file named here is the user's (a network file given twice, by a slip): refused, untouched.
-  if (!db::has_database_header(database) && db::looks_like_text(database))
-    return Error{"--database: '" + database +
-                 "' is a text file, not a SQLite database; it is left as it is: name a "
-                 "database file, or a new one"};
+  // A damaged database (garbage, zeros after a crash) is set aside and started afresh.
+  if (auto text = text_file_error(database)) return Error{*text};
   const HeldWarnings opening(warn_on_stderr);
   auto options = tool_options(StoreAccess::kReadWrite, "benchmark database");
   options.warn = opening.sink();
@@ -114,16 +122,19 @@ Expected<OpenedStore> open_store_for_writing(const std::string& database) {
   return OpenedStore{std::move(store), database, {database}};
 }
 
-OpenedStore open_store_for_reading(const std::string& database) {
+Expected<OpenedStore> open_store_for_reading(const std::string& database) {
   auto open = [](const std::string& file, StoreAccess access,
                  const char* role) -> std::unique_ptr<BenchmarkStore> {
     if (file.empty()) return nullptr;
     if (file == kInMemoryDatabase) return std::make_unique<MemoryStore>();
     return std::make_unique<SqliteStore>(file, tool_options(access, role));
   };
-  if (!database.empty())
+  if (!database.empty()) {
+    // No results to read: an error, not advice to run `bench` on a file it refuses.
+    if (auto text = text_file_error(database)) return Error{*text};
     return OpenedStore{
         open(database, StoreAccess::kReadOnly, "benchmark database"), database, {database}};
+  }
   const auto locations = database_locations();
   auto user = open(locations.user, StoreAccess::kReadOnly, "benchmark database");
   auto system = open(locations.system, StoreAccess::kShared, "system benchmark database");

@@ -22,8 +22,9 @@ struct OpenedStore {
 // `ucudnn bench`: a file that cannot be written, explicit or the default, is an error before
 // anything is measured (the results would be lost), and so is a text file named as --database.
 Expected<OpenedStore> open_store_for_writing(const std::string& database);
-// `ucudnn plan`: never creates or changes a file.
-OpenedStore open_store_for_reading(const std::string& database);
+// `ucudnn plan` and `report`: never creates or changes a file. A text file named as --database is
+// an error, as for writing.
+Expected<OpenedStore> open_store_for_reading(const std::string& database);
 
 // After a command stored results: every row it saved is in the file now at the path (read back
 // and written again where missing), or an error naming the rows that are not, and false: the

@@ -165,8 +165,12 @@ std::ostream* OutputFile::stream() {
   if (d.descriptor || (exists && !fs::is_regular_file(status))) {
     // A device, a pipe, another descriptor's file: appended to, never truncated or replaced.
     fd = ::open(d.path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-  } else if (exists && ::access(d.path.c_str(), W_OK) != 0) {
-    errno = EACCES;  // a file its owner made read-only is not replaced behind their back
+  } else if (exists && (::access(d.path.c_str(), W_OK) != 0 ||
+                        (status.permissions() & (fs::perms::owner_write | fs::perms::group_write |
+                                                 fs::perms::others_write)) == fs::perms::none)) {
+    // A file its owner made read-only is not replaced behind their back, not even by root, whom
+    // access() lets write anything.
+    errno = EACCES;
   } else if (!writable_folder(d.path)) {
     // In place, as a plain open would.
     fd = ::open(d.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);

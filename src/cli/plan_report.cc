@@ -93,17 +93,22 @@ void print_wr_plan(std::FILE* out, const std::vector<NetworkKernel>& kernels,
       std::fprintf(out, "%-*s %9s %10s\n", algorithm_width, "none", "-", "-");
   }
   const PlanTotals totals = plan_totals(kernels, plan);
-  std::fprintf(out, "\nWR total: planned %s vs best undivided %s: %.2fx",
+  // No kernel counted (nothing fits anywhere): no ratio to show.
+  const auto ratio = [&](double ms) {
+    char text[32] = "-";
+    if (totals.plan_ms > 0) std::snprintf(text, sizeof text, "%.2fx", ms / totals.plan_ms);
+    return std::string(text);
+  };
+  std::fprintf(out, "\nWR total: planned %s vs best undivided %s: %s",
                format_milliseconds(totals.plan_ms).c_str(),
                format_milliseconds(totals.undivided_ms).c_str(),
-               totals.plan_ms > 0 ? totals.undivided_ms / totals.plan_ms : 1.0);
+               ratio(totals.undivided_ms).c_str());
   if (totals.without_plan || totals.without_undivided)
     std::fprintf(out, " (without the %zu kernels where nothing or no undivided algorithm fits)",
                  std::max(totals.without_plan, totals.without_undivided));
   // As the speedup: the unlimited best's time over the plan's (above 1: the plan is faster).
-  std::fprintf(out, "; unlimited best %s: %.2fx\n",
-               format_milliseconds(totals.unlimited_ms).c_str(),
-               totals.plan_ms > 0 ? totals.unlimited_ms / totals.plan_ms : 1.0);
+  std::fprintf(out, "; unlimited best %s: %s\n", format_milliseconds(totals.unlimited_ms).c_str(),
+               ratio(totals.unlimited_ms).c_str());
 }
 
 void print_wd_plan(std::FILE* out, const std::vector<NetworkKernel>& kernels,
@@ -140,9 +145,10 @@ void print_wd_plan(std::FILE* out, const std::vector<NetworkKernel>& kernels,
                         : ("shared in stream order by " + std::to_string(n) + " kernels").c_str(),
                  segment.reason.c_str());
   }
-  std::fprintf(out, "WD total: planned %s in %s (%zu variables)\n",
+  // The arena is the segments' sum, each aligned (segments may print a little under it).
+  std::fprintf(out, "WD total: planned %s in an arena of %s\n",
                format_milliseconds(wd.time_ms).c_str(),
-               format_byte_size(wd.workspace_bytes).c_str(), wd.variables);
+               format_byte_size(wd.workspace_bytes).c_str());
 }
 
 nlohmann::json plan_json(const std::vector<NetworkKernel>& kernels, const NetworkPlan& plan,
@@ -185,7 +191,7 @@ nlohmann::json plan_json(const std::vector<NetworkKernel>& kernels, const Networ
   document["wr_total"] = {
       {"plan_ms", totals.plan_ms},
       {"undivided_ms", totals.undivided_ms},
-      {"speedup", totals.plan_ms > 0 ? totals.undivided_ms / totals.plan_ms : 1.0},
+      {"speedup", totals.plan_ms > 0 ? json(totals.undivided_ms / totals.plan_ms) : json()},
       {"unlimited_ms", totals.unlimited_ms}};
   document["wd"] = nullptr;
   if (plan.division) {

@@ -16,8 +16,8 @@
 //                 "speedup": 1.25,             undivided time / plan time, or null
 //                 "unlimited": {...as undivided}},  the fastest undivided with no limit
 //                ...],
-//    "wr_total": {"plan_ms": ..., "undivided_ms": ..., "speedup": ..., "unlimited_ms": ...},
-//    "wd": null, or {"error": "..."}, or
+//    "wr_total": {"plan_ms": ..., "undivided_ms": ..., "speedup": ... or null, "unlimited_ms":
+//    ...}, "wd": null, or {"error": "..."}, or
 //          {"subject": "network:<hash>;...", "time_ms": ..., "workspace_bytes": ...,
 //           "variables": ..., "kernels": [{"kernel_hash": ..., "layers": ["conv1 Forward"],
 //                                          "plan": {...as above}, "offset": 0}, ...]}}

@@ -24,6 +24,10 @@ void add_report_command(CLI::App& app, ReportOptions& options) {
 }
 
 int run_report_command(const ReportOptions& options) {
+  if (options.out.empty()) {
+    report_error("report", "--out: an empty file name ('-' writes to standard output)");
+    return kUsageError;
+  }
   auto read = read_network_plan(options.planning, options.fingerprint, "report");
   if (auto* unavailable = std::get_if<PlanUnavailable>(&read)) {
     report_error("report", unavailable->message);

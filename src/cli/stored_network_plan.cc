@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/reduction_precision.h"
@@ -124,18 +125,27 @@ std::variant<StoredNetworkPlan, PlanUnavailable> read_network_plan(
   if (!resolved) return PlanUnavailable{kUsageError, resolved.error()};
   StoredNetworkPlan stored;
   stored.request = std::move(resolved).value();
+  print_network_notes(stored.request.network, command);
   const PlanningRequest& request = stored.request;
   stored.kernels = network_kernels(request.network);
-  const OpenedStore database = open_store_for_reading(options.database);
+  auto opened = open_store_for_reading(options.database);
+  if (!opened) return PlanUnavailable{kFailure, opened.error()};
+  const OpenedStore database = std::move(opened).value();
   stored.database = database.description;
   const auto texts = micro_kernel_texts(stored.kernels, request.policy);
 
   cpu::ThreadPool pool;
   cpu::CpuBenchmarker cpu(pool);
-  std::string fingerprint = fingerprint_option;
-  if (fingerprint.empty() && request.backend == "cpu") fingerprint = cpu.fingerprint().to_string();
-  if (fingerprint.empty())
-    if (auto local = local_gpu_fingerprint()) fingerprint = *local;
+  // This machine's device for the backend, if it has one: asked only where needed (it starts
+  // CUDA for cudnn).
+  std::optional<std::string> local;
+  auto local_fingerprint = [&]() -> const std::string& {
+    if (!local)
+      local = request.backend == "cpu" ? cpu.fingerprint().to_string()
+                                       : local_gpu_fingerprint().value_or("");
+    return *local;
+  };
+  std::string fingerprint = fingerprint_option.empty() ? local_fingerprint() : fingerprint_option;
   if (fingerprint.empty()) {
     // No GPU here: plan for the one device the database has results of.
     const auto found = fingerprints_with_results(database.files, texts, request.backend);
@@ -171,16 +181,28 @@ std::variant<StoredNetworkPlan, PlanUnavailable> read_network_plan(
   // A table of kernels where "nothing fits" would blame the limit for what the exclusion did.
   if (!review.error.empty()) return PlanUnavailable{kFailure, review.error};
   if (const auto missing = reader.missing(); !missing.empty()) {
-    std::string message = missing_message(stored.kernels, missing) + "; run `" +
-                          bench_command_line(options) + "` first";
     auto others = fingerprints_with_results(database.files, texts, request.backend);
-    others.erase(fingerprint);
-    if (!others.empty()) {
-      message +=
-          " (the database has results of these kernels for other devices; choose one "
-          "with --fingerprint:";
-      for (const auto& [text, count] : others) message += "\n  " + text;
-      message += ")";
+    const bool measured = others.erase(fingerprint) > 0;
+    std::string devices;
+    for (const auto& [text, count] : others) devices += "\n  " + text;
+    // `bench` measures this machine: its command is advice for this machine's device only.
+    std::string message;
+    if (fingerprint_option.empty() || fingerprint_option == local_fingerprint()) {
+      message = missing_message(stored.kernels, missing) + "; run `" + bench_command_line(options) +
+                "` first";
+      if (!others.empty())
+        message +=
+            " (the database has results of these kernels for other devices; choose one "
+            "with --fingerprint:" +
+            devices + ")";
+    } else if (!measured) {
+      message = "the database has no " + request.backend + " results of these kernels for " +
+                "--fingerprint '" + fingerprint_option + "'" +
+                (others.empty() ? " (`ucudnn db info` lists the devices it has results of)"
+                                : "; it has results for:" + devices);
+    } else {
+      message = missing_message(stored.kernels, missing) + " for --fingerprint '" +
+                fingerprint_option + "': `ucudnn bench` on that device measures them";
     }
     return PlanUnavailable{kFailure, message};
   }

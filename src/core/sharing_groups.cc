@@ -125,6 +125,10 @@ std::vector<std::string> sharing_reasons(
                          others;
     else
       why[g] = "on " + names(groups.streams[g]) +
+               (groups.streams[g].size() > 1
+                    ? " (tied into one segment: some kernel runs on more than one of them, as "
+                      "layers of the same shape do, ordered between them by events)"
+                    : "") +
                (others.empty() ? ", where every kernel runs: nothing can overlap them"
                                : "; they may overlap the " + others);
   }

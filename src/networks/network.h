@@ -23,6 +23,9 @@ struct NamedConvolution {
 struct Network {
   std::string name;
   std::vector<NamedConvolution> layers;
+  // What the file said that may not be what its author meant, read as the schema says (a
+  // command prints them as notes).
+  std::vector<std::string> notes;
 };
 
 // alexnet, c3d, densenet40, resnet18, resnet50, vgg16.

@@ -1,10 +1,11 @@
-// The network-file reader: every field of the schema in network_file.h, each checked with an
-// error naming the field, the layer and the value. Long because it is one flat list of
-// fields, each a few lines.
+// The network-file reader: the fields of each layer (network_fields.h reads each one) put
+// together into a convolution, every rule between them checked with an error naming the field,
+// the layer and the value; the document and its file.
 #include "networks/network_file.h"
 
 #include <array>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -18,15 +19,15 @@
 
 #include "core/text.h"
 #include "networks/json_text.h"
+#include "networks/network_fields.h"
+#include "user_input/strict_json.h"
 
 namespace ucudnn {
 
 namespace {
 
-using json = nlohmann::json;
+using namespace network_fields;
 
-// cuDNN's descriptors take int dimensions.
-constexpr std::int64_t kLargestDimension = std::numeric_limits<std::int32_t>::max();
 // Per image, so that the packed strides and a batch of up to 2^22 images stay in int64.
 constexpr std::int64_t kLargestImageElements = std::int64_t{1} << 40;
 constexpr std::int64_t kLargestBatchElements = std::int64_t{1} << 62;
@@ -40,180 +41,22 @@ const std::set<std::string> kLayerFields = {"name",    "input",     "output_chan
                                             "layout",  "data_type", "compute_type",    "math_type",
                                             "mode",    "comment",   "stream"};
 
-// Settings that the top level gives as defaults and a layer may override.
-struct LayerTypes {
-  bool channels_last = false;
-  DataType data_type = DataType::kFloat;
-  std::optional<DataType> compute_type;  // unset: follows the data type
-  MathType math_type = MathType::kDefault;
-  ConvolutionMode mode = ConvolutionMode::kCrossCorrelation;
-};
-
-template <typename T>
-struct Choice {
-  const char* name;
-  T value;
-};
-
-constexpr Choice<bool> kLayouts[] = {{"NCHW", false}, {"NHWC", true}};
-constexpr Choice<DataType> kDataTypes[] = {{"float", DataType::kFloat},
-                                           {"double", DataType::kDouble},
-                                           {"half", DataType::kHalf},
-                                           {"bfloat16", DataType::kBFloat16}};
-constexpr Choice<DataType> kComputeTypes[] = {
-    {"float", DataType::kFloat}, {"double", DataType::kDouble}, {"half", DataType::kHalf}};
-constexpr Choice<MathType> kMathTypes[] = {
-    {"default", MathType::kDefault},
-    {"tensor_op", MathType::kTensorOp},
-    {"tensor_op_allow_conversion", MathType::kTensorOpAllowConversion},
-    {"fma", MathType::kFma},
-    {"tensor_op_reduced_precision_reduction", MathType::kTensorOpReducedPrecision},
-    {"tensor_op_down_convert", MathType::kTensorOpDownConvert}};
-constexpr Choice<ConvolutionMode> kModes[] = {
-    {"cross_correlation", ConvolutionMode::kCrossCorrelation},
-    {"convolution", ConvolutionMode::kConvolution}};
-
 // Reads one document; the first problem found is the error.
-class NetworkReader {
+class NetworkReader : FieldReader {
  public:
-  NetworkReader(const std::string& source, std::int64_t batch) : source_(source), batch_(batch) {}
+  NetworkReader(const std::string& source, std::int64_t batch)
+      : FieldReader(source), batch_(batch) {}
 
   Expected<Network> read(const json& document, const std::string& default_name);
 
  private:
-  Error error(const std::string& path, const std::string& message) const {
-    return Error{source_ + ": " + path + ": " + message};
-  }
-  std::optional<Error> unknown_fields(const json& object, const std::string& path,
-                                      const std::set<std::string>& known) const;
-  Expected<std::int64_t> integer(const json& value, const std::string& path, std::int64_t minimum,
-                                 std::int64_t maximum = kLargestDimension) const;
-  // One number for every spatial dimension, or a list of `rank` ([h, w] in 2-d); `fallback`
-  // when absent.
-  Expected<std::vector<std::int64_t>> spatial(const json& layer, const std::string& field,
-                                              const std::string& path, std::int64_t minimum,
-                                              std::optional<std::int64_t> fallback,
-                                              std::size_t rank) const;
-  template <typename T, std::size_t N>
-  Expected<T> choice(const json& value, const std::string& path,
-                     const Choice<T> (&choices)[N]) const;
-  std::optional<Error> read_types(const json& object, const std::string& path,
-                                  LayerTypes& types) const;
   Expected<NamedConvolution> read_layer(const json& layer, const std::string& path,
                                         const LayerTypes& defaults) const;
 
-  const std::string& source_;
   std::int64_t batch_;
+  // Layers whose 4-number input was read as [N, C, H, W] with a one-number filter.
+  mutable std::vector<std::string> batch_first_layers_;
 };
-
-std::optional<Error> NetworkReader::unknown_fields(const json& object, const std::string& path,
-                                                   const std::set<std::string>& known) const {
-  for (auto it = object.begin(); it != object.end(); ++it)
-    if (!known.count(it.key()))
-      return error(path + (path.empty() ? "" : ".") + it.key(),
-                   "unknown field (valid fields: " + join_names(known) + ")");
-  return std::nullopt;
-}
-
-Expected<std::int64_t> NetworkReader::integer(const json& value, const std::string& path,
-                                              std::int64_t minimum, std::int64_t maximum) const {
-  const std::string wanted = "is not an integer >= " + std::to_string(minimum);
-  if (!value.is_number_integer()) return error(path, describe(value) + " " + wanted);
-  // nlohmann keeps non-negative integers unsigned: compare before converting.
-  if (value.is_number_unsigned() &&
-      value.get<std::uint64_t>() > static_cast<std::uint64_t>(maximum))
-    return error(path, describe(value) + " is larger than " + std::to_string(maximum));
-  const auto number = value.get<std::int64_t>();
-  if (number < minimum) return error(path, describe(value) + " " + wanted);
-  if (number > maximum)
-    return error(path, describe(value) + " is larger than " + std::to_string(maximum));
-  return number;
-}
-
-namespace {
-// "h, w" in 2-d, "d, h, w" in 3-d, "w" in 1-d.
-const char* spatial_letters(std::size_t rank) {
-  static const char* const names[] = {"w", "h, w", "d, h, w"};
-  return names[std::min<std::size_t>(rank, 3) - 1];
-}
-std::string spatial_names(std::size_t rank) {
-  return std::string("[") + spatial_letters(rank) + "]";
-}
-}  // namespace
-
-Expected<std::vector<std::int64_t>> NetworkReader::spatial(
-    const json& layer, const std::string& field, const std::string& path, std::int64_t minimum,
-    std::optional<std::int64_t> fallback, std::size_t rank) const {
-  const std::string at = path + "." + field;
-  const std::string names = spatial_names(rank);
-  auto found = layer.find(field);
-  if (found == layer.end()) {
-    if (!fallback)
-      return error(at, "missing (an integer >= " + std::to_string(minimum) + ", or " + names + ")");
-    return std::vector<std::int64_t>(rank, *fallback);
-  }
-  if (found->is_array()) {
-    if (found->size() != rank)
-      return error(at, describe(*found) + " has " + std::to_string(found->size()) +
-                           " entries; expected " + std::to_string(rank) + " (" + names +
-                           ") or one integer for " + (rank == 2 ? "both" : "all"));
-    std::vector<std::int64_t> values;
-    for (std::size_t i = 0; i < rank; ++i) {
-      auto value = integer((*found)[i], at + "[" + std::to_string(i) + "]", minimum);
-      if (!value) return Error{value.error()};
-      values.push_back(*value);
-    }
-    return values;
-  }
-  if (!found->is_number())
-    return error(at, describe(*found) + " is not an integer >= " + std::to_string(minimum) +
-                         " or a list " + names + " of them");
-  auto value = integer(*found, at, minimum);
-  if (!value) return Error{value.error()};
-  return std::vector<std::int64_t>(rank, *value);
-}
-
-template <typename T, std::size_t N>
-Expected<T> NetworkReader::choice(const json& value, const std::string& path,
-                                  const Choice<T> (&choices)[N]) const {
-  std::string valid;
-  for (const auto& c : choices) {
-    if (value.is_string() && equals_ignoring_case(value.get<std::string>(), c.name)) return c.value;
-    valid += (valid.empty() ? "" : ", ") + std::string(c.name);
-  }
-  return error(path, describe(value) + " is not one of " + valid);
-}
-
-std::optional<Error> NetworkReader::read_types(const json& object, const std::string& path,
-                                               LayerTypes& types) const {
-  const std::string prefix = path.empty() ? "" : path + ".";
-  if (auto it = object.find("layout"); it != object.end()) {
-    auto value = choice(*it, prefix + "layout", kLayouts);
-    if (!value) return Error{value.error()};
-    types.channels_last = *value;
-  }
-  if (auto it = object.find("data_type"); it != object.end()) {
-    auto value = choice(*it, prefix + "data_type", kDataTypes);
-    if (!value) return Error{value.error()};
-    types.data_type = *value;
-  }
-  if (auto it = object.find("compute_type"); it != object.end()) {
-    auto value = choice(*it, prefix + "compute_type", kComputeTypes);
-    if (!value) return Error{value.error()};
-    types.compute_type = *value;
-  }
-  if (auto it = object.find("math_type"); it != object.end()) {
-    auto value = choice(*it, prefix + "math_type", kMathTypes);
-    if (!value) return Error{value.error()};
-    types.math_type = *value;
-  }
-  if (auto it = object.find("mode"); it != object.end()) {
-    auto value = choice(*it, prefix + "mode", kModes);
-    if (!value) return Error{value.error()};
-    types.mode = *value;
-  }
-  return std::nullopt;
-}
 
 Expected<NamedConvolution> NetworkReader::read_layer(const json& layer, const std::string& path,
                                                      const LayerTypes& defaults) const {
@@ -245,6 +88,11 @@ Expected<NamedConvolution> NetworkReader::read_layer(const json& layer, const st
     if (!value) return Error{value.error()};
     dims.push_back(*value);
   }
+  // [N, C, H, W] or a 3-d layer's [C, D, H, W] with its filter given as one number (which makes
+  // the layer 2-d): read as the schema says, and noted.
+  if (auto f = layer.find("filter");
+      dims.size() == 4 && rank == 2 && f != layer.end() && f->is_number_integer())
+    batch_first_layers_.push_back(result.name);
   if (dims.size() == rank + 2) dims.erase(dims.begin());  // N: the caller's batch replaces it
   const std::int64_t channels = dims[0];
   const std::vector<std::int64_t> in_spatial(dims.begin() + 1, dims.end());
@@ -348,6 +196,17 @@ Expected<NamedConvolution> NetworkReader::read_layer(const json& layer, const st
                    : (types.data_type == DataType::kHalf || types.data_type == DataType::kBFloat16)
                        ? DataType::kFloat
                        : types.data_type;
+  // cuDNN's configurations: double data in double, float in float, half in half or float,
+  // bfloat16 in float. Another pair would be benchmarked on the CPU and refused by cuDNN.
+  const bool computable = p.compute_type == p.data_type ? p.data_type != DataType::kBFloat16
+                                                        : p.compute_type == DataType::kFloat &&
+                                                              (p.data_type == DataType::kHalf ||
+                                                               p.data_type == DataType::kBFloat16);
+  if (!computable)
+    return error(path + ".compute_type",
+                 file_name_of(p.compute_type) + " with data_type " + file_name_of(p.data_type) +
+                     ": cuDNN computes double data in double, float in float, half in half or "
+                     "float, bfloat16 in float");
   p.math_type = types.math_type;
   // The checks above cover every rule; this one guards against the two drifting apart.
   if (auto problem = p.validation_error()) return error(path, *problem);
@@ -389,6 +248,17 @@ Expected<Network> NetworkReader::read(const json& document, const std::string& d
                                        std::to_string(previous->second) + "]");
     network.layers.push_back(std::move(*layer));
   }
+  if (!batch_first_layers_.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < batch_first_layers_.size() && i < 5; ++i)
+      names += (i ? ", " : "") + batch_first_layers_[i];
+    if (batch_first_layers_.size() > 5)
+      names += " and " + std::to_string(batch_first_layers_.size() - 5) + " more";
+    network.notes.push_back(
+        source_ + ": " + names + ": an input of 4 numbers with a one-number filter is read as " +
+        "[N, C, H, W] of a 2-d layer, N replaced by the batch; a 3-d layer gives its filter as " +
+        "a list ([3, 3, 3]), and a 2-d one can drop N to say so");
+  }
   return network;
 }
 
@@ -399,8 +269,9 @@ Expected<Network> parse_network(std::string_view text, const std::string& source
   if (batch < 1)
     return Error{source + ": the batch size " + std::to_string(batch) + " is not >= 1"};
   json document;
+  std::optional<std::string> duplicate;
   try {
-    document = json::parse(text.begin(), text.end());
+    document = parse_json_keeping_every_key(text, duplicate, /*allow_exceptions=*/true);
   } catch (const json::exception& e) {
     // "[json.exception.parse_error.101] parse error at line 3, column 7: ...": the part
     // after the bracket says where and what.
@@ -408,6 +279,7 @@ Expected<Network> parse_network(std::string_view text, const std::string& source
     if (auto bracket = what.find("] "); bracket != std::string::npos) what.erase(0, bracket + 2);
     return Error{source + ": not valid JSON: " + what};
   }
+  if (duplicate) return Error{source + ": " + written_twice(*duplicate)};
   return NetworkReader(source, batch).read(document, default_name);
 }
 

@@ -119,12 +119,30 @@ std::string format_byte_size(std::uint64_t bytes) {
 
 std::string format_byte_size_at_least(std::uint64_t bytes) {
   static const char* kNames[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  using Wide = unsigned __int128;
   for (int unit = 6; unit > 0; --unit) {
     const std::uint64_t size = std::uint64_t{1} << (10 * unit);
-    const std::uint64_t whole = bytes / size + (bytes % size != 0);
-    // Exact, or within 1%, and no more than a byte size can say.
-    if (bytes >= size && (bytes % size == 0 || whole >= 100) && whole <= UINT64_MAX / size)
-      return std::to_string(whole) + " " + kNames[unit];
+    if (bytes < size) continue;
+    // The fewest decimals (none, one, two) that round up by under 1%: two always do, a value of
+    // at least one unit. Above TiB parse_byte_size's double would read a decimal back a few
+    // bytes short: whole numbers only, in the next smaller unit where need be.
+    for (const unsigned scale : {1u, 10u, 100u}) {
+      if (scale > 1 && unit > 4) break;
+      const Wide steps = (Wide{bytes} * scale + size - 1) / size;  // ceil(bytes / size * scale)
+      const Wide said = (steps * size + scale - 1) / scale;        // the bytes it reads back as
+      if (said > UINT64_MAX) break;  // no more than a byte size can say: a smaller unit
+      if (said - bytes > bytes / 100) continue;
+      const auto whole = static_cast<std::uint64_t>(steps / scale);
+      const auto fraction = static_cast<unsigned>(steps % scale);
+      char text[64];
+      if (scale == 1)
+        std::snprintf(text, sizeof text, "%llu %s", static_cast<unsigned long long>(whole),
+                      kNames[unit]);
+      else
+        std::snprintf(text, sizeof text, "%llu.%0*u %s", static_cast<unsigned long long>(whole),
+                      scale == 10 ? 1 : 2, fraction, kNames[unit]);
+      return text;
+    }
   }
   return std::to_string(bytes) + " B";
 }

@@ -16,9 +16,10 @@ Expected<std::uint64_t> parse_byte_size(std::string_view text);
 
 std::string format_byte_size(std::uint64_t bytes);  // "64 MiB", "1.5 GiB", "100 B"
 
-// A limit to suggest: at least `bytes`, in the largest unit where a whole number is exact or
-// rounded up by under 1% ("1065 KiB" for 1090519 bytes, where format_byte_size's "1.0 MiB"
-// would be too little).
+// A limit to suggest: at least `bytes`, in the largest unit it reaches, with the fewest decimals
+// (none, one, two; none above TiB) that round it up by under 1% ("1.04 MiB" for 1090519 bytes,
+// where format_byte_size's "1.0 MiB" would be too little; "31.2 KiB" for 31936).
+// parse_byte_size reads it back as at least `bytes`.
 std::string format_byte_size_at_least(std::uint64_t bytes);
 
 }  // namespace ucudnn

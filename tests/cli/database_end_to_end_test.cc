@@ -115,6 +115,13 @@ TEST_F(CliTest, ABenchStoppedMidwayKeepsWhatItMeasured) {
   const auto [measurements, plans] = rows(path("s.db"));
   EXPECT_GE(measurements.size(), 3u) << "three items at least, each of several algorithms";
   EXPECT_TRUE(plans.empty());
+  // It says so, and how many items it kept, before it ends as the signal ends it (143 above).
+  const std::string err = read_file(path("err.txt"));
+  const std::string said =
+      "ucudnn bench: interrupted; (kernel, micro-batch) items measured and stored: ";
+  const auto at = err.find(said);
+  ASSERT_NE(at, std::string::npos) << err;
+  EXPECT_GE(std::stol(err.substr(at + said.size())), 3) << err;
 
   const auto again = run(concat({"bench"}, network));
   ASSERT_EQ(again.status, 0) << describe(again);

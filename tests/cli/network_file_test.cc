@@ -111,6 +111,13 @@ TEST(NetworkFile, DefaultsAndOptionalFields) {
   EXPECT_EQ(network->name, "fallback");
   // The file's N (7) gives way to the caller's batch.
   EXPECT_EQ(network->layers[0].problem, make_conv2d_problem({5, 3, 10, 12, 4, 3, 3}));
+  // Four numbers with a one-number filter may be a 3-d layer's [C, D, H, W]: read as the schema
+  // says, and noted; a 2-d layer whose filter is a list is not ambiguous.
+  ASSERT_EQ(network->notes.size(), 1u);
+  EXPECT_EQ(network->notes[0],
+            "x.json: a: an input of 4 numbers with a one-number filter is read as [N, C, H, W] of "
+            "a 2-d layer, N replaced by the batch; a 3-d layer gives its filter as a list ([3, 3, "
+            "3]), and a 2-d one can drop N to say so");
   const ConvolutionProblem& b = network->layers[1].problem;
   EXPECT_EQ(b.x, TensorShape::packed_channels_last({5, 4, 8, 10}));
   EXPECT_EQ(b.w, TensorShape::packed_channels_last({6, 4, 3, 1}));
@@ -131,15 +138,15 @@ TEST(NetworkFile, TopLevelDefaultsApplyToEveryLayer) {
       R"({"name": "n", "data_type": "double", "layout": "nhwc", "layers": [
             {"name": "a", "input": [3, 8, 8], "output_channels": 4, "filter": 3},
             {"name": "b", "input": [3, 8, 8], "output_channels": 4, "filter": 3,
-             "data_type": "float", "compute_type": "double"}]})",
+             "data_type": "half", "compute_type": "half"}]})",
       "x.json", "x", 1);
   ASSERT_TRUE(network) << network.error();
   EXPECT_EQ(network->name, "n");
   EXPECT_EQ(network->layers[0].problem.data_type, DataType::kDouble);
   EXPECT_EQ(network->layers[0].problem.compute_type, DataType::kDouble);
   EXPECT_EQ(network->layers[0].problem.x, TensorShape::packed_channels_last({1, 3, 8, 8}));
-  EXPECT_EQ(network->layers[1].problem.data_type, DataType::kFloat);
-  EXPECT_EQ(network->layers[1].problem.compute_type, DataType::kDouble);
+  EXPECT_EQ(network->layers[1].problem.data_type, DataType::kHalf);
+  EXPECT_EQ(network->layers[1].problem.compute_type, DataType::kHalf);
 }
 
 TEST(NetworkFile, ErrorsNameTheFileTheFieldAndTheValue) {
@@ -198,6 +205,26 @@ TEST(NetworkFile, ErrorsNameTheFileTheFieldAndTheValue) {
             "net.json: layers[0].stream: \"side\" is not an integer >= 0");
   EXPECT_EQ(layer_error(R"({"input": [3, 8, 8], "output_channels": 4, "filter": 3})"),
             "net.json: layers[0].name: missing (a unique layer name)");
+  // A pair of types cuDNN has no configuration for is refused before anything is measured.
+  EXPECT_EQ(layer_error(R"({"name": "c", "input": [3, 8, 8], "output_channels": 4,
+                           "filter": 3, "data_type": "double", "compute_type": "half"})"),
+            "net.json: layers[0].compute_type: \"half\" with data_type \"double\": cuDNN "
+            "computes double data in double, float in float, half in half or float, bfloat16 in "
+            "float");
+  EXPECT_NE(layer_error(R"({"name": "c", "input": [3, 8, 8], "output_channels": 4,
+                           "filter": 3, "data_type": "float", "compute_type": "double"})")
+                .find("cuDNN computes double data in double"),
+            std::string::npos);
+  // A whole number beyond 64 bits is too large, not "not an integer".
+  EXPECT_EQ(layer_error(R"({"name": "c", "input": [3, 8, 8], "output_channels":
+                           99999999999999999999999, "filter": 3})"),
+            "net.json: layers[0].output_channels: 9.999999999999999e+22 is larger than 2147483647");
+  // A field written twice (an edit in one place, the old value left in another) is refused:
+  // JSON would keep one of the two without a word.
+  EXPECT_EQ(layer_error(R"({"name": "c", "input": [3, 8, 8], "output_channels": 4,
+                           "filter": 3, "padding": [1, 1], "filter": 5})"),
+            "net.json: layers[0].filter: written twice in one object (JSON would keep one of the "
+            "two values)");
   EXPECT_EQ(layer_error(R"({"name": "c", "input": [3, 8, 8], "output_channels": 4294967296,
                            "filter": 3})"),
             "net.json: layers[0].output_channels: 4294967296 is larger than 2147483647");

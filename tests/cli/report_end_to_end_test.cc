@@ -262,6 +262,25 @@ TEST_F(ReportTest, AnUnwritableOutputIsNamedAndLeavesNothing) {
   EXPECT_EQ(r.status, 1) << describe(r);
   EXPECT_NE(r.err.find("--out: cannot write '" + target + "'"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(path("no-such-folder")));
+
+  // A file its owner made read-only stays as it is, even for root (CI runs as root, whom the
+  // kernel lets write anything).
+  const std::string kept = path("kept.html");
+  write_file(kept, "mine");
+  std::filesystem::permissions(kept, std::filesystem::perms::owner_read |
+                                         std::filesystem::perms::group_read |
+                                         std::filesystem::perms::others_read);
+  const auto read_only = run(concat(concat({"report"}, alexnet()), {"--out", kept}));
+  EXPECT_EQ(read_only.status, 1) << describe(read_only);
+  EXPECT_NE(read_only.err.find("--out: cannot write '" + kept + "': Permission denied"),
+            std::string::npos)
+      << read_only.err;
+  EXPECT_EQ(read_file(kept), "mine");
+
+  const auto empty = run(concat(concat({"report"}, alexnet()), {"--out", ""}));
+  EXPECT_EQ(empty.status, 2) << describe(empty);
+  EXPECT_NE(empty.err.find("--out: an empty file name"), std::string::npos) << empty.err;
+  EXPECT_TRUE(empty.out.empty()) << "nothing written to standard output";
 }
 
 // The page goes where --out says without replacing what is there when that is not a regular file

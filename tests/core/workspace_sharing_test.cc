@@ -149,7 +149,10 @@ TEST(SharingGroups, StreamsTiedByAKernelShareApplicationBuffersDoNot) {
   EXPECT_TRUE(groups.streams[2].empty());
   const auto why = sharing_reasons(
       groups, [](std::uintptr_t s) { return std::string("stream ").append(std::to_string(s)); });
-  EXPECT_EQ(why[0], "on stream 1 and stream 2; they may overlap the 1 kernel on stream 3");
+  EXPECT_EQ(why[0],
+            "on stream 1 and stream 2 (tied into one segment: some kernel runs on more than one "
+            "of them, as layers of the same shape do, ordered between them by events); they may "
+            "overlap the 1 kernel on stream 3");
   EXPECT_EQ(why[1], "on stream 3; they may overlap the 5 kernels on stream 1 and stream 2");
   EXPECT_EQ(why[2], "in layer 7, which the application keeps for it");
   EXPECT_EQ(sharing_reasons(sharing_groups({{{1}, {}}}), [](std::uintptr_t) { return "s"; })[0],

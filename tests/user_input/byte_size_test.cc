@@ -93,11 +93,16 @@ TEST(ByteSize, Formats) {
 // A limit suggested to the user: never less than what is needed, as plan --explain's "a larger
 // limit" (it said "1.0 MiB" for 1.04 MiB, the limit it was explaining).
 TEST(ByteSize, ASuggestedLimitIsAtLeastWhatIsNeeded) {
-  EXPECT_EQ(format_byte_size_at_least(1090519), "1065 KiB");
+  EXPECT_EQ(format_byte_size_at_least(1090519), "1.04 MiB");
   EXPECT_EQ(format_byte_size_at_least(64ull << 20), "64 MiB");
-  EXPECT_EQ(format_byte_size_at_least(3ull << 29), "1536 MiB");
+  EXPECT_EQ(format_byte_size_at_least(3ull << 29), "1.5 GiB");
   EXPECT_EQ(format_byte_size_at_least((300ull << 20) + 1), "301 MiB");
-  EXPECT_EQ(format_byte_size_at_least(5000), "5000 B");
+  // Above TiB a decimal would not read back exactly (parse_byte_size multiplies a double).
+  EXPECT_EQ(format_byte_size_at_least((3ull << 49) + 1), "1537 TiB");
+  EXPECT_EQ(format_byte_size_at_least(5000), "4.9 KiB");
+  EXPECT_EQ(format_byte_size_at_least(31936), "31.2 KiB");
+  EXPECT_EQ(format_byte_size_at_least(1030), "1.01 KiB");
+  EXPECT_EQ(format_byte_size_at_least(1000), "1000 B");
   EXPECT_EQ(format_byte_size_at_least(0), "0 B");
   EXPECT_EQ(format_byte_size_at_least(UINT64_MAX), "18446744073709551615 B");
   testing::SeededRandom random;

@@ -68,6 +68,11 @@ std::string ratio(double value) {
   return formatted("%.2fx", value);
 }
 
+// A total's ratio to the plan's time; none where no kernel counted.
+std::string ratio_to_plan(double ms, double plan_ms) {
+  return plan_ms > 0 ? ratio(ms / plan_ms) : "-";
+}
+
 void summary_row(pugi::xml_node table, const std::string& name, const std::string& value,
                  const char* value_class = nullptr) {
   pugi::xml_node row = element(table, "tr");
@@ -91,10 +96,10 @@ void summary(pugi::xml_node body, const ReportModel& model) {
               request.backend + ", micro-batch sizes " + std::string(name_of(request.policy)));
   summary_row(table, "database", stored.database, "fingerprint");
   summary_row(table, "WR: per-kernel limit", format_byte_size(request.workspace_limit));
-  std::string wr_text = "plan " + format_milliseconds(wr["plan_ms"].get<double>()) +
-                        " vs best undivided " +
-                        format_milliseconds(wr["undivided_ms"].get<double>()) + ": " +
-                        ratio(wr["speedup"].get<double>());
+  std::string wr_text =
+      "plan " + format_milliseconds(wr["plan_ms"].get<double>()) + " vs best undivided " +
+      format_milliseconds(wr["undivided_ms"].get<double>()) + ": " +
+      ratio_to_plan(wr["undivided_ms"].get<double>(), wr["plan_ms"].get<double>());
   const PlanTotals totals = plan_totals(stored.kernels, stored.plan);
   if (totals.without_plan || totals.without_undivided)
     wr_text += " (without the " +
@@ -103,7 +108,7 @@ void summary(pugi::xml_node body, const ReportModel& model) {
   const double unlimited_ms = wr["unlimited_ms"].get<double>(),
                plan_ms = wr["plan_ms"].get<double>();
   wr_text += "; unlimited best " + format_milliseconds(unlimited_ms) + ": " +
-             ratio(plan_ms > 0 ? unlimited_ms / plan_ms : 1.0);
+             ratio_to_plan(unlimited_ms, plan_ms);
   summary_row(table, "WR: network time", wr_text);
   if (!request.total_workspace) return;
   summary_row(table, "WD: total limit", format_byte_size(*request.total_workspace));

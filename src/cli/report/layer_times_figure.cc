@@ -160,7 +160,7 @@ void draw_layer_times(pugi::xml_node parent, const ReportModel& model,
                                     {"height", 8.0},
                                     {"data-time-ms", Exact{t}}});
       hover_text(bar, "plan " + p.plan->to_string() + ": " + ms(t));
-      numbers = formatted("%.2f", t);
+      numbers = formatted("%.3g", t);  // three digits, however small the time
       micro_batches(g, *p.plan, y, colors);
     } else {
       text_element(g, "text", "nothing fits " + format_byte_size(stored.request.workspace_limit),
@@ -177,7 +177,7 @@ void draw_layer_times(pugi::xml_node parent, const ReportModel& model,
                                     {"height", 8.0},
                                     {"data-time-ms", Exact{t}}});
       hover_text(bar, "best undivided within the limit: " + p.undivided->algorithm + ": " + ms(t));
-      numbers += " vs " + formatted("%.2f", t);
+      numbers += " vs " + formatted("%.3g", t);
       if (p.plan) numbers += formatted(": %.2fx", t / p.plan->time_ms());
     } else {
       numbers += ", no undivided fits";
