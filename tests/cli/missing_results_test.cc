@@ -1,0 +1,52 @@
+// What `ucudnn plan` and `report` say when the database cannot give them what they need: the
+// missing kernels, and a `bench` command only where that command would measure them (it measures
+// this machine, and refuses a text file as its database).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cli_test_fixture.h"
+
+namespace ucudnn::testing {
+namespace {
+
+TEST_F(CliTest, PlanAdvisesOnlyABenchThatWouldMeasureWhatIsMissing) {
+  const auto bench =
+      run(concat({"bench", "--no-check-plans", "--database", path("a.db")}, bench_args()));
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  const std::string advice = "run `ucudnn bench";
+
+  // Another batch on this machine: the bench that measures it.
+  const auto other_batch = run(concat({"plan", "--database", path("a.db")}, network_args(8)));
+  EXPECT_EQ(other_batch.status, 1) << describe(other_batch);
+  EXPECT_NE(other_batch.err.find(advice), std::string::npos) << other_batch.err;
+
+  // A device the database has no results of: named, with the devices it has; a bench here would
+  // measure this machine instead (it advised one).
+  const auto bogus =
+      run(concat({"plan", "--database", path("a.db"), "--fingerprint", "bogus"}, network_args()));
+  EXPECT_EQ(bogus.status, 1) << describe(bogus);
+  EXPECT_NE(bogus.err.find("the database has no cpu results of these kernels for --fingerprint "
+                           "'bogus'; it has results for:\n  kind=cpu;"),
+            std::string::npos)
+      << bogus.err;
+  EXPECT_EQ(bogus.err.find(advice), std::string::npos) << bogus.err;
+
+  // A text file as the database: refused as bench refuses it, and left as it is (it advised the
+  // bench that refuses it).
+  std::filesystem::copy_file(kTiny, path("net.json"));
+  const std::string before = read_file(path("net.json"));
+  for (const char* command : {"plan", "report"}) {
+    const auto text = run(concat({command, "--database", path("net.json")}, network_args()));
+    EXPECT_EQ(text.status, 1) << describe(text);
+    EXPECT_NE(text.err.find("--database: '" + path("net.json") +
+                            "' is a text file, not a SQLite database"),
+              std::string::npos)
+        << text.err;
+    EXPECT_EQ(text.err.find(advice), std::string::npos) << text.err;
+  }
+  EXPECT_EQ(read_file(path("net.json")), before);
+}
+
+}  // namespace
+}  // namespace ucudnn::testing
