@@ -86,32 +86,20 @@ Expected<std::vector<std::int64_t>> FieldReader::spatial(
 std::optional<Error> FieldReader::read_types(const json& object, const std::string& path,
                                              LayerTypes& types) const {
   const std::string prefix = path.empty() ? "" : path + ".";
-  if (auto it = object.find("layout"); it != object.end()) {
-    auto value = choice(*it, prefix + "layout", kLayouts);
+  // Each field, where given, one of its names.
+  auto read = [&](const char* field, const auto& choices, auto& into) -> std::optional<Error> {
+    auto it = object.find(field);
+    if (it == object.end()) return std::nullopt;
+    auto value = choice(*it, prefix + field, choices);
     if (!value) return Error{value.error()};
-    types.channels_last = *value;
-  }
-  if (auto it = object.find("data_type"); it != object.end()) {
-    auto value = choice(*it, prefix + "data_type", kDataTypes);
-    if (!value) return Error{value.error()};
-    types.data_type = *value;
-  }
-  if (auto it = object.find("compute_type"); it != object.end()) {
-    auto value = choice(*it, prefix + "compute_type", kComputeTypes);
-    if (!value) return Error{value.error()};
-    types.compute_type = *value;
-  }
-  if (auto it = object.find("math_type"); it != object.end()) {
-    auto value = choice(*it, prefix + "math_type", kMathTypes);
-    if (!value) return Error{value.error()};
-    types.math_type = *value;
-  }
-  if (auto it = object.find("mode"); it != object.end()) {
-    auto value = choice(*it, prefix + "mode", kModes);
-    if (!value) return Error{value.error()};
-    types.mode = *value;
-  }
-  return std::nullopt;
+    into = *value;
+    return std::nullopt;
+  };
+  if (auto problem = read("layout", kLayouts, types.channels_last)) return problem;
+  if (auto problem = read("data_type", kDataTypes, types.data_type)) return problem;
+  if (auto problem = read("compute_type", kComputeTypes, types.compute_type)) return problem;
+  if (auto problem = read("math_type", kMathTypes, types.math_type)) return problem;
+  return read("mode", kModes, types.mode);
 }
 
 }  // namespace ucudnn::network_fields

@@ -55,6 +55,15 @@ void passed_over() {
       "other plans run cuDNN's engines, as they would alone");
 }
 
+// A record that goes (destroyed, or emptied by cudnnBackendInitialize): its plan gives up its
+// graph's claim, and its configuration the promise it lent.
+void retire(const Record& record, cudnnBackendDescriptor_t d) {
+  if (record.claim && record.type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR &&
+      record.claim->release(d))
+    passed_over();
+  if (record.promise) forget_configuration_promise(record, record.promise.get());
+}
+
 }  // namespace
 
 void DescriptorTable::created(cudnnBackendDescriptor_t d, cudnnBackendDescriptorType_t type) {
@@ -68,11 +77,7 @@ bool DescriptorTable::destroyed(cudnnBackendDescriptor_t d) {
   std::lock_guard lock(mutex_);
   auto found = records_.find(d);
   if (found == records_.end()) return false;
-  if (found->second->claim && found->second->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR &&
-      found->second->claim->release(d))
-    passed_over();
-  if (found->second->promise)
-    forget_configuration_promise(*found->second, found->second->promise.get());
+  retire(*found->second, d);
   records_.erase(found);
   changed();
   return true;
@@ -84,11 +89,7 @@ bool DescriptorTable::initialized(cudnnBackendDescriptor_t d) {
   auto found = records_.find(d);
   if (found == records_.end()) return false;
   record->type = found->second->type;
-  if (found->second->claim && found->second->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR &&
-      found->second->claim->release(d))
-    passed_over();
-  if (found->second->promise)
-    forget_configuration_promise(*found->second, found->second->promise.get());
+  retire(*found->second, d);
   found->second = std::move(record);
   changed();
   return true;

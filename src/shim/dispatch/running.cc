@@ -89,6 +89,10 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
           std::shared_ptr<cudnn::PlanExecutor> keep;
           void* plan_workspace = workspace;
           std::size_t plan_bytes = workspace_bytes;
+          // A WR plan's limit: the configured one within what the call is given.
+          const auto configured = state->workspace_limit(request->settings);
+          const std::uint64_t limit =
+              configured ? std::min<std::uint64_t>(*configured, workspace_bytes) : workspace_bytes;
           // Holds the WD session's lock until the plan's work is issued.
           std::optional<WorkspaceDivisionSession::Placement> placement;
           bool beside_division = false;  // placed, then run in the application's workspace
@@ -99,14 +103,9 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
             // what the application's own workspace allows. Planned before the division's lock
             // is taken.
             std::shared_ptr<cudnn::PlanExecutor> within;
-            if (!captured && workspace_bytes > 0) {
-              const auto configured = state->workspace_limit(request->settings);
-              within =
-                  plan_within(*state, kernel,
-                              configured ? std::min<std::uint64_t>(*configured, workspace_bytes)
-                                         : workspace_bytes,
-                              request->settings, planning_outside_find(request->settings));
-            }
+            if (!captured && workspace_bytes > 0)
+              within = plan_within(*state, kernel, limit, request->settings,
+                                   planning_outside_find(request->settings));
             // The legacy stream where it cannot be read (then `captured` holds too).
             const cudaStream_t stream = handle_stream.value_or(nullptr);
             placement = captured ? division->captured_placement(kernel, stream)
@@ -127,10 +126,6 @@ cudnnStatus_t convolution(Operation operation, cudnnHandle_t handle, const void*
           }
           if (!plan) {
             auto& plans = state->plans[kernel];
-            const auto configured = state->workspace_limit(request->settings);
-            const std::uint64_t limit = configured
-                                            ? std::min<std::uint64_t>(*configured, workspace_bytes)
-                                            : workspace_bytes;
             if (plans.reported && plans.reported->workspace_bytes() <= workspace_bytes) {
               keep = plans.reported;
             } else if (captured) {
