@@ -73,7 +73,7 @@ WorkspaceDivisionSession::~WorkspaceDivisionSession() {
 }
 
 std::optional<Configuration> WorkspaceDivisionSession::reported_configuration(
-    const KernelIdentity& kernel, const PlannerContext& context) {
+    const KernelIdentity& kernel, const PlannerContext& context, bool retry_failed) {
   std::lock_guard lock(mutex_);
   const int k = index_of(kernel);
   if (!given_up_) {
@@ -83,10 +83,12 @@ std::optional<Configuration> WorkspaceDivisionSession::reported_configuration(
   Entry& e = entries_[k];
   if (e.in_segment) return e.in_segment->configuration();
   if (!e.best_within_total) {
+    if (e.no_plan_within_total && !retry_failed) return std::nullopt;
     const PlannerContext for_it = for_kernel(context, kernel);
     auto plan = plan_reuse(for_it, kernel.key, total_);
     if (!plan) {
       say_no_plan(for_it, kernel.key, total_, plan.error());
+      e.no_plan_within_total = true;
       return std::nullopt;
     }
     e.best_within_total = *plan;

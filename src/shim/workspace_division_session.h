@@ -99,9 +99,12 @@ class WorkspaceDivisionSession {
   bool solve(const PlannerContext& context);
 
   // What Get/Find report for the kernel: its divided configuration, or before the division
-  // the best configuration within the total (the most the division can give it).
+  // the best configuration within the total (the most the division can give it). A kernel
+  // that found no plan within the total is planned again only with `retry_failed` (a Find), as
+  // WR's limits that found nothing: frameworks ask Get before every call.
   std::optional<Configuration> reported_configuration(const KernelIdentity& kernel,
-                                                      const PlannerContext& context);
+                                                      const PlannerContext& context,
+                                                      bool retry_failed);
 
  private:
   // A stretch of device memory that calls on several streams may share.
@@ -123,7 +126,8 @@ class WorkspaceDivisionSession {
     std::uint64_t waiting_limit = 0;
     bool no_waiting_plan = false;
     std::optional<Configuration> best_within_total;
-    bool looked_up_stored = false;  // in the adopted stored division
+    bool no_plan_within_total = false;  // planning it within the total failed
+    bool looked_up_stored = false;      // in the adopted stored division
   };
   // A segment of the adopted stored division whose kernel has not come yet.
   struct StoredSegment {

@@ -81,7 +81,8 @@ std::optional<AlgorithmPerf> planned_result(Operation operation, cudnn::Selectio
         if (division && !captured) {
           const auto context = division_context(*state, request->settings);
           division->note(kernel, context);
-          const auto configuration = division->reported_configuration(kernel, context);
+          const auto configuration = division->reported_configuration(
+              kernel, context, planning_for(selection, request->settings).retry_failed);
           if (!configuration) return CUDNN_STATUS_NOT_SUPPORTED;
           // The arena is ucudnn's: the application allocates nothing.
           plan = AlgorithmPerf{cudnn::virtual_algorithm(operation),
