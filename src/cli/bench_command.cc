@@ -4,7 +4,11 @@
 
 #include <chrono>
 #include <cstdio>
+#include <mutex>
 #include <optional>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "bench_setup.h"
 #include "benchmark_work.h"
@@ -99,6 +103,32 @@ void print_header(const PlanningRequest& request, const std::vector<NetworkKerne
   std::fflush(stdout);
 }
 
+// Rank 0's thread that takes the items the other ranks post (each an outcome of one item's
+// results) and stores each, until every rank has ended its posts; an item it cannot read or
+// store goes into `errors`, rank by rank. Should taking itself fail, the job ends: a rank still
+// sending would wait for rank 0 forever.
+void take_posted_items(Cluster& cluster, const WorkList& work, const ItemMeasured& store_item,
+                       std::mutex& errors_mutex, std::string& errors) {
+  auto fail = [&](int rank, const std::string& error) {
+    std::lock_guard lock(errors_mutex);
+    errors += "\n  rank " + std::to_string(rank) + ": " + error;
+  };
+  try {
+    cluster.take_posts([&](int rank, const std::string& text) {
+      auto item = outcome_from_json(text, work);
+      if (!item) return fail(rank, item.error());
+      try {
+        store_item(item->results);
+      } catch (const std::exception& error) {
+        fail(rank, std::string("storing its measurements: ") + error.what());
+      }
+    });
+  } catch (const std::exception& error) {
+    report(std::string("rank 0: taking the other ranks' measurements: ") + error.what());
+    cluster.abort(kFailure);
+  }
+}
+
 int bench(const BenchOptions& options, Cluster& cluster) {
   const bool root = cluster.root();
   const auto network = shared_network_text(options.planning.network, cluster);
@@ -159,39 +189,62 @@ int bench(const BenchOptions& options, Cluster& cluster) {
   }
 
   const auto start = std::chrono::steady_clock::now();
-  if (outcome.error.empty()) {
-    const std::vector<std::size_t> share = share_of(cluster.rank(), cluster.size(), kernels, work);
-    double weight = 0;
-    for (const std::size_t i : share) weight += work_weight(kernels, work.items[i]);
-    std::vector<Worker*> workers;
-    for (auto& worker : setup.workers) workers.push_back(worker.get());
-    std::optional<Progress> progress;
-    // One bar: rank 0's share stands for the job's (the shares weigh alike by construction).
-    if (root && !share.empty())
-      progress.emplace(
-          stderr, isatty(STDERR_FILENO) != 0, share.size(), weight,
-          cluster.size() > 1 ? "rank 0 of " + std::to_string(cluster.size()) + ": " : "");
-    // A single process stores each item as it is measured, so that a bench stopped midway
-    // (Ctrl-C, a scheduler's time limit) keeps what it measured; a cluster's ranks send theirs
-    // to rank 0 at the end.
-    ItemMeasured store_item;
-    std::optional<InterruptionNotice> interruption;
-    if (cluster.size() == 1) {
-      interruption.emplace("bench");
-      store_item = [&](const std::vector<WorkResult>& item_results) {
-        database->store->put_measurements(
-            to_records(kernels, work, item_results, fingerprint, request.backend));
-        interruption->stored();
-      };
-    }
-    outcome =
-        measure_share(kernels, work, share, workers, progress ? &*progress : nullptr, store_item);
+  // Each item is stored as soon as it is measured, so that a bench stopped midway (Ctrl-C, a
+  // scheduler's time limit, a rank lost to a device fault, after which MPI ends the whole job)
+  // keeps what was measured: rank 0 stores its own, and takes the other ranks' as they post
+  // them, on a thread of its own.
+  std::mutex stored_mutex;          // rank 0: its workers' items and the other ranks' at once
+  std::vector<WorkResult> results;  // rank 0: every rank's, as stored
+  std::string errors;               // rank 0: what went wrong, rank by rank
+  std::optional<InterruptionNotice> interruption;
+  const ItemMeasured store_item = [&](const std::vector<WorkResult>& item_results) {
+    std::lock_guard lock(stored_mutex);
+    database->store->put_measurements(
+        to_records(kernels, work, item_results, fingerprint, request.backend));
+    results.insert(results.end(), item_results.begin(), item_results.end());
+    interruption->stored();
+  };
+  std::optional<std::jthread> taking;
+  if (root) {
+    interruption.emplace("bench");
+    if (cluster.size() > 1)
+      taking.emplace([&] { take_posted_items(cluster, work, store_item, stored_mutex, errors); });
   }
+  try {
+    if (outcome.error.empty()) {
+      const std::vector<std::size_t> share =
+          share_of(cluster.rank(), cluster.size(), kernels, work);
+      double weight = 0;
+      for (const std::size_t i : share) weight += work_weight(kernels, work.items[i]);
+      std::vector<Worker*> workers;
+      for (auto& worker : setup.workers) workers.push_back(worker.get());
+      std::optional<Progress> progress;
+      // One bar: rank 0's share stands for the job's (the shares weigh alike by construction).
+      if (root && !share.empty())
+        progress.emplace(
+            stderr, isatty(STDERR_FILENO) != 0, share.size(), weight,
+            cluster.size() > 1 ? "rank 0 of " + std::to_string(cluster.size()) + ": " : "");
+      const ItemMeasured post_item = [&](const std::vector<WorkResult>& item_results) {
+        ShareOutcome item;
+        item.results = item_results;
+        cluster.post(outcome_to_json(item));
+      };
+      outcome = measure_share(kernels, work, share, workers, progress ? &*progress : nullptr,
+                              root ? store_item : post_item);
+    }
+  } catch (const std::exception& error) {
+    if (!taking) throw;
+    // Unwinding would join the thread taking the posts, which waits for every rank's share.
+    report("rank 0: " + std::string(error.what()));
+    cluster.abort(kFailure);
+  }
+  if (!root) cluster.end_posts();
+  taking.reset();           // rank 0: every rank's items are stored
+  outcome.results.clear();  // each was stored, or posted, as it was measured
   const auto outcomes = cluster.gather(outcome_to_json(outcome));
   if (!root) return 0;
+  interruption.reset();  // everything measured is stored: an interruption from here loses nothing
 
-  std::vector<WorkResult> results;
-  std::string errors;
   std::size_t unavailable = 0;
   std::string first_unavailable;
   for (std::size_t r = 0; r < outcomes.size(); ++r) {
@@ -201,16 +254,19 @@ int bench(const BenchOptions& options, Cluster& cluster) {
       errors += (outcomes.size() > 1 ? "\n  rank " + std::to_string(r) + ": " : "") + error;
       continue;
     }
-    for (const auto& result : parsed->results) results.push_back(result);
     if (parsed->unavailable > 0 && unavailable == 0) first_unavailable = parsed->first_unavailable;
     unavailable += parsed->unavailable;
   }
   if (!errors.empty()) {
-    report("benchmarking failed: " + errors);
+    report("benchmarking failed: " + errors +
+           (results.empty() ? std::string()
+                            : "\nthe " + counted(results.size(), "measurement") +
+                                  " taken before are stored: the same command measures only "
+                                  "the rest"));
+    confirm_saved(*database, "bench");  // says so where they were not saved either
     return kFailure;
   }
   const auto records = to_records(kernels, work, results, fingerprint, request.backend);
-  if (cluster.size() > 1) database->store->put_measurements(records);  // one transaction
   std::printf("measured %zu new, reused %zu in %.1f s\n", records.size(), work.reused,
               seconds_since(start));
   // What is in the database is never measured again, whatever the repeats it was taken with.

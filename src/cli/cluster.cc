@@ -15,6 +15,9 @@ class SingleProcess final : public Cluster {
   std::string broadcast(const std::string& from_root) override { return from_root; }
   std::vector<std::string> gather(const std::string& mine) override { return {mine}; }
   std::vector<std::string> all_gather(const std::string& mine) override { return {mine}; }
+  void post(const std::string&) override {}  // never called: no rank but 0
+  void end_posts() override {}
+  void take_posts(const std::function<void(int, const std::string&)>&) override {}
   [[noreturn]] void abort(int status) override { std::exit(status); }
 };
 

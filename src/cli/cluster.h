@@ -28,6 +28,17 @@ class Cluster {
   virtual std::vector<std::string> gather(const std::string& mine) = 0;
   // Every rank's text in rank order, on every rank.
   virtual std::vector<std::string> all_gather(const std::string& mine) = 0;
+  // Texts sent to rank 0 while the ranks work, so that rank 0 keeps what every rank has done
+  // should one die before the end (MPI then ends the whole job). Each rank's texts arrive in the
+  // order it posted them.
+  // Rank != 0, from one thread at a time: `text` for rank 0 (sent when it returns).
+  virtual void post(const std::string& text) = 0;
+  // Rank != 0: it posts nothing more.
+  virtual void end_posts() = 0;
+  // Rank 0, from one thread (one of its own while rank 0 works, the only one of the process
+  // that calls the cluster meanwhile): calls `take` with each text as it arrives, until every
+  // other rank has ended its posts.
+  virtual void take_posts(const std::function<void(int rank, const std::string& text)>& take) = 0;
   // Ends every rank (a rank that cannot continue the protocol must not leave the others
   // waiting in a collective call).
   [[noreturn]] virtual void abort(int status) = 0;
@@ -45,7 +56,7 @@ Expected<std::unique_ptr<Cluster>> join_cluster(const Environment& environment);
 
 std::unique_ptr<Cluster> single_process();
 #ifdef UCUDNN_CLI_HAVE_MPI
-std::unique_ptr<Cluster> join_mpi_job();  // mpi_cluster.cc
+Expected<std::unique_ptr<Cluster>> join_mpi_job();  // mpi_cluster.cc
 #endif
 
 }  // namespace ucudnn::cli

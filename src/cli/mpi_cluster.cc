@@ -1,10 +1,12 @@
-// The MPI side of Cluster: plain MPI-3 C calls from the main thread only.
+// The MPI side of Cluster: plain MPI-3 C calls, from one thread at a time.
 #include <mpi.h>
 
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
+#include <thread>
 
 #include "cluster.h"
 
@@ -23,7 +25,12 @@ class MpiJob final : public Cluster {
   MpiJob() {
     int initialized = 0;
     MPI_Initialized(&initialized);
-    if (!initialized) MPI_Init(nullptr, nullptr);
+    // Serialized: a rank's workers post each measured item from their own threads, and rank 0
+    // takes them on a thread of its own (one thread at a time calls MPI).
+    if (!initialized)
+      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &thread_level_);
+    else
+      MPI_Query_thread(&thread_level_);
     // MPI's default, made explicit: a failed call ends the whole job, so that no rank waits
     // forever for one that failed.
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
@@ -78,6 +85,39 @@ class MpiJob final : public Cluster {
     return split(all, lengths, offsets);
   }
 
+  void post(const std::string& text) override {
+    // Blocking: a send above the transport's eager size moves only while its rank calls MPI,
+    // and a rank measures for long between posts. Rank 0 takes within milliseconds.
+    MPI_Send(text.data(), checked_length(text.size()), MPI_CHAR, 0, kPostTag, MPI_COMM_WORLD);
+  }
+
+  void end_posts() override { MPI_Send(nullptr, 0, MPI_CHAR, 0, kEndTag, MPI_COMM_WORLD); }
+
+  void take_posts(const std::function<void(int, const std::string&)>& take) override {
+    for (int ended = 0; ended < size_ - 1;) {
+      // Polled, not a blocking receive: Open MPI's spins a core, which rank 0's own
+      // measurements (the CPU backend's on every core) would feel.
+      int arrived = 0;
+      MPI_Message message;
+      MPI_Status status;
+      MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &arrived, &message, &status);
+      if (!arrived) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        continue;
+      }
+      int length = 0;
+      MPI_Get_count(&status, MPI_CHAR, &length);
+      std::string text(static_cast<std::size_t>(length), '\0');
+      MPI_Mrecv(text.data(), length, MPI_CHAR, &message, MPI_STATUS_IGNORE);
+      if (status.MPI_TAG == kEndTag)
+        ++ended;
+      else
+        take(status.MPI_SOURCE, text);
+    }
+  }
+
+  bool serialized_threads() const { return thread_level_ >= MPI_THREAD_SERIALIZED; }
+
   [[noreturn]] void abort(int status) override {
     MPI_Abort(MPI_COMM_WORLD, status);
     std::_Exit(status);
@@ -103,13 +143,21 @@ class MpiJob final : public Cluster {
     return texts;
   }
 
+  static constexpr int kPostTag = 1, kEndTag = 2;
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
+  int thread_level_ = MPI_THREAD_SINGLE;
 };
 
 }  // namespace
 
-std::unique_ptr<Cluster> join_mpi_job() {
-  return std::make_unique<MpiJob>();
+Expected<std::unique_ptr<Cluster>> join_mpi_job() {
+  auto job = std::make_unique<MpiJob>();
+  if (!job->serialized_threads())
+    return Error{
+        "this MPI library does not offer MPI_THREAD_SERIALIZED, which a bench's ranks need to "
+        "send rank 0 each measurement as it is taken (so that a rank lost midway loses nothing "
+        "else); run a single process, or use an MPI built with thread support"};
+  return std::unique_ptr<Cluster>(std::move(job));
 }
 
 }  // namespace ucudnn::cli

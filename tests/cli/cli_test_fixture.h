@@ -101,17 +101,35 @@ class CliTest : public ::testing::Test {
   ProcessResult run_mpi(const std::vector<std::string>& arguments, Environment extra = {},
                         const std::vector<std::string>& placement = {"--bind-to", "none", "-np",
                                                                      "2"}) const {
+    std::vector<std::string> argv = placement;
+    argv.push_back(kTool);
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    return run_mpirun(argv, std::move(extra));
+  }
+  // Two ranks, rank 1 with `second` in its environment as well (mpirun's form for ranks that
+  // differ: "-np 1 A : -np 1 B").
+  ProcessResult run_mpi_second_rank_apart(const std::vector<std::string>& arguments,
+                                          Environment extra, const Environment& second) const {
+    std::vector<std::string> argv = {"--bind-to", "none", "-np", "1", kTool};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    for (const std::string& part :
+         {std::string(":"), std::string("-np"), std::string("1"), std::string("/usr/bin/env")})
+      argv.push_back(part);
+    for (const auto& [name, value] : second) argv.push_back(name + "=" + value.value_or(""));
+    argv.push_back(kTool);
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    return run_mpirun(argv, std::move(extra));
+  }
+  // mpirun with `arguments` after its own (placement and programs).
+  ProcessResult run_mpirun(const std::vector<std::string>& arguments, Environment extra) const {
     Environment environment = {{"OMPI_ALLOW_RUN_AS_ROOT", "1"},
                                {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"},
                                // Open MPI keeps some memory to the end; not ours to report.
                                {"ASAN_OPTIONS", "detect_leaks=0"}};
     for (auto& [name, value] : extra) environment[name] = value;
     // Unbound: the CPU backend's ranks each run one thread per core (and refuse otherwise).
-    std::vector<std::string> argv = {"--oversubscribe"};
-    argv.insert(argv.end(), placement.begin(), placement.end());
-    argv.push_back(kTool);
+    std::vector<std::string> argv = {kMpirun, "--oversubscribe"};
     argv.insert(argv.end(), arguments.begin(), arguments.end());
-    argv.insert(argv.begin(), kMpirun);
     Environment base = {
         {"UCUDNN_DATABASE", path("default.db")}, {"UCUDNN_SYSTEM_DATABASE", std::nullopt},
         {"UCUDNN_DEVICES", std::nullopt},        {"UCUDNN_BENCHMARK_DEVICES", std::nullopt},

@@ -1,6 +1,6 @@
 // `ucudnn bench` under mpirun, as a cluster runs it: ranks together measure what one process
 // measures (the CPU backend; the cuDNN test doubles bit for bit), a rank bound to one core is
-// refused, and ranks that share a GPU are named.
+// refused, ranks that share a GPU are named, and a job that loses a rank keeps what was measured.
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <unistd.h>
@@ -138,6 +138,45 @@ TEST_F(CliTest, CudnnClusterEqualsOneProcessBitForBit) {
   EXPECT_FALSE(a.first.empty());
   EXPECT_EQ(without_times(a.first), without_times(b.first));
   EXPECT_EQ(without_times(a.second), without_times(b.second));
+}
+
+// A rank lost midway (a device fault: the double kills rank 1 at a convolution call) ends the
+// whole MPI job, as MPI does. What every rank measured before is in the database (before, rank 0
+// stored the job's measurements only at the end, and nothing was kept), and the same command
+// then measures only the rest, to the database an uninterrupted job makes.
+TEST_F(CliTest, AClusterJobThatLosesARankKeepsWhatEveryRankMeasured) {
+  if (!have_fakecuda()) GTEST_SKIP() << "built without the cuDNN test doubles";
+  if (!have_mpirun()) GTEST_SKIP() << "mpirun not found: the cluster test needs Open MPI";
+  const auto args =
+      concat({"bench", "--backend", "cudnn", "--no-check-plans", "--total-workspace", "4MiB"},
+             bench_args(8));
+  auto lose_rank_1 = [&](const std::string& database, int at_call) {
+    const auto run =
+        run_mpi_second_rank_apart(concat(args, {"--database", path(database)}), fakecuda(),
+                                  {{"FAKECUDA_CRASH_AT", std::to_string(at_call)}});
+    EXPECT_NE(run.status, 0) << describe(run);
+    EXPECT_NE(run.err.find("FAKECUDA_CRASH_AT=" + std::to_string(at_call)), std::string::npos)
+        << describe(run);
+    return rows(path(database)).first.size();
+  };
+  // At its first call rank 1 has measured nothing: rank 0's own share is what is kept.
+  const std::size_t first = lose_rank_1("first.db", 1);
+  // Later, rank 1's items measured before are kept too (its share is some 200 calls).
+  const std::size_t later = lose_rank_1("later.db", 40);
+  std::printf("measurements kept: %zu with rank 1 lost at its first call, %zu later\n", first,
+              later);
+  EXPECT_GT(first, 0u);
+  EXPECT_GT(later, first);
+
+  const auto resumed = run_mpi(concat(args, {"--database", path("later.db")}), fakecuda());
+  ASSERT_EQ(resumed.status, 0) << describe(resumed);
+  EXPECT_NE(resumed.out.find("reused " + std::to_string(later) + " in "), std::string::npos)
+      << describe(resumed);
+  const auto single = run(concat(args, {"--database", path("single.db")}), fakecuda());
+  ASSERT_EQ(single.status, 0) << describe(single);
+  EXPECT_LT(later, rows(path("single.db")).first.size()) << "rank 1 was lost before its end";
+  EXPECT_EQ(without_times(rows(path("later.db")).first),
+            without_times(rows(path("single.db")).first));
 }
 
 }  // namespace

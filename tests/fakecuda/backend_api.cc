@@ -24,6 +24,7 @@
 #include "backend_execution.h"
 #include "convolution_calls.h"
 #include "cudnn_session.h"
+#include "device_fault.h"
 #include "fakecuda_hooks.h"
 #include "guarded_call.h"
 #include "host_cost.h"
@@ -382,6 +383,7 @@ cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t
                                   cudnnBackendDescriptor_t variantPack) {
   const char* function = __func__;
   charge_host_cost(HostCost::kPlanExecution);
+  count_toward_device_fault();
   return guarded(function, [&] {
     const BackendDescriptor* plan = backend(executionPlan);
     const BackendDescriptor* pack = backend(variantPack);

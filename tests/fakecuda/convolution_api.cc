@@ -20,6 +20,7 @@
 #include "cost_model.h"
 #include "cudnn_session.h"
 #include "descriptors.h"
+#include "device_fault.h"
 #include "fakecuda_hooks.h"
 #include "guarded_call.h"
 #include "host_cost.h"
@@ -289,6 +290,7 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void* alpha,
                                       size_t workSpaceSizeInBytes, const void* beta,
                                       const cudnnTensorDescriptor_t yDesc, void* y) {
   charge_host_cost(HostCost::kLegacyConvolution);
+  count_toward_device_fault();
   return run_convolution(__func__, handle, kForward, alpha, beta, xDesc, x, wDesc, w, convDesc,
                          yDesc, y, algo, workSpace, workSpaceSizeInBytes);
 }
@@ -301,6 +303,7 @@ cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void* alp
                                            size_t workSpaceSizeInBytes, const void* beta,
                                            const cudnnTensorDescriptor_t dxDesc, void* dx) {
   charge_host_cost(HostCost::kLegacyConvolution);
+  count_toward_device_fault();
   return run_convolution(__func__, handle, kBackwardData, alpha, beta, dxDesc, dx, wDesc, w,
                          convDesc, dyDesc, dy, algo, workSpace, workSpaceSizeInBytes);
 }
@@ -313,6 +316,7 @@ cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void* a
                                              size_t workSpaceSizeInBytes, const void* beta,
                                              const cudnnFilterDescriptor_t dwDesc, void* dw) {
   charge_host_cost(HostCost::kLegacyConvolution);
+  count_toward_device_fault();
   return run_convolution(__func__, handle, kBackwardFilter, alpha, beta, xDesc, x, dwDesc, dw,
                          convDesc, dyDesc, dy, algo, workSpace, workSpaceSizeInBytes);
 }
