@@ -1,15 +1,19 @@
 #pragma once
-// What the example programs' command lines share: integers with a lower bound, the data types
+// What the example programs' command lines share: integers with a lower bound, byte sizes
+// (read as ucudnn reads UCUDNN_WORKSPACE_LIMIT, so that one value serves both), the data types
 // they store tensors in, and where --dump writes. Each program says what a bad value is through its
 // own usage text (`refuse`: prints the problem and the program's usage, then exits with status 2).
 #include <cudnn.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <initializer_list>
 #include <optional>
 #include <string>
+
+#include "user_input/byte_size.h"
 
 namespace ucudnn::examples {
 
@@ -23,6 +27,14 @@ inline long long parse_integer(const std::string& option, const std::string& tex
   if (text.empty() || *end != '\0' || errno != 0 || value < low)
     refuse(option + ": invalid value '" + text + "'");
   return value;
+}
+
+// "8MiB", "8MB", "1.5 GiB", "4096".
+inline std::size_t parse_bytes(const std::string& option, const std::string& text, Refusal refuse) {
+  const auto bytes = parse_byte_size(text);
+  if (!bytes) refuse(option + ": " + bytes.error());
+  if (*bytes > SIZE_MAX) refuse(option + ": '" + text + "' is too large");
+  return static_cast<std::size_t>(*bytes);
 }
 
 // --dump FILE: a folder that does not exist is refused before the run, not after it.

@@ -14,7 +14,7 @@
 // 16-bit data).
 //
 // Usage: conv_network [--batch N] [--seed S] [--iterations I] [--select v7|find|findex]
-//                     [--workspace-limit BYTES] [--dump FILE] [--threads T]
+//                     [--workspace-limit SIZE] [--dump FILE] [--threads T]
 //                     [--data-type float|half|bf16] [--channels-last]
 //                     [--math-type default|tensor-op|allow-conversion]
 // Exit status: 0 success; 1 a CUDA or cuDNN call failed; 2 bad arguments; 3 the threads'

@@ -34,27 +34,11 @@ struct Options {
   std::fprintf(problem.empty() ? stdout : stderr,
                "usage: conv_network [--batch N] [--seed S] [--iterations I] "
                "[--select v7|find|findex]\n"
-               "                    [--workspace-limit BYTES|<n>KiB|<n>MiB|<n>GiB] "
+               "                    [--workspace-limit SIZE] "
                "[--dump FILE] [--threads T]\n"
                "                    [--data-type float|half|bf16] [--channels-last]\n"
                "                    [--math-type default|tensor-op|allow-conversion]\n");
   std::exit(problem.empty() ? 0 : 2);
-}
-
-inline std::size_t parse_bytes(const std::string& text) {
-  std::size_t digits = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
-  const std::string suffix = text.substr(digits);
-  const int shift = suffix.empty()    ? 0
-                    : suffix == "KiB" ? 10
-                    : suffix == "MiB" ? 20
-                    : suffix == "GiB" ? 30
-                                      : -1;
-  if (digits == 0 || shift < 0) usage("--workspace-limit: invalid byte size '" + text + "'");
-  const auto value = static_cast<std::size_t>(
-      parse_integer("--workspace-limit", text.substr(0, digits), 0, usage));
-  if (value > (SIZE_MAX >> shift)) usage("--workspace-limit: '" + text + "' is too large");
-  return value << shift;
 }
 
 inline Options parse_options(int argc, char** argv) {
@@ -88,7 +72,7 @@ inline Options parse_options(int argc, char** argv) {
     else if (option == "--threads")
       options.threads = static_cast<int>(parse_integer(option, value, 1, usage));
     else if (option == "--workspace-limit")
-      options.workspace_limit = parse_bytes(value);
+      options.workspace_limit = parse_bytes(option, value, usage);
     else if (option == "--dump")
       options.dump = dump_path(value, usage);
     else if (option == "--select" && value == "v7")

@@ -23,7 +23,7 @@
 // iteration's executions into a CUDA graph and launches it (torch.cuda.graphs, torch.compile's
 // "reduce-overhead"); the plans are built before, outside the capture, as PyTorch warms up.
 // --benchmark finalizes every configuration, times each plan and keeps the fastest, as
-// torch.backends.cudnn.benchmark does. --workspace-memory M passes over every configuration whose
+// torch.backends.cudnn.benchmark does. --workspace-memory SIZE passes over every configuration whose
 // plan reports more than M bytes of workspace, as PyTorch under memory pressure moves on to the
 // next plan when its allocator cannot give a plan's workspace. --populate records each execution
 // into a CUDA graph with cudnnBackendPopulateCudaGraph and launches it (cudnn-frontend's native
@@ -38,7 +38,7 @@
 //                   [--pack-intermediates]
 //                   [--filter-beta B] [--dump FILE]
 //                   [--data-type float|half|bf16] [--channels-last] [--benchmark]
-//                   [--workspace-memory M] [--populate]
+//                   [--workspace-memory SIZE] [--populate]
 // Prints per layer the engines taken and their workspaces, and at the end the GPU time of the
 // last iteration of every layer together (CUDA events on the stream; not with --capture).
 // Exit status: 0 success; 1 a CUDA or cuDNN call failed; 2 bad arguments.

@@ -50,7 +50,7 @@ struct Options {
                "[--pack-intermediates]\n"
                "                  [--filter-beta B] [--dump FILE]\n"
                "                  [--data-type float|half|bf16] [--channels-last]\n"
-               "                  [--benchmark] [--workspace-memory M] [--populate]\n");
+               "                  [--benchmark] [--workspace-memory SIZE] [--populate]\n");
   std::exit(problem.empty() ? 0 : 2);
 }
 
@@ -125,7 +125,7 @@ inline Options parse_options(int argc, char** argv) {
     } else if (option == "--data-type")
       o.data_type = parse_data_type(value, usage);
     else if (option == "--workspace-memory")
-      o.workspace_memory = parse_integer(option, value, 0, usage);
+      o.workspace_memory = static_cast<long long>(parse_bytes(option, value, usage));
     else if (option == "--dump")
       o.dump = dump_path(value, usage);
     else
