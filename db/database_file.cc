@@ -109,7 +109,7 @@ OpenOutcome inspect(const std::string& path, sqlite::Connection connection, Acce
   // the file holds. (Other damage shows when the pages are read.)
   std::error_code error;
   if (const auto size = fs::file_size(path, error);
-      !error && static_cast<std::int64_t>(size) < claimed_bytes)
+      !error && static_cast<std::int64_t>(size) < claimed_bytes && !options.read_past_damage)
     return failure(FileProblem::kCorrupt, "damaged or truncated (" + std::to_string(size) +
                                               " bytes, its header claims " +
                                               std::to_string(claimed_bytes) + ")");
@@ -184,6 +184,7 @@ OpenOutcome open_once(const std::string& path, Access access, const OpenOptions&
   } catch (const sqlite::Error& error) {
     return failure(FileProblem::kCannotOpen, error.what());
   }
+  if (options.read_past_damage && access == Access::kReadOnly) connection.relax_schema_checks();
   return inspect(path, std::move(connection), access, options);
 }
 

@@ -43,7 +43,18 @@ struct OpenOptions {
   sqlite::LockWait lock_wait;
   // Run PRAGMA quick_check even without a reason in the file itself (damage was seen).
   bool check_integrity = false;
+  // Read-only access for `db check`, `export` and `merge`, which read every row they can: a
+  // file cut short (its header claims more pages than it holds), or one whose schema names a
+  // page that is gone (an index's root among the lost pages), is opened anyway, with SQLite's
+  // schema checks relaxed (SQLITE_DBCONFIG_WRITABLE_SCHEMA, no writes made), and its tables
+  // are read past the missing pages as past damaged ones.
+  bool read_past_damage = false;
 };
+inline OpenOptions reading_past_damage(const sqlite::LockWait& wait) {
+  OpenOptions options{wait};
+  options.read_past_damage = true;
+  return options;
+}
 
 struct OpenedDatabase {
   // Held while the connection lives (declared first: it goes last), so that no other process

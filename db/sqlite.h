@@ -127,6 +127,14 @@ class Connection {
   std::string query_text(const char* sql);
   int changes() const { return sqlite3_changes(db_); }
   bool read_only() const { return sqlite3_db_readonly(db_, "main") == 1; }
+  // For a read-only connection to a damaged file: its schema loads although it names pages
+  // that are gone (a file cut short where an index's root was), so that the tables' whole pages
+  // can still be read. Defensive mode, which also keeps this off, guards writes, and a
+  // read-only connection makes none.
+  void relax_schema_checks() {
+    sqlite3_db_config(db_, SQLITE_DBCONFIG_DEFENSIVE, 0, nullptr);
+    sqlite3_db_config(db_, SQLITE_DBCONFIG_WRITABLE_SCHEMA, 1, nullptr);
+  }
 
   // How long a statement waits for another process's lock before it fails busy. A writer
   // that found the file locked for that long tries its later writes without waiting (their

@@ -14,7 +14,7 @@ Expected<CheckReport> check_database(const std::string& path, const sqlite::Lock
   try {
     std::error_code error;
     if (!std::filesystem::exists(path, error)) return Error{path + ": no such file"};
-    auto outcome = open_database(path, Access::kReadOnly, OpenOptions{wait});
+    auto outcome = open_database(path, Access::kReadOnly, reading_past_damage(wait));
     if (!outcome.database) {
       if (outcome.failure->problem == FileProblem::kCannotOpen)
         return Error{path + ": " + outcome.failure->message};

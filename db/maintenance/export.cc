@@ -5,6 +5,7 @@
 #include "db/database_file.h"
 #include "db/maintenance/commands.h"
 #include "db/maintenance/export_format.h"
+#include "db/maintenance/row_problems.h"
 #include "db/row_reader.h"
 
 namespace ucudnn::db {
@@ -31,7 +32,7 @@ void add(Unreadable& to, Unreadable more) {
 Expected<ExportResult> export_database(const std::string& path, std::ostream& out,
                                        ExportLayout layout, const sqlite::LockWait& wait) {
   try {
-    auto connection = open_or_error(path, Access::kReadOnly, OpenOptions{wait});
+    auto connection = open_or_error(path, Access::kReadOnly, reading_past_damage(wait));
     if (!connection) return Error{connection.error()};
     auto& c = connection.value().connection;
     ExportResult result;
@@ -57,13 +58,15 @@ Expected<ExportResult> export_database(const std::string& path, std::ostream& ou
       emit("fingerprint", "fingerprints", fingerprint_json(canonical));
       ++result.fingerprints;
     }
+    // What `db check` reports is skipped, as `db merge` skips it: `db import` would refuse the
+    // whole export for one such row, and a backup must restore.
     add(result.unreadable, for_each_measurement(c, [&](std::int64_t, Expected<MeasurementRow> row) {
-          if (!row) return void(++result.invalid_rows_skipped);
+          if (!row || measurement_problem(*row)) return void(++result.invalid_rows_skipped);
           emit("measurement", "measurements", to_json(*row));
           ++result.measurements;
         }));
     add(result.unreadable, for_each_plan(c, [&](std::int64_t, Expected<PlanRow> row) {
-          if (!row) return void(++result.invalid_rows_skipped);
+          if (!row || plan_problem(*row)) return void(++result.invalid_rows_skipped);
           emit("plan", "plans", to_json(*row));
           ++result.plans;
         }));

@@ -26,7 +26,7 @@ Expected<SourceRows> read_source(const std::string& source, const std::string& t
   std::error_code ignored;
   if (std::filesystem::equivalent(source, target, ignored))
     return Error{source + " and " + target + " are the same file"};
-  auto from = open_or_error(source, Access::kReadOnly, OpenOptions{wait});
+  auto from = open_or_error(source, Access::kReadOnly, reading_past_damage(wait));
   if (!from) return Error{from.error()};
   SourceRows rows;
   auto& unreadable = rows.result.unreadable;

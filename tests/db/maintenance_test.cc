@@ -250,9 +250,8 @@ TEST(Check, AHealthyDatabaseHasNoProblems) {
   EXPECT_TRUE(report->unreadable.empty()) << "nothing is unreadable in a whole file";
 }
 
-TEST(Check, ReportsEveryBadRow) {
-  TempFolder folder;
-  const auto path = folder.file("ucudnn.db");
+// The sample with five rows `db check` reports: two measurements and three plans.
+void spoil_five_rows(const std::string& path) {
   fill_sample(path);
   {
     SqliteStore store(path);
@@ -269,6 +268,12 @@ TEST(Check, ReportsEveryBadRow) {
     raw.execute("UPDATE plans SET configurations = 'garbage' WHERE mode = 'WD'");
     raw.execute("UPDATE measurements SET max_ms = time_ms / 2 WHERE algorithm = 'im2col'");
   }
+}
+
+TEST(Check, ReportsEveryBadRow) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  spoil_five_rows(path);
   auto report = db::check_database(path);
   ASSERT_TRUE(report) << report.error();
   std::string all;
@@ -279,6 +284,32 @@ TEST(Check, ReportsEveryBadRow) {
   EXPECT_NE(all.find("configurations: not valid JSON"), std::string::npos) << all;
   EXPECT_NE(all.find("micro-batches cover 20 of 32 images"), std::string::npos) << all;
   EXPECT_NE(all.find("over the limit of 10"), std::string::npos) << all;
+}
+
+// A backup must restore: `db export` skips what `db check` reports, as `db merge` does, since
+// `db import` refuses a whole export for one such row (export skipped only rows it could not
+// read, and its file was refused).
+TEST(Check, WhatCheckReportsExportAndMergeSkipAlike) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  spoil_five_rows(path);
+  for (const auto layout : {ExportLayout::kDocument, ExportLayout::kLines}) {
+    std::stringstream exported;
+    const auto result = db::export_database(path, exported, layout);
+    ASSERT_TRUE(result) << result.error();
+    EXPECT_EQ(result->invalid_rows_skipped, 5u);
+    const auto copy = folder.file(layout == ExportLayout::kLines ? "lines.db" : "document.db");
+    const auto imported = db::import_database(copy, exported);
+    ASSERT_TRUE(imported) << imported.error();
+    EXPECT_EQ(imported->measurements_written + imported->plans_written,
+              result->measurements + result->plans);
+    const auto report = db::check_database(copy);
+    ASSERT_TRUE(report) << report.error();
+    EXPECT_TRUE(report->ok()) << report->problems.front();
+  }
+  const auto merged = db::merge_database(path, folder.file("merged.db"));
+  ASSERT_TRUE(merged) << merged.error();
+  EXPECT_EQ(merged->invalid_rows_skipped, 5u);
 }
 
 // A CPU/GPU split that gives the CPU the whole batch has no micro-batch on the device: a plan,
