@@ -29,13 +29,16 @@ Expected<CheckReport> check_database(const std::string& path, const sqlite::Lock
       while (row.step()) {
         std::istringstream lines(row.text(0));
         for (std::string line; std::getline(lines, line);)
-          if (line != "ok" && line != "*** in database main ***")
+          if (line != "ok" && line != "*** in database main ***") {
             report.problems.push_back("integrity_check: " + line);
+            report.damaged = true;
+          }
       }
     } catch (const sqlite::Error& error) {
       // Damage can stop the check itself; the rows are still read past it.
       if (!error.damaged()) throw;
       report.problems.push_back(std::string("integrity_check: ") + error.what());
+      report.damaged = true;
     }
     auto unreadable = for_each_measurement(c, [&](std::int64_t id, Expected<MeasurementRow> row) {
       ++report.measurements_checked;

@@ -86,6 +86,7 @@ struct CheckReport {
   std::size_t measurements_checked = 0;
   std::size_t plans_checked = 0;
   Unreadable unreadable;  // damage: what could not be read (also among the problems)
+  bool damaged = false;   // SQLite's integrity_check found damage (an index, a page list)
   bool ok() const { return problems.empty(); }
 };
 // PRAGMA integrity_check, then every row: types and ranges, kernel hashes, plans that parse,

@@ -96,7 +96,11 @@ Expected<Rows> parse_lines(const std::string& text) {
     if (!value.is_object() || !value.contains("type") || !value["type"].is_string())
       return Error{where + "type: missing"};
     const std::string type = value["type"].get<std::string>();
-    if (type == "end" && ends_with_end) {
+    if (type == "end" && !ends_with_end)
+      return Error{where +
+                   "an end line, but the header (line 1) does not say \"ends_with\": "
+                   "\"end\" (was it edited?)"};
+    if (type == "end") {
       if (auto error = end_error(value, fingerprints, rows)) return Error{where + *error};
       ended = true;
       continue;
@@ -152,7 +156,7 @@ Expected<Rows> parse(const std::string& text) {
   try {
     document = parse_json_keeping_every_key(text, duplicate, /*allow_exceptions=*/true);
   } catch (const nlohmann::json::parse_error& error) {
-    return Error{std::string("not a JSON export file: ") + error.what()};
+    return Error{"not a JSON export file: " + parse_error_text(error)};
   }
   if (duplicate) return Error{written_twice(*duplicate)};
   return parse_document(document);

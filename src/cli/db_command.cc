@@ -150,7 +150,10 @@ int check(const std::string& path) {
   std::printf("%s: %zu measurements and %zu plans checked, %s\n", path.c_str(),
               report->measurements_checked, report->plans_checked,
               counted(report->problems.size(), "problem").c_str());
-  if (!report->unreadable.empty() && report->measurements_checked + report->plans_checked > 0)
+  // Damage beside the rows (an index) still fails other commands (vacuum, info, lookups):
+  // the rows themselves copy into a whole file.
+  if ((report->damaged || !report->unreadable.empty()) &&
+      report->measurements_checked + report->plans_checked > 0)
     std::printf(
         "the rows that can be read are copied into a new database by `ucudnn db merge %s "
         "--into NEW.db`\n",

@@ -273,11 +273,7 @@ Expected<Network> parse_network(std::string_view text, const std::string& source
   try {
     document = parse_json_keeping_every_key(text, duplicate, /*allow_exceptions=*/true);
   } catch (const json::exception& e) {
-    // "[json.exception.parse_error.101] parse error at line 3, column 7: ...": the part
-    // after the bracket says where and what.
-    std::string what = e.what();
-    if (auto bracket = what.find("] "); bracket != std::string::npos) what.erase(0, bracket + 2);
-    return Error{source + ": not valid JSON: " + what};
+    return Error{source + ": not valid JSON: " + parse_error_text(e)};
   }
   if (duplicate) return Error{source + ": " + written_twice(*duplicate)};
   return NetworkReader(source, batch).read(document, default_name);

@@ -63,4 +63,11 @@ std::string written_twice(const std::string& where) {
   return where + ": written twice in one object (JSON would keep one of the two values)";
 }
 
+std::string parse_error_text(const nlohmann::json::exception& error) {
+  std::string what = error.what();
+  if (const auto bracket = what.find("] "); what.starts_with("[") && bracket != std::string::npos)
+    what.erase(0, bracket + 2);
+  return what;
+}
+
 }  // namespace ucudnn

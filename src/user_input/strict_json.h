@@ -21,4 +21,8 @@ nlohmann::json parse_json_keeping_every_key(std::string_view text,
 // "layers[3].filter: written twice in one object (JSON would keep one of the two values)"
 std::string written_twice(const std::string& where);
 
+// A parse error as people read it: "parse error at line 3, column 7: ...", without
+// nlohmann::json's "[json.exception.parse_error.101] ".
+std::string parse_error_text(const nlohmann::json::exception& error);
+
 }  // namespace ucudnn

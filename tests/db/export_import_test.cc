@@ -136,7 +136,7 @@ TEST(ExportImport, ImportValidatesEveryField) {
        "is not between min_ms 1000000.000000"},
       {"plan short of the batch",
        [](auto& d) { d["plans"][0]["configurations"][0]["micro"].erase(1); },
-       "plans[0].micro-batches cover"},
+       "plans[0].configurations: the micro-batches cover"},
       {"mistyped list", [](auto& d) { d["measurement"] = d["measurements"]; },
        "'measurement' is not a field of an export"},
       // Inside rows too (they used to be dropped without a word: a misspelt valid_below made the
@@ -225,8 +225,14 @@ TEST(ExportImport, LineErrorsNameTheLine) {
   ASSERT_FALSE(bad_json);
   EXPECT_NE(bad_json.error().find("not valid JSON"), std::string::npos) << bad_json.error();
 
+  // The parser's own words, without its exception's name.
   std::istringstream not_json("hello");
-  EXPECT_FALSE(db::import_database(folder.file("target.db"), not_json));
+  const auto hello = db::import_database(folder.file("target.db"), not_json);
+  ASSERT_FALSE(hello);
+  EXPECT_EQ(hello.error().find("[json.exception"), std::string::npos) << hello.error();
+  EXPECT_NE(hello.error().find("not a JSON export file: parse error at line 1, column 1"),
+            std::string::npos)
+      << hello.error();
 }
 
 // A lines export cut short at a line boundary is still whole JSON lines: its missing end line
@@ -293,6 +299,14 @@ TEST(ExportImport, ALinesExportCutShortIsRefusedWhole) {
   ASSERT_TRUE(imported) << imported.error();
   EXPECT_EQ(imported->measurements_read, 3u);
   EXPECT_EQ(imported->plans_read, 2u);
+  // Such a header over an end line was edited: said so (it read as an unknown row type).
+  older.push_back(lines.back());
+  auto edited = import(joined(older));
+  ASSERT_FALSE(edited);
+  EXPECT_NE(edited.error().find("line " + std::to_string(older.size()) +
+                                ": an end line, but the header (line 1) does not say"),
+            std::string::npos)
+      << edited.error();
 }
 
 }  // namespace
