@@ -1,5 +1,7 @@
 #include "database_access.h"
 
+#include <filesystem>
+
 #include <optional>
 #include <string>
 
@@ -136,7 +138,13 @@ Expected<OpenedStore> open_store_for_reading(const std::string& database) {
         open(database, StoreAccess::kReadOnly, "benchmark database"), database, {database}};
   }
   const auto locations = database_locations();
-  auto user = open(locations.user, StoreAccess::kReadOnly, "benchmark database");
+  // Beside a system database, a user database not made yet is the usual case, not news.
+  std::string user_file = locations.user;
+  std::error_code missing;
+  if (!locations.system.empty() && user_file != kInMemoryDatabase &&
+      !std::filesystem::exists(user_file, missing))
+    user_file.clear();
+  auto user = open(user_file, StoreAccess::kReadOnly, "benchmark database");
   auto system = open(locations.system, StoreAccess::kShared, "system benchmark database");
   std::unique_ptr<BenchmarkStore> store;
   if (user && system)

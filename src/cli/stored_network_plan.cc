@@ -112,8 +112,10 @@ std::string missing_message(const std::vector<NetworkKernel>& kernels,
     if (named++ < 12) labels += (labels.empty() ? "" : ", ") + k.label();
   }
   if (named > 12) labels += ", and " + std::to_string(named - 12) + " more";
-  return counted(missing.size(), "measurement") + (missing.size() == 1 ? " is" : " are") +
-         " not in the database, of " + counted(named, "kernel") + ": " + labels;
+  // Planning looks up what it needs (pruning skips pairs that cannot win), so this is fewer
+  // than the pairs a bench measures: said so, that the two counts do not read as a contradiction.
+  return "planning looked up " + counted(missing.size(), "measurement") +
+         " the database does not have, of " + counted(named, "kernel") + ": " + labels;
 }
 
 }  // namespace

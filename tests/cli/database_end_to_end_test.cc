@@ -262,7 +262,7 @@ TEST_F(CliTest, PlanNamesTheKernelsWithoutMeasurements) {
   // Batch 8 was never benchmarked.
   const auto plan = run(concat({"plan", "--database", path("a.db")}, network_args(8)));
   EXPECT_EQ(plan.status, 1) << describe(plan);
-  EXPECT_NE(plan.err.find("measurements are not in the database, of 12 kernels: conv1 Forward"),
+  EXPECT_NE(plan.err.find("measurements the database does not have, of 12 kernels: conv1 Forward"),
             std::string::npos)
       << plan.err;
   EXPECT_NE(plan.err.find("run `ucudnn bench --network " + kTiny + " --batch 8"), std::string::npos)

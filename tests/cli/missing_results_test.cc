@@ -1,6 +1,6 @@
 // What `ucudnn plan` and `report` say when the database cannot give them what they need: the
 // missing kernels, and a `bench` command only where that command would measure them (it measures
-// this machine, and refuses a text file as its database).
+// this machine, and refuses a text file as its database), and no warning where nothing is amiss.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -46,6 +46,23 @@ TEST_F(CliTest, PlanAdvisesOnlyABenchThatWouldMeasureWhatIsMissing) {
     EXPECT_EQ(text.err.find(advice), std::string::npos) << text.err;
   }
   EXPECT_EQ(read_file(path("net.json")), before);
+}
+
+// Beside a system database (a cluster's results, shared read-only), a user database not made yet
+// is the usual case: plan reads the system's results without a warning (it warned that the user
+// database "does not exist" at every run). A --database named and missing is still said.
+TEST_F(CliTest, PlanFromASystemDatabaseDoesNotWarnOfAUserDatabaseNotYetMade) {
+  const auto bench =
+      run(concat({"bench", "--no-check-plans", "--database", path("system.db")}, bench_args()));
+  ASSERT_EQ(bench.status, 0) << describe(bench);
+  const auto planned =
+      run(concat({"plan"}, network_args()),
+          {{"UCUDNN_SYSTEM_DATABASE", path("system.db")}, {"UCUDNN_DATABASE", path("not-yet.db")}});
+  EXPECT_EQ(planned.status, 0) << describe(planned);
+  EXPECT_EQ(planned.err.find("does not exist"), std::string::npos) << planned.err;
+  EXPECT_FALSE(std::filesystem::exists(path("not-yet.db"))) << "plan creates nothing";
+  const auto named = run(concat({"plan", "--database", path("missing.db")}, network_args()));
+  EXPECT_NE(named.err.find("does not exist"), std::string::npos) << named.err;
 }
 
 }  // namespace

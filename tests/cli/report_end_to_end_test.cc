@@ -209,7 +209,7 @@ TEST_F(ReportTest, MissingMeasurementsAreTheSameErrorAsPlans) {
   const auto r = run(concat(concat({"report"}, alexnet()), {"--out", path("never.html")}));
   EXPECT_EQ(r.status, 1) << describe(r);
   EXPECT_NE(r.err.find("ucudnn report: "), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find(" measurements are not in the database, of 15 kernels: conv1 Forward"),
+  EXPECT_NE(r.err.find(" measurements the database does not have, of 15 kernels: conv1 Forward"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("run `ucudnn bench --network alexnet --batch 2"), std::string::npos);
