@@ -108,11 +108,14 @@ OpenOutcome inspect(const std::string& path, sqlite::Connection connection, Acce
   // The cheap check that catches a truncated file at once: its header claims more pages than
   // the file holds. (Other damage shows when the pages are read.)
   std::error_code error;
+  std::optional<std::string> cut_short;
   if (const auto size = fs::file_size(path, error);
-      !error && static_cast<std::int64_t>(size) < claimed_bytes && !options.read_past_damage)
-    return failure(FileProblem::kCorrupt, "damaged or truncated (" + std::to_string(size) +
-                                              " bytes, its header claims " +
-                                              std::to_string(claimed_bytes) + ")");
+      !error && static_cast<std::int64_t>(size) < claimed_bytes) {
+    cut_short = std::to_string(size) + " bytes, its header claims " + std::to_string(claimed_bytes);
+    // Read past by the commands that rescue rows, on their read-only connection.
+    if (!options.read_past_damage || access != Access::kReadOnly)
+      return failure(FileProblem::kCorrupt, "damaged or truncated (" + *cut_short + ")");
+  }
 
   if (!header.empty() && header.application_id != kApplicationId) {
     if (header.application_id == 0)
@@ -124,7 +127,7 @@ OpenOutcome inspect(const std::string& path, sqlite::Connection connection, Acce
   }
   const std::string versions = "schema version " + std::to_string(header.version) +
                                ", this ucudnn knows " + std::to_string(schema_version());
-  OpenedDatabase opened{std::nullopt, sqlite::Connection(), header.version, false};
+  OpenedDatabase opened{std::nullopt, sqlite::Connection(), header.version, false, cut_short};
   if (header.version > schema_version()) {
     // Migrations only ever add: a newer file's tables still hold what this build reads.
     if (access == Access::kReadWrite)

@@ -22,6 +22,10 @@ Expected<CheckReport> check_database(const std::string& path, const sqlite::Lock
       return report;
     }
     auto& c = outcome.database->connection;
+    if (const auto& cut = outcome.database->cut_short) {
+      report.problems.push_back("damaged or truncated (" + *cut + ")");
+      report.damaged = true;
+    }
     try {
       auto statement = c.prepare("PRAGMA integrity_check(100)");
       auto row = statement.start();

@@ -37,7 +37,7 @@ struct MergeResult {
   std::size_t measurements_written = 0;  // new keys, or newer than the target's
   std::size_t plans_read = 0;
   std::size_t plans_written = 0;
-  std::size_t invalid_rows_skipped = 0;  // garbage rows in the source
+  std::size_t invalid_rows_skipped = 0;  // rows of the source `db check` reports
   Unreadable unreadable;                 // a damaged source's rows that could not be read
 };
 // Copies `source` into `target` (created when missing) in one transaction. Per key, the

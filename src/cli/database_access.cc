@@ -142,7 +142,7 @@ Expected<OpenedStore> open_store_for_reading(const std::string& database) {
   std::string user_file = locations.user;
   std::error_code missing;
   if (!locations.system.empty() && user_file != kInMemoryDatabase &&
-      !std::filesystem::exists(user_file, missing))
+      !std::filesystem::exists(user_file, missing) && !missing)
     user_file.clear();
   auto user = open(user_file, StoreAccess::kReadOnly, "benchmark database");
   auto system = open(locations.system, StoreAccess::kShared, "system benchmark database");

@@ -82,7 +82,8 @@ int merge(const std::vector<std::string>& sources, const std::string& target) {
                 sources[i].c_str(), target.c_str(), result.measurements_written,
                 result.measurements_read, result.plans_written, result.plans_read);
     if (result.invalid_rows_skipped)
-      std::printf(" (%zu invalid rows skipped)", result.invalid_rows_skipped);
+      std::printf(" (%zu rows skipped that `ucudnn db check` reports)",
+                  result.invalid_rows_skipped);
     std::printf("\n");
     std::fflush(stdout);
     say_unreadable(sources[i], result.unreadable,
@@ -111,7 +112,8 @@ int export_to(const std::string& path, const std::string& file, bool lines) {
                counted(result->fingerprints, "fingerprint").c_str(), path.c_str(),
                out.to_standard_output() ? "" : (" to " + file).c_str());
   if (result->invalid_rows_skipped)
-    std::fprintf(stderr, " (%zu invalid rows skipped)", result->invalid_rows_skipped);
+    std::fprintf(stderr, " (%zu rows skipped that `ucudnn db check` reports)",
+                 result->invalid_rows_skipped);
   std::fprintf(stderr, "\n");
   say_unreadable(path, result->unreadable,
                  result->measurements + result->plans + result->invalid_rows_skipped);
@@ -187,7 +189,8 @@ void add_db_command(CLI::App& app, DbOptions& options) {
                    "the database to copy into, created when missing (default: UCUDNN_DATABASE, "
                    "else $XDG_CACHE_HOME/ucudnn/ucudnn.db or ~/.cache/ucudnn/ucudnn.db)")
       ->transform(home_expanded_path());
-  auto* exporter = db->add_subcommand("export", "Write every row as JSON");
+  auto* exporter = db->add_subcommand(
+      "export", "Write every row as JSON (rows `db check` reports are skipped and counted)");
   exporter->add_option("file", options.file, "output file (default, or '-': stdout)")
       ->transform(home_expanded_path());
   exporter->add_flag("--lines", options.lines, "JSON lines: a header, then one row per line");
