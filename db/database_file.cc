@@ -111,10 +111,11 @@ OpenOutcome inspect(const std::string& path, sqlite::Connection connection, Acce
   std::optional<std::string> cut_short;
   if (const auto size = fs::file_size(path, error);
       !error && static_cast<std::int64_t>(size) < claimed_bytes) {
-    cut_short = std::to_string(size) + " bytes, its header claims " + std::to_string(claimed_bytes);
+    cut_short = "damaged or truncated (" + std::to_string(size) + " bytes, its header claims " +
+                std::to_string(claimed_bytes) + ")";
     // Read past by the commands that rescue rows, on their read-only connection.
     if (!options.read_past_damage || access != Access::kReadOnly)
-      return failure(FileProblem::kCorrupt, "damaged or truncated (" + *cut_short + ")");
+      return failure(FileProblem::kCorrupt, *cut_short);
   }
 
   if (!header.empty() && header.application_id != kApplicationId) {

@@ -64,8 +64,9 @@ struct OpenedDatabase {
   int schema_version = 0;  // as found on disk, before any migration
   // A newer ucudnn's file whose tables this build can read (read-only access only).
   bool newer_schema = false;
-  // Opened reading past damage: the file is shorter than its header says ("3000 bytes, its
-  // header claims 4096"), which a scan may not notice where the lost bytes were unused.
+  // Opened reading past damage: the file is shorter than its header says ("damaged or
+  // truncated (3000 bytes, its header claims 4096)", as an open that refuses it says), which a
+  // scan may not notice where the lost bytes were unused.
   std::optional<std::string> cut_short;
 };
 

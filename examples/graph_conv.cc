@@ -23,12 +23,12 @@
 // iteration's executions into a CUDA graph and launches it (torch.cuda.graphs, torch.compile's
 // "reduce-overhead"); the plans are built before, outside the capture, as PyTorch warms up.
 // --benchmark finalizes every configuration, times each plan and keeps the fastest, as
-// torch.backends.cudnn.benchmark does. --workspace-memory SIZE passes over every configuration whose
-// plan reports more than M bytes of workspace, as PyTorch under memory pressure moves on to the
-// next plan when its allocator cannot give a plan's workspace. --populate records each execution
-// into a CUDA graph with cudnnBackendPopulateCudaGraph and launches it (cudnn-frontend's native
-// CUDA graphs), executing as usual where cuDNN has none for the plan. --data-type half|bf16 stores
-// every tensor in 16 bits, computed in float, and
+// torch.backends.cudnn.benchmark does. --workspace-memory SIZE passes over every configuration
+// whose plan reports more than M bytes of workspace, as PyTorch under memory pressure moves on to
+// the next plan when its allocator cannot give a plan's workspace. --populate records each
+// execution into a CUDA graph with cudnnBackendPopulateCudaGraph and launches it (cudnn-frontend's
+// native CUDA graphs), executing as usual where cuDNN has none for the plan. --data-type half|bf16
+// stores every tensor in 16 bits, computed in float, and
 // --channels-last makes every layer NHWC: with both, the convolutions of mixed-precision
 // training (autocast, channels_last). --dump widens what it writes to float.
 //

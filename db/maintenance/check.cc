@@ -23,7 +23,7 @@ Expected<CheckReport> check_database(const std::string& path, const sqlite::Lock
     }
     auto& c = outcome.database->connection;
     if (const auto& cut = outcome.database->cut_short) {
-      report.problems.push_back("damaged or truncated (" + *cut + ")");
+      report.problems.push_back(*cut);
       report.damaged = true;
     }
     try {

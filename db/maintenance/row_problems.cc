@@ -34,6 +34,45 @@ std::optional<std::string> future_time(const char* field, std::int64_t at) {
   return std::string(field) + " " + std::to_string(at) + " is more than a day in the future";
 }
 
+// What is wrong with a plan row's configurations, unprefixed.
+std::optional<std::string> configurations_problem(const PlanRow& row) {
+  if (row.configurations.empty()) return std::string("none");
+  // A CPU/GPU split may give the CPU the whole batch: no micro-batch on the device.
+  for (const auto& configuration : row.configurations)
+    if (configuration.micro.empty() && !configuration.offload)
+      return std::string("one without micro-batches");
+  if (is_per_kernel_mode(row.key.mode)) {
+    if (row.configurations.size() != 1)
+      return std::to_string(row.configurations.size()) + " in a WR plan, which has one";
+    const auto& plan = row.configurations.front();
+    if (auto batch = batch_of(row.key.subject); batch && plan.batch() != *batch)
+      return "the micro-batches cover " + std::to_string(plan.batch()) + " of " +
+             std::to_string(*batch) + " images";
+    if (plan.workspace_bytes() > row.key.workspace_limit)
+      return "the plan needs " + std::to_string(plan.workspace_bytes()) +
+             " bytes of workspace, over the limit of " + std::to_string(row.key.workspace_limit);
+  } else if (const auto members = parse_division_subject(row.key.subject)) {
+    // Laid out as the shim lays it out: kernels of one stream share a segment.
+    if (members->size() != row.configurations.size())
+      return std::to_string(row.configurations.size()) + " for the " +
+             std::to_string(members->size()) + " kernels its subject lists";
+    const auto arena =
+        shared_segment_layout(row.configurations, segment_labels(*members)).arena_bytes;
+    if (arena > row.key.workspace_limit)
+      return "they need an arena of " + std::to_string(arena) + " bytes, over the limit of " +
+             std::to_string(row.key.workspace_limit);
+  } else {
+    std::uint64_t total = 0;
+    for (const auto& configuration : row.configurations)
+      total = saturating_add(total, configuration.workspace_bytes());
+    if (total > row.key.workspace_limit)
+      return "they need " + std::to_string(total) +
+             " bytes of workspace in all, over the limit of " +
+             std::to_string(row.key.workspace_limit);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> measurement_problem(const MeasurementRow& row) {
@@ -59,41 +98,7 @@ std::optional<std::string> plan_problem(const PlanRow& row) {
   if (!is_plan_mode(row.key.mode))
     return "mode '" + row.key.mode + "' is not a plan mode (WR, WD, WR+CPU:on, WR+CPU:auto, each " +
            "perhaps +deterministic)";
-  if (row.configurations.empty()) return std::string("configurations: none");
-  // A CPU/GPU split may give the CPU the whole batch: no micro-batch on the device.
-  for (const auto& configuration : row.configurations)
-    if (configuration.micro.empty() && !configuration.offload)
-      return std::string("configurations: one without micro-batches");
-  if (is_per_kernel_mode(row.key.mode)) {
-    if (row.configurations.size() != 1)
-      return "configurations: " + std::to_string(row.configurations.size()) +
-             " in a WR plan, which has one";
-    const auto& plan = row.configurations.front();
-    if (auto batch = batch_of(row.key.subject); batch && plan.batch() != *batch)
-      return "configurations: the micro-batches cover " + std::to_string(plan.batch()) + " of " +
-             std::to_string(*batch) + " images";
-    if (plan.workspace_bytes() > row.key.workspace_limit)
-      return "configurations: the plan needs " + std::to_string(plan.workspace_bytes()) +
-             " bytes of workspace, over the limit of " + std::to_string(row.key.workspace_limit);
-  } else if (const auto members = parse_division_subject(row.key.subject)) {
-    // Laid out as the shim lays it out: kernels of one stream share a segment.
-    if (members->size() != row.configurations.size())
-      return "configurations: " + std::to_string(row.configurations.size()) + " for the " +
-             std::to_string(members->size()) + " kernels its subject lists";
-    const auto arena =
-        shared_segment_layout(row.configurations, segment_labels(*members)).arena_bytes;
-    if (arena > row.key.workspace_limit)
-      return "configurations: they need an arena of " + std::to_string(arena) +
-             " bytes, over the limit of " + std::to_string(row.key.workspace_limit);
-  } else {
-    std::uint64_t total = 0;
-    for (const auto& configuration : row.configurations)
-      total = saturating_add(total, configuration.workspace_bytes());
-    if (total > row.key.workspace_limit)
-      return "configurations: they need " + std::to_string(total) +
-             " bytes of workspace in all, over the limit of " +
-             std::to_string(row.key.workspace_limit);
-  }
+  if (auto problem = configurations_problem(row)) return "configurations: " + *problem;
   return std::nullopt;
 }
 

@@ -26,6 +26,12 @@ int fail(const std::string& command, const std::string& message) {
   return kFailure;
 }
 
+// After a merge's or an export's counts: the rows it left out, those `db check` reports.
+std::string skipped_note(std::size_t skipped) {
+  return skipped ? " (" + std::to_string(skipped) + " rows skipped that `ucudnn db check` reports)"
+                 : std::string();
+}
+
 // What a damaged file's scan could not read, after the rows it could.
 void say_unreadable(const std::string& file, const db::Unreadable& unreadable,
                     std::size_t rows_read) {
@@ -81,10 +87,7 @@ int merge(const std::vector<std::string>& sources, const std::string& target) {
     std::printf("merged %s into %s: %zu of %zu measurements and %zu of %zu plans written",
                 sources[i].c_str(), target.c_str(), result.measurements_written,
                 result.measurements_read, result.plans_written, result.plans_read);
-    if (result.invalid_rows_skipped)
-      std::printf(" (%zu rows skipped that `ucudnn db check` reports)",
-                  result.invalid_rows_skipped);
-    std::printf("\n");
+    std::printf("%s\n", skipped_note(result.invalid_rows_skipped).c_str());
     std::fflush(stdout);
     say_unreadable(sources[i], result.unreadable,
                    result.measurements_read + result.plans_read + result.invalid_rows_skipped);
@@ -111,10 +114,7 @@ int export_to(const std::string& path, const std::string& file, bool lines) {
                counted(result->plans, "plan").c_str(),
                counted(result->fingerprints, "fingerprint").c_str(), path.c_str(),
                out.to_standard_output() ? "" : (" to " + file).c_str());
-  if (result->invalid_rows_skipped)
-    std::fprintf(stderr, " (%zu rows skipped that `ucudnn db check` reports)",
-                 result->invalid_rows_skipped);
-  std::fprintf(stderr, "\n");
+  std::fprintf(stderr, "%s\n", skipped_note(result->invalid_rows_skipped).c_str());
   say_unreadable(path, result->unreadable,
                  result->measurements + result->plans + result->invalid_rows_skipped);
   return 0;
