@@ -9,8 +9,8 @@
 // (backend) API as PyTorch runs a convolution: a variant pack built, finalized, executed and
 // destroyed per call, on the doubles directly, through the shim on a plan it leaves to cuDNN
 // (the second plan of a graph whose first ran as ucudnn's: the claim checked, nothing else),
-// and on a plan it runs. The program re-executes
-// itself under LD_PRELOAD and LD_LIBRARY_PATH when they are not set.
+// and on a plan it runs. The program runs itself again, as a child, under LD_PRELOAD and
+// LD_LIBRARY_PATH when they are not set.
 // On a GPU, UCUDNN_OVERHEAD_REAL_CUDNN=1 runs the same against the real cuDNN (found as the
 // dynamic linker finds libcudnn.so.9), on a small convolution (4x32x14x14, 3x3) so that the
 // host, not the GPU, sets the pace: the times are then host time per call, and Direct vs
@@ -27,9 +27,11 @@
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 #include <dlfcn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -414,13 +416,27 @@ int main(int argc, char** argv) {
     setenv("UCUDNN_WORKSPACE_LIMIT", "0", 1);
     // GraphPlanned measures ucudnn's path: its plan runs even where the application's is as fast.
     setenv("UCUDNN_GRAPH_PLANS", "ucudnn", 0);
-    // The plans go to a database of this run (removed at the end) unless one is named.
-    static std::string database =
+    // The plans go to a database of this run unless one is named. It is removed once the
+    // child has exited: the shim saves to it at the child's exit, after main returns.
+    const std::string database =
         "/tmp/ucudnn-bench-shim-overhead-" + std::to_string(getpid()) + ".db";
-    setenv("UCUDNN_DATABASE", database.c_str(), 0);
-    execv("/proc/self/exe", argv);
-    std::perror("ucudnn-bench-shim-overhead: exec");
-    return 1;
+    const bool own_database = !std::getenv("UCUDNN_DATABASE");
+    if (own_database) setenv("UCUDNN_DATABASE", database.c_str(), 1);
+    const pid_t child = fork();
+    if (child == 0) {
+      execv("/proc/self/exe", argv);
+      std::perror("ucudnn-bench-shim-overhead: exec");
+      _exit(1);
+    }
+    std::signal(SIGINT, SIG_IGN);  // Ctrl-C stops the child; the database is removed after it
+    int status = 1;
+    if (child < 0 || waitpid(child, &status, 0) != child) {
+      std::perror("ucudnn-bench-shim-overhead");
+      status = 1;
+    }
+    if (own_database)
+      for (const char* suffix : {"", ".lock", "-journal"}) std::remove((database + suffix).c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
   }
   Dl_info info{};
   dladdr(reinterpret_cast<void*>(&cudnnConvolutionForward), &info);
@@ -431,8 +447,5 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  const std::string database = std::getenv("UCUDNN_DATABASE");
-  if (database.rfind("/tmp/ucudnn-bench-shim-overhead-", 0) == 0)
-    for (const char* suffix : {"", ".lock", "-journal"}) std::remove((database + suffix).c_str());
   return 0;
 }

@@ -4,6 +4,8 @@
 #include <iterator>
 #include <optional>
 #include <set>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "db/database_file.h"
@@ -179,10 +181,18 @@ Expected<ImportResult> import_database(const std::string& path, std::istream& in
     result.plans_read = rows->plans.size();
     sqlite::write_transaction(connection.value().connection, [&] {
       RowWriter writer(connection.value().connection);
-      result.measurements_written = result.plans_written = 0;  // a retry starts over
+      // Counted by key: a file may hold one key twice (the newer row wins), one row written.
+      std::set<std::tuple<std::string, std::string, std::string, std::string>> measurements;
+      std::set<std::tuple<std::string, std::string, std::string, std::uint64_t, std::string>> plans;
       for (const auto& row : rows->measurements)
-        result.measurements_written += writer.put(row, Conflict::kNewer);
-      for (const auto& row : rows->plans) result.plans_written += writer.put(row, Conflict::kNewer);
+        if (writer.put(row, Conflict::kNewer))
+          measurements.emplace(row.fingerprint, row.kernel_key, row.backend, row.algorithm);
+      for (const auto& row : rows->plans)
+        if (writer.put(row, Conflict::kNewer))
+          plans.emplace(row.key.fingerprint, row.key.subject, row.key.policy,
+                        row.key.workspace_limit, row.key.mode);
+      result.measurements_written = measurements.size();  // a retry starts over
+      result.plans_written = plans.size();
     });
     return result;
   } catch (const std::exception& error) {

@@ -68,7 +68,8 @@ Expected<NetworkText> shared_network_text(const std::string& name_or_path, Clust
   const std::string source = cluster.broadcast(mine ? mine->source : "");
   const std::string name = cluster.broadcast(mine ? mine->default_name : "");
   if (!error.empty()) return Error{error};
-  return NetworkText{text, source, name};
+  if (cluster.root()) return mine;  // with its notes, which rank 0 prints
+  return NetworkText{text, source, name, {}};
 }
 
 void print_header(const PlanningRequest& request, const std::vector<NetworkKernel>& kernels,

@@ -133,8 +133,7 @@ Expected<PlanningRequest> resolve(const PlanningOptions& options,
   request.excluded = std::move(excluded).value();
   request.batch = options.batch;
   if (!network_text) return Error{"--network: " + network_text.error()};
-  auto network = parse_network(network_text->text, network_text->source, network_text->default_name,
-                               options.batch);
+  auto network = parse_network(*network_text, options.batch);
   if (!network) return Error{"--network: " + network.error()};
   request.network = std::move(*network);
   return request;

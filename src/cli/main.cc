@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <exception>
 #include <optional>
+#include <regex>
 #include <string>
 
 #include "bench_command.h"
@@ -59,9 +60,19 @@ std::string command_name(const CLI::App* app) {
   return where;
 }
 
+// CLI11 says of an option given twice "--batch: At Most 1 required but received 2".
+std::string plain_words(const CLI::Error& error) {
+  static const std::regex repeated("^(.+): At Most 1 required but received ([0-9]+)$");
+  const std::string what = error.what();
+  if (std::smatch match;
+      dynamic_cast<const CLI::ArgumentMismatch*>(&error) && std::regex_match(what, match, repeated))
+    return match[1].str() + " is given " + match[2].str() + " times; give it once";
+  return what;
+}
+
 std::string failure_message(const CLI::App* app, const CLI::Error& error) {
   const std::string where = command_name(app);
-  return where + ": " + error.what() + "\nRun " + where + " --help for more information.\n";
+  return where + ": " + plain_words(error) + "\nRun " + where + " --help for more information.\n";
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 
@@ -98,17 +99,23 @@ class MpiJob final : public Cluster {
       // Polled, not a blocking receive: Open MPI's spins a core, which rank 0's own
       // measurements (the CPU backend's on every core) would feel.
       int arrived = 0;
-      MPI_Message message;
       MPI_Status status;
-      MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &arrived, &message, &status);
+      std::string text;
+      {
+        std::lock_guard calling(taking_);
+        MPI_Message message;
+        MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &arrived, &message, &status);
+        if (arrived) {
+          int length = 0;
+          MPI_Get_count(&status, MPI_CHAR, &length);
+          text.resize(static_cast<std::size_t>(length));
+          MPI_Mrecv(text.data(), length, MPI_CHAR, &message, MPI_STATUS_IGNORE);
+        }
+      }
       if (!arrived) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
         continue;
       }
-      int length = 0;
-      MPI_Get_count(&status, MPI_CHAR, &length);
-      std::string text(static_cast<std::size_t>(length), '\0');
-      MPI_Mrecv(text.data(), length, MPI_CHAR, &message, MPI_STATUS_IGNORE);
       if (status.MPI_TAG == kEndTag)
         ++ended;
       else
@@ -119,6 +126,9 @@ class MpiJob final : public Cluster {
   bool serialized_threads() const { return thread_level_ >= MPI_THREAD_SERIALIZED; }
 
   [[noreturn]] void abort(int status) override {
+    // From rank 0's main thread the taking thread may be in MPI: one thread at a time calls it
+    // (MPI_THREAD_SERIALIZED). Never released: the process ends here.
+    taking_.lock();
     MPI_Abort(MPI_COMM_WORLD, status);
     std::_Exit(status);
   }
@@ -146,6 +156,7 @@ class MpiJob final : public Cluster {
   static constexpr int kPostTag = 1, kEndTag = 2;
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   int thread_level_ = MPI_THREAD_SINGLE;
+  std::mutex taking_;  // held by take_posts while it calls MPI
 };
 
 }  // namespace

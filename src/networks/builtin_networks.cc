@@ -57,11 +57,18 @@ std::optional<Network> builtin_network(std::string_view name, std::int64_t batch
 }
 
 Expected<NetworkText> network_text(std::string_view name_or_path) {
-  if (const EmbeddedNetwork* embedded = find_embedded(name_or_path))
-    return NetworkText{embedded->text, std::string(embedded->name) + " (built-in)", embedded->name};
   const std::string path(name_or_path);
   struct stat status {};
   const bool exists = ::stat(path.c_str(), &status) == 0;
+  if (const EmbeddedNetwork* embedded = find_embedded(name_or_path)) {
+    NetworkText text{
+        embedded->text, std::string(embedded->name) + " (built-in)", embedded->name, {}};
+    if (exists)
+      text.notes.push_back("'" + path + "' names the built-in network " +
+                           std::string(embedded->name) + ", which is taken; for the file of that " +
+                           "name, write ./" + path);
+    return text;
+  }
   const bool looks_like_path =
       path.find('/') != std::string::npos || (path.size() > 5 && path.ends_with(".json"));
   if (exists || looks_like_path) return read_network_text(path);
@@ -73,7 +80,7 @@ Expected<NetworkText> network_text(std::string_view name_or_path) {
 Expected<Network> load_network(std::string_view name_or_path, std::int64_t batch) {
   auto text = network_text(name_or_path);
   if (!text) return Error{text.error()};
-  return parse_network(text->text, text->source, text->default_name, batch);
+  return parse_network(*text, batch);
 }
 
 std::vector<NamedConvolution> resnet50_convolutions(std::int64_t batch) {

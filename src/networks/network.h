@@ -41,10 +41,14 @@ struct NetworkText {
   std::string text;
   std::string source;        // for errors: the path, or "alexnet (built-in)"
   std::string default_name;  // when the text has no "name"
+  // Notes for the Network parsed from it: a file named as the built-in network that was taken.
+  std::vector<std::string> notes;
 };
 
 // A built-in network by name, else a network file by path. An unknown name that does not
-// look like a path (no '/', no ".json") is an error listing the built-in networks.
+// look like a path (no '/', no ".json") is an error listing the built-in networks. A file
+// named exactly as a built-in network ("alexnet" in the current folder) is not read: the note
+// says how to name the file ("./alexnet").
 Expected<NetworkText> network_text(std::string_view name_or_path);
 Expected<Network> load_network(std::string_view name_or_path, std::int64_t batch);
 

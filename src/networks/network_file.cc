@@ -279,6 +279,15 @@ Expected<Network> parse_network(std::string_view text, const std::string& source
   return NetworkReader(source, batch).read(document, default_name);
 }
 
+Expected<Network> parse_network(const NetworkText& text, std::int64_t batch) {
+  auto network = parse_network(text.text, text.source, text.default_name, batch);
+  if (network) {
+    auto& notes = network.value().notes;
+    notes.insert(notes.begin(), text.notes.begin(), text.notes.end());
+  }
+  return network;
+}
+
 Expected<NetworkText> read_network_text(const std::string& path) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error))
@@ -291,7 +300,7 @@ Expected<NetworkText> read_network_text(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) return Error{path + ": cannot read: " + std::strerror(errno)};
-  return NetworkText{text.str(), path, std::filesystem::path(path).stem().string()};
+  return NetworkText{text.str(), path, std::filesystem::path(path).stem().string(), {}};
 }
 
 Expected<Network> read_network_file(const std::string& path, std::int64_t batch) {

@@ -51,6 +51,8 @@ inline constexpr const char* kNetworkFormat = "ucudnn-network/1";
 // network's name when the file has none. `batch` must be >= 1.
 Expected<Network> parse_network(std::string_view text, const std::string& source,
                                 const std::string& default_name, std::int64_t batch);
+// The same, the text's notes first among the network's.
+Expected<Network> parse_network(const NetworkText& text, std::int64_t batch);
 
 // Reads a file; an unreadable one is an error naming it and the reason.
 Expected<NetworkText> read_network_text(const std::string& path);

@@ -82,6 +82,39 @@ TEST_F(CliTest, BadCommandLinesExitTwoAndHelpExitsZero) {
   EXPECT_EQ(version.out, "ucudnn " UCUDNN_PROJECT_VERSION "\n") << describe(version);
 }
 
+// An option given twice is said so in plain words (CLI11's own: "At Most 1 required but
+// received 2").
+TEST_F(CliTest, AnOptionGivenTwiceIsSaidSo) {
+  const auto r = run({"plan", "--network", "alexnet", "--batch", "8", "--batch", "16"});
+  EXPECT_EQ(r.status, 2) << describe(r);
+  EXPECT_NE(r.err.find("ucudnn plan: --batch is given 2 times; give it once\n"), std::string::npos)
+      << r.err;
+}
+
+// A file in the current folder named as a built-in network: the built-in is taken, with a note
+// saying how to name the file, which is then read.
+TEST_F(CliTest, AFileNamedAsABuiltInNetworkIsNoted) {
+  std::ofstream(path("alexnet"))
+      << R"({"layers": [{"name": "own", "input": [8, 16, 16], "output_channels": 8, "filter": 3}]})";
+  auto in_folder = [&](const std::string& network) {
+    return run_process({"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", path(""), kTool, "plan",
+                        "--network", network, "--batch", "8", "--database", path("a.db")},
+                       environment({}));
+  };
+  const auto builtin = in_folder("alexnet");
+  EXPECT_NE(builtin.err.find("ucudnn plan: note: 'alexnet' names the built-in network alexnet, "
+                             "which is taken; for the file of that name, write ./alexnet\n"),
+            std::string::npos)
+      << describe(builtin);
+  EXPECT_NE(builtin.err.find("conv1 Forward"), std::string::npos) << describe(builtin);
+  const auto file = in_folder("./alexnet");
+  EXPECT_EQ(file.err.find("note: "), std::string::npos) << describe(file);
+  EXPECT_NE(file.err.find("own Forward"), std::string::npos) << describe(file);
+  // Elsewhere, with no such file, the built-in is taken without a note.
+  const auto elsewhere = run({"plan", "--network", "alexnet", "--batch", "8"});
+  EXPECT_EQ(elsewhere.err.find("note: "), std::string::npos) << describe(elsewhere);
+}
+
 // What `db import` is given in place of an export: a folder (it used to say "basic_filebuf::
 // underflow error reading the file"), a file that is not there (with no reason), a database
 // (a JSON parse error, where merge is what copies its rows).

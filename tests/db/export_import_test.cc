@@ -2,9 +2,12 @@
 // validated with the row and field named, and nothing is half-imported.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -194,6 +197,41 @@ TEST(ExportImport, AFieldWrittenTwiceIsRefused) {
     }
   }
   EXPECT_FALSE(std::filesystem::exists(target)) << "nothing imported, nothing created";
+}
+
+// A file that holds one key twice (an edit, or two exports' rows put together) writes one row,
+// the newer, and says one was written.
+TEST(ExportImport, AKeyTwiceInOneFileIsOneRowWritten) {
+  TempFolder folder;
+  const auto original = folder.file("original.db"), target = folder.file("target.db");
+  fill_sample(original);
+  auto document = nlohmann::json::parse(exported(original, ExportLayout::kDocument));
+  for (const auto& [list, time] :
+       {std::pair{"measurements", "measured_at"}, std::pair{"plans", "created_at"}}) {
+    auto again = document[list][0];
+    again[time] = again[time].get<std::int64_t>() + 60;
+    document[list].push_back(again);
+  }
+  document["measurements"].back()["time_ms"] = 0.25;
+  document["measurements"].back()["min_ms"] = 0.25;
+  document["measurements"].back()["max_ms"] = 0.25;
+  std::istringstream in(document.dump());
+  const auto imported = db::import_database(target, in);
+  ASSERT_TRUE(imported) << imported.error();
+  EXPECT_EQ(imported->measurements_read, 4u);
+  EXPECT_EQ(imported->measurements_written, 3u);
+  EXPECT_EQ(imported->plans_read, 3u);
+  EXPECT_EQ(imported->plans_written, 2u);
+  std::ostringstream out;
+  const auto copy = db::export_database(target, out, ExportLayout::kDocument);
+  ASSERT_TRUE(copy) << copy.error();
+  EXPECT_EQ(copy->measurements, 3u);
+  EXPECT_EQ(copy->plans, 2u);
+  const auto rows = nlohmann::json::parse(out.str())["measurements"];
+  EXPECT_EQ(std::count_if(rows.begin(), rows.end(),
+                          [](const auto& row) { return row["time_ms"] == 0.25; }),
+            1)
+      << "the newer of the two rows stays: " << rows.dump();
 }
 
 TEST(ExportImport, LineErrorsNameTheLine) {
