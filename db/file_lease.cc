@@ -1,14 +1,19 @@
 #include "db/file_lease.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <string_view>
 #include <thread>
 
 namespace ucudnn::db {
 
 namespace {
+
+// What a lock file holds once a ucudnn database has been opened for writing beside it.
+constexpr std::string_view kHeldMark = "a ucudnn database\n";
 
 // One attempt: 0 granted, EAGAIN/EACCES held by someone else, another errno: cannot lock.
 int try_lock(int descriptor, short type) {
@@ -74,6 +79,24 @@ FileLease::~FileLease() {
   // Closing releases the lock. The lock file stays: removing it while another process waits
   // on it would let a third lock a new file of the same name.
   if (descriptor_ >= 0) ::close(descriptor_);
+}
+
+void FileLease::mark_database_held() {
+  struct stat status {};
+  if (descriptor_ < 0 || ::fstat(descriptor_, &status) != 0 || status.st_size != 0) return;
+  // A lock file opened for reading only (a read-only folder) stays unmarked: nothing is lost.
+  [[maybe_unused]] const auto written =
+      ::pwrite(descriptor_, kHeldMark.data(), kHeldMark.size(), 0);
+}
+
+bool FileLease::database_was_held(const std::string& database) {
+  const int descriptor = ::open((database + ".lock").c_str(), O_RDONLY | O_CLOEXEC);
+  if (descriptor < 0) return false;
+  char text[kHeldMark.size()];
+  const auto read = ::pread(descriptor, text, sizeof text, 0);
+  ::close(descriptor);
+  return read == static_cast<ssize_t>(sizeof text) &&
+         std::string_view(text, sizeof text) == kHeldMark;
 }
 
 void FileLease::downgrade() {

@@ -40,6 +40,13 @@ class FileLease {
 
   // Exclusive to shared without letting go in between: the file just made fresh stays so.
   void downgrade();
+
+  // The lock file also says whether a ucudnn database has been at its path: a file there that
+  // is no SQLite database is then one of ours, damaged (set aside and replaced), and otherwise
+  // the user's (a checkpoint named by a slip), left as it is. Written by whoever opens the
+  // database for writing; kept, as the lock file is.
+  void mark_database_held();
+  static bool database_was_held(const std::string& database);
   Mode mode() const { return mode_; }
 
  private:

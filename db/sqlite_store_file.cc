@@ -25,7 +25,10 @@ bool SqliteStore::Impl::adopt(db::OpenedDatabase database, StoreState new_state)
           return 0;
         },
         &statements);
-    if (new_state == StoreState::kReadWrite) writer.emplace(connection);
+    if (new_state == StoreState::kReadWrite) {
+      writer.emplace(connection);
+      if (lease) lease->mark_database_held();
+    }
     state = new_state;
     reopen_wanted = false;
     return true;
@@ -125,6 +128,13 @@ void SqliteStore::Impl::open_read_write() {
            "UCUDNN_DATABASE to another file)");
       return;
     }
+    if (users_file(failure.problem)) {
+      warn(named() + " is " + failure.message +
+           ", and no ucudnn database has been there (its .lock file does not say so): it is "
+           "taken for a file of yours named by a slip, left as it is, and ucudnn runs without a "
+           "benchmark cache (set UCUDNN_DATABASE to another file, or remove this one)");
+      return;
+    }
     if (!db::replaceable(failure.problem)) {
       warn("cannot open " + named() + " (" + failure.message +
            "); running without a benchmark cache");
@@ -180,7 +190,7 @@ SqliteStore::Impl::Replaced SqliteStore::Impl::replace_damaged(const std::string
     return Replaced::kGaveUp;
   }
   // Something else now (another process made it foreign?): the next open says what.
-  if (!db::replaceable(failure.problem)) return Replaced::kSetAside;
+  if (!db::replaceable(failure.problem) || users_file(failure.problem)) return Replaced::kSetAside;
   auto aside = db::set_aside(path, db::name_of(failure.problem));
   if (!aside) {
     warn(named() + " is unusable (" + failure.message + ") and " + aside.error() +

@@ -132,6 +132,10 @@ struct SqliteStore::Impl {
     warn(message);
   }
   std::string named() const { return options.role + " " + path; }
+  // No SQLite file, where no ucudnn database has been: a file of the user's (FileLease).
+  bool users_file(db::FileProblem problem) const {
+    return problem == db::FileProblem::kNotDatabase && !db::FileLease::database_was_held(path);
+  }
 
   const std::string path;
   const SqliteStoreOptions options;

@@ -1,10 +1,10 @@
 // The SQLite store's rows: the current device's in memory, read from the file once, and the
 // queue of unsaved writes, when it is retried and when rows are dropped (sqlite_store_impl.h).
-#include "core/text.h"
-#include "db/sqlite_store_impl.h"
-
 #include <algorithm>
 #include <iterator>
+
+#include "core/text.h"
+#include "db/sqlite_store_impl.h"
 
 namespace ucudnn {
 
@@ -86,8 +86,14 @@ DeviceRows& SqliteStore::Impl::device(const std::string& fingerprint) {
       if (error.damaged() && state == StoreState::kReadWrite && attempt == 0 &&
           recover_from_damage(error.what()))
         continue;
+      // Read-only here (a writer sets a damaged file aside): say where the rest of it is.
+      const std::string rescue =
+          error.damaged() ? "; `ucudnn db check --database " + shell_word(path) +
+                                "` names the damage and the merge that copies the rows it "
+                                "still holds into a new database"
+                          : "";
       warn_once(said_lookup, named() + ": reading stored results failed (" + error.what() +
-                                 "); running uncached");
+                                 "); running uncached" + rescue);
     } catch (const std::exception& error) {
       warn_once(said_lookup, named() + ": reading stored results failed (" + error.what() +
                                  "); running uncached");

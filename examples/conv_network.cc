@@ -6,8 +6,9 @@
 // headers and linked with -lcudnn -lcudart, it runs on the real libraries, on the test
 // doubles (LD_LIBRARY_PATH), or under the ucudnn shim (LD_PRELOAD).
 //
-// Built with -DUCUDNN_HANDLE it uses ucudnn's link-time API instead: the handles become
-// UcudnnHandle_t, and that is the whole difference.
+// Built with -DUCUDNN_HANDLE (conv_network_ucudnn) it uses ucudnn's link-time API instead: the
+// handles become UcudnnHandle_t, and --workspace-limit is also set on them (setWorkspaceLimit);
+// that is the whole difference.
 //
 // --data-type half|bf16 stores every tensor in 16 bits, computed in float, --channels-last makes
 // every layer NHWC, and --math-type sets the convolutions' math type (PyTorch sets tensor-op for
@@ -319,6 +320,11 @@ void run_workload(const Options& options, bool report,
                   std::vector<ucudnn::examples::DumpedTensor>* out) {
   Handle handle{};
   CHECK_CUDNN(cudnnCreate(&handle));
+#ifdef UCUDNN_HANDLE
+  // The program's own limit is ucudnn's too (over UCUDNN_WORKSPACE_LIMIT): its plans then fit
+  // what the program allocates, rather than being refused by it.
+  if (options.workspace_limit_given) CHECK_CUDNN(handle.setWorkspaceLimit(options.workspace_limit));
+#endif
   cudaStream_t stream = nullptr;
   CHECK_CUDA(cudaStreamCreate(&stream));
   CHECK_CUDNN(cudnnSetStream(handle, stream));

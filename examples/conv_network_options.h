@@ -20,6 +20,7 @@ struct Options {
   int iterations = 3;
   Select select = Select::kV7;
   std::size_t workspace_limit = std::size_t{64} << 20;
+  bool workspace_limit_given = false;
   std::string dump;
   int threads = 1;
   cudnnDataType_t data_type = CUDNN_DATA_FLOAT;  // of every tensor; computed in float
@@ -29,15 +30,21 @@ struct Options {
 
 // With a problem: it and the usage on stderr, exit status 2; without (--help): the usage on
 // stdout, exit status 0.
+#ifdef UCUDNN_HANDLE
+inline constexpr const char* kProgram = "conv_network_ucudnn";
+#else
+inline constexpr const char* kProgram = "conv_network";
+#endif
 [[noreturn]] inline void usage(const std::string& problem) {
-  if (!problem.empty()) std::fprintf(stderr, "conv_network: %s\n", problem.c_str());
+  if (!problem.empty()) std::fprintf(stderr, "%s: %s\n", kProgram, problem.c_str());
   std::fprintf(problem.empty() ? stdout : stderr,
-               "usage: conv_network [--batch N] [--seed S] [--iterations I] "
+               "usage: %s [--batch N] [--seed S] [--iterations I] "
                "[--select v7|find|findex]\n"
                "                    [--workspace-limit SIZE] "
                "[--dump FILE] [--threads T]\n"
                "                    [--data-type float|half|bf16] [--channels-last]\n"
-               "                    [--math-type default|tensor-op|allow-conversion]\n");
+               "                    [--math-type default|tensor-op|allow-conversion]\n",
+               kProgram);
   std::exit(problem.empty() ? 0 : 2);
 }
 
@@ -71,9 +78,10 @@ inline Options parse_options(int argc, char** argv) {
       options.iterations = static_cast<int>(parse_integer(option, value, 1, usage));
     else if (option == "--threads")
       options.threads = static_cast<int>(parse_integer(option, value, 1, usage));
-    else if (option == "--workspace-limit")
+    else if (option == "--workspace-limit") {
       options.workspace_limit = parse_bytes(option, value, usage);
-    else if (option == "--dump")
+      options.workspace_limit_given = true;
+    } else if (option == "--dump")
       options.dump = dump_path(value, usage);
     else if (option == "--select" && value == "v7")
       options.select = Select::kV7;

@@ -64,7 +64,7 @@ CLI::App* add_planning_command(CLI::App& app, const std::string& command_name,
   command
       ->add_option("--exclude-algorithms", options.exclude_algorithms,
                    "algorithms never benchmarked nor planned: backend:NAME,... with shell "
-                   "wildcards, e.g. cpu:WINOGRAD_F4X4_3X3,cudnn:FFT* (default: "
+                   "wildcards, e.g. cpu:WINOGRAD_F4X4_3X3,cudnn:eng34* (default: "
                    "UCUDNN_EXCLUDE_ALGORITHMS)")
       ->each([&options](const std::string&) { options.exclude_algorithms_given = true; });
   command
@@ -106,8 +106,11 @@ Expected<PlanningRequest> resolve(const PlanningOptions& options,
   if (std::find(backends.begin(), backends.end(), options.backend) == backends.end()) {
     std::string valid;
     for (const auto& name : backends) valid += (valid.empty() ? "" : ", ") + name;
-    return Error{"--backend '" + options.backend +
-                 "' is not available in this build; valid values: " + valid};
+    // "cudnn" in a build without cuDNN is a backend this build lacks; "gpu" none at all.
+    const bool known = options.backend == "cpu" || options.backend == "cudnn";
+    return Error{"--backend '" + options.backend + "' " +
+                 (known ? "is not available in this build" : "is not a backend of ucudnn") +
+                 "; valid values: " + valid};
   }
   request.backend = options.backend;
   auto policy = parse_batch_size_policy(options.policy);

@@ -9,6 +9,7 @@
 #include "core/text.h"
 #include "db/database_file.h"
 #include "db/default_store.h"
+#include "db/file_lease.h"
 #include "db/layered_store.h"
 #include "db/sqlite_store.h"
 #include "exit_status.h"
@@ -51,13 +52,22 @@ std::string locked_out(const std::string& path) {
          " (UCUDNN_DATABASE_LOCK_TIMEOUT): nothing was measured; run again when it is free";
 }
 
-// A text file named as --database is the user's (a network file given twice, by a slip):
-// refused, untouched.
-std::optional<std::string> text_file_error(const std::string& database) {
-  if (db::has_database_header(database) || !db::looks_like_text(database)) return std::nullopt;
-  return "--database: '" + database +
-         "' is a text file, not a SQLite database; it is left as it is: name a database file, "
-         "or a new one";
+// A text file named as --database is the user's (a network file given twice, by a slip), and so
+// is any other file that is no database where no ucudnn database has been (a checkpoint):
+// refused, untouched. Bytes where one has been are damage, which a store sets aside.
+std::optional<std::string> users_file_error(const std::string& database) {
+  std::error_code error;
+  if (db::has_database_header(database) || !std::filesystem::is_regular_file(database, error) ||
+      std::filesystem::file_size(database, error) == 0)
+    return std::nullopt;
+  const char* what = nullptr;
+  if (db::looks_like_text(database))
+    what = "a text file, not a SQLite database";
+  else if (!db::FileLease::database_was_held(database))
+    what = "not a SQLite database, and no ucudnn database has been there";
+  if (!what) return std::nullopt;
+  return "--database: '" + database + "' is " + what +
+         "; it is left as it is: name a database file, or a new one";
 }
 
 }  // namespace
@@ -112,7 +122,7 @@ Expected<OpenedStore> open_store_for_writing(const std::string& database) {
     return OpenedStore{std::move(store), describe(locations), files_of(locations)};
   }
   // A damaged database (garbage, zeros after a crash) is set aside and started afresh.
-  if (auto text = text_file_error(database)) return Error{*text};
+  if (auto users = users_file_error(database)) return Error{*users};
   const HeldWarnings opening(warn_on_stderr);
   auto options = tool_options(StoreAccess::kReadWrite, "benchmark database");
   options.warn = opening.sink();
@@ -133,7 +143,7 @@ Expected<OpenedStore> open_store_for_reading(const std::string& database) {
   };
   if (!database.empty()) {
     // No results to read: an error, not advice to run `bench` on a file it refuses.
-    if (auto text = text_file_error(database)) return Error{*text};
+    if (auto users = users_file_error(database)) return Error{*users};
     return OpenedStore{
         open(database, StoreAccess::kReadOnly, "benchmark database"), database, {database}};
   }

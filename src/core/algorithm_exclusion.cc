@@ -62,7 +62,7 @@ Expected<AlgorithmExclusion> AlgorithmExclusion::parse(std::string_view text) {
   AlgorithmExclusion exclusion = parse_leniently(text, unreadable);
   if (!unreadable.empty())
     return Error{"'" + unreadable.front() +
-                 "' is not backend:ALGORITHM (e.g. cpu:WINOGRAD_F4X4_3X3 or cudnn:FFT*)"};
+                 "' is not backend:ALGORITHM (e.g. cpu:WINOGRAD_F4X4_3X3 or cudnn:eng34*)"};
   return exclusion;
 }
 

@@ -35,7 +35,11 @@ namespace {
 std::string ran_and_the_others(const StoredBenchmarker& stored) {
   const std::size_t run = stored.measurements_run(), others = stored.measurements_taken() - run;
   std::string text = std::to_string(run) + " ran and " + (run == 1 ? "was" : "were") + " timed";
-  if (others > 0)
+  if (others == 1)
+    text +=
+        "; the other one does not apply at its size, needs more workspace than the limit, or "
+        "cannot be measured now";
+  else if (others > 1)
     text += "; the other " + std::to_string(others) +
             " do not apply at their size, need more workspace than the limit, or cannot be "
             "measured now";

@@ -59,10 +59,15 @@ Settings read_settings(const Environment& getenv,
   Settings settings;
   std::string used;
   if (const auto value = lookup(getenv, "UCUDNN_DISABLE", nullptr, used)) {
-    if (const auto on = switch_value(*value))
+    if (const auto on = switch_value(*value)) {
       settings.disabled = *on;
-    else
-      warn(rejected(used, *value, kSwitchValues, "the default: 0 (ucudnn on)"));
+    } else {
+      // Set to turn ucudnn off, as a rule: an unreadable value leaves the application's calls
+      // as they are rather than planning them against its wish.
+      settings.disabled = true;
+      warn(rejected(used, *value, kSwitchValues,
+                    "1 (ucudnn off: the variable is set to turn it off)"));
+    }
   }
   if (const auto value = lookup(getenv, "UCUDNN_BATCH_SIZE_POLICY", nullptr, used)) {
     if (auto policy = parse_batch_size_policy(*value))
@@ -91,12 +96,13 @@ Settings read_settings(const Environment& getenv,
     if (auto timeout = parse_duration(*value))
       settings.database_lock_timeout = *timeout;
     else
-      warn(rejected(used, *value, "is not a duration such as 100ms or 2s (at most an hour)",
+      warn(rejected(used, *value, "is not a duration of at most an hour, such as 100ms or 2s",
                     "the default: 100ms"));
   }
   if (const auto value = lookup(getenv, "UCUDNN_LOG_LEVEL", nullptr, used)) {
     if (!parse_log_level(*value, settings.log_level))
-      warn(rejected(used, *value, "is not error, warning, info or debug", "the default: warning"));
+      warn(rejected(used, *value, "is not error, warning, info or debug (or 0 to 3)",
+                    "the default: warning"));
   }
   if (const auto value = lookup(getenv, "UCUDNN_BENCHMARK_REPEATS", nullptr, used)) {
     char* end = nullptr;
@@ -135,12 +141,18 @@ Settings read_settings(const Environment& getenv,
       warn(used + ": '" + entry + "' is not backend:ALGORITHM (e.g. cudnn:FFT); ignored");
     // A mistyped backend would protect nothing, silently: the GPU's and the host plugin's.
     for (std::size_t i = 0; i < settings.excluded.size(); ++i) {
-      if (settings.excluded.entry_names_backend(i, "cudnn") ||
-          settings.excluded.entry_names_backend(i, "cpu"))
+      const bool gpu = settings.excluded.entry_names_backend(i, "cudnn");
+      const bool cpu = settings.excluded.entry_names_backend(i, "cpu");
+      if (gpu || cpu)
         settings.excludes_something = true;
       else
         warn(used + ": '" + settings.excluded.entry(i) +
              "' names no backend of ucudnn (cudnn, cpu): it excludes nothing");
+      // The shim runs the CPU's algorithms only in a split with the GPU.
+      if (cpu && !gpu && settings.hybrid == Hybrid::kOff)
+        warn(used + ": '" + settings.excluded.entry(i) +
+             "' excludes CPU algorithms, which run only with UCUDNN_HYBRID=auto or on: with the "
+             "hybrid off it excludes nothing");
     }
   }
   if (const auto value = lookup(getenv, "UCUDNN_GRAPH_PLANS", nullptr, used)) {

@@ -3,22 +3,45 @@
 #include <algorithm>
 #include <cctype>
 #include <cstddef>
+#include <iterator>
 
 namespace ucudnn {
 
+namespace {
+
+// Read by the shim (shim/settings.cc); the tool reads the database, device and exclusion ones too.
+constexpr std::string_view kSettings[] = {"UCUDNN_DISABLE",
+                                          "UCUDNN_BATCH_SIZE_POLICY",
+                                          "UCUDNN_WORKSPACE_LIMIT",
+                                          "UCUDNN_DEFAULT_WORKSPACE_LIMIT",
+                                          "UCUDNN_TOTAL_WORKSPACE_SIZE",
+                                          "UCUDNN_DATABASE",
+                                          "UCUDNN_SYSTEM_DATABASE",
+                                          "UCUDNN_DATABASE_LOCK_TIMEOUT",
+                                          "UCUDNN_LOG_LEVEL",
+                                          "UCUDNN_BENCHMARK_REPEATS",
+                                          "UCUDNN_BENCHMARK_IN",
+                                          "UCUDNN_HYBRID",
+                                          "UCUDNN_EXCLUDE_ALGORITHMS",
+                                          "UCUDNN_GRAPH_PLANS",
+                                          "UCUDNN_CANDIDATES",
+                                          "UCUDNN_KNOB_VARIANTS",
+                                          "UCUDNN_DEVICES",
+                                          "UCUDNN_BENCHMARK_DEVICES"};
+// Read by scripts/ucudnn-run and the benchmarks: no one word of theirs is taken for them.
+constexpr std::string_view kHelperVariables[] = {
+    "UCUDNN_PRELOAD_LIBRARY",     "UCUDNN_AUDIT_LIBRARY",  "UCUDNN_RUN_AUDIT",
+    "UCUDNN_OVERHEAD_REAL_CUDNN", "UCUDNN_OVERHEAD_SHAPE", "UCUDNN_OVERHEAD_CHILD",
+    "UCUDNN_BLAS_CORETYPE"};
+
+}  // namespace
+
 const std::vector<std::string_view>& setting_names() {
-  static const std::vector<std::string_view> names = {
-      // The shim (shim/settings.cc); the tool reads the database, device and exclusion ones too.
-      "UCUDNN_DISABLE", "UCUDNN_BATCH_SIZE_POLICY", "UCUDNN_WORKSPACE_LIMIT",
-      "UCUDNN_DEFAULT_WORKSPACE_LIMIT", "UCUDNN_TOTAL_WORKSPACE_SIZE", "UCUDNN_DATABASE",
-      "UCUDNN_SYSTEM_DATABASE", "UCUDNN_DATABASE_LOCK_TIMEOUT", "UCUDNN_LOG_LEVEL",
-      "UCUDNN_BENCHMARK_REPEATS", "UCUDNN_BENCHMARK_IN", "UCUDNN_HYBRID",
-      "UCUDNN_EXCLUDE_ALGORITHMS", "UCUDNN_GRAPH_PLANS", "UCUDNN_CANDIDATES",
-      "UCUDNN_KNOB_VARIANTS", "UCUDNN_DEVICES", "UCUDNN_BENCHMARK_DEVICES",
-      // scripts/ucudnn-run and the benchmarks.
-      "UCUDNN_PRELOAD_LIBRARY", "UCUDNN_AUDIT_LIBRARY", "UCUDNN_RUN_AUDIT",
-      "UCUDNN_OVERHEAD_REAL_CUDNN", "UCUDNN_OVERHEAD_SHAPE", "UCUDNN_OVERHEAD_CHILD",
-      "UCUDNN_BLAS_CORETYPE"};
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> all(std::begin(kSettings), std::end(kSettings));
+    all.insert(all.end(), std::begin(kHelperVariables), std::end(kHelperVariables));
+    return all;
+  }();
   return names;
 }
 
@@ -60,13 +83,15 @@ bool same_or_synonym(std::string_view a, std::string_view b) {
   return a == b || (a == "SIZE" && b == "LIMIT") || (a == "LIMIT" && b == "SIZE");
 }
 
-// A name of two words or more that is a setting's with one word left out (UCUDNN_TOTAL_WORKSPACE,
-// UCUDNN_BATCH_POLICY) or with one word taken for its synonym (UCUDNN_TOTAL_WORKSPACE_LIMIT):
-// what people remember of a long name. A setting's name with a word added
-// (UCUDNN_HYBRID_CHILD) is left alone: programs name their own variables so.
+// A name that is a setting's with one word left out (UCUDNN_TOTAL_WORKSPACE, UCUDNN_BATCH_POLICY)
+// or with one word taken for its synonym (UCUDNN_TOTAL_WORKSPACE_LIMIT), or one word of a
+// setting's name alone (UCUDNN_WORKSPACE, UCUDNN_LOG, UCUDNN_POLICY): what people remember of a
+// long name. A setting's name with a word added (UCUDNN_HYBRID_CHILD) is left alone: programs
+// name their own variables so.
 bool remembered_as(std::string_view name, std::string_view setting) {
   const auto mine = words_of(name), its = words_of(setting);
-  if (mine.size() < 2) return false;
+  if (mine.empty()) return false;
+  if (mine.size() == 1) return std::find(its.begin(), its.end(), mine.front()) != its.end();
   if (mine.size() + 1 == its.size()) {
     std::size_t matched = 0;
     for (const auto word : its)
@@ -117,7 +142,7 @@ std::vector<std::string> misspelt_settings(const char* const* environment) {
       }
     std::string meant(closest);
     if (meant.empty())
-      for (const std::string_view known : names)
+      for (const std::string_view known : kSettings)
         if (remembered_as(name, known)) meant += (meant.empty() ? "" : " or ") + std::string(known);
     if (!meant.empty())
       said.push_back(std::string(name) + " is no setting of ucudnn (did you mean " + meant +

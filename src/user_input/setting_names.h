@@ -15,7 +15,8 @@ const std::vector<std::string_view>& setting_names();
 // `environ`) that is no setting but lies within a few typing mistakes of one: "UCUDNN_LOGLEVEL
 // is no setting of ucudnn (did you mean UCUDNN_LOG_LEVEL?); it is ignored"; also a setting's
 // name with one of its words left out or taken for a synonym (UCUDNN_TOTAL_WORKSPACE,
-// UCUDNN_TOTAL_WORKSPACE_LIMIT), and a setting's name in lower case. Other names, more than two
+// UCUDNN_TOTAL_WORKSPACE_LIMIT), one word of a setting's name alone (UCUDNN_WORKSPACE), and a
+// setting's name in lower case. Other names, more than two
 // mistakes (one, in a short name) from every setting or a setting's with a word added, are left
 // alone: programs and sites may use the prefix for their own variables.
 std::vector<std::string> misspelt_settings(const char* const* environment);

@@ -130,22 +130,32 @@ TEST_F(CliTest, ABenchStoppedMidwayKeepsWhatItMeasured) {
   EXPECT_GT(measured, 0) << again.out;
 }
 
-// A text file named as the database (the network file, by a slip) is refused and left as it is;
-// the shim would set a file that is no database aside, as a cache (a damaged one still is:
-// DatabaseRaces).
-TEST_F(CliTest, ATextFileGivenAsTheDatabaseIsRefusedUntouched) {
+// A text file named as the database (the network file, by a slip) is refused and left as it is,
+// and so is a binary file where no database has been (a checkpoint): each used to be set aside
+// and replaced by a database, as a damaged one still is (DatabaseRaces).
+TEST_F(CliTest, AFileOfTheUsersGivenAsTheDatabaseIsRefusedUntouched) {
   std::filesystem::copy_file(kTiny, path("net.json"));
-  const std::string before = read_file(path("net.json"));
-  auto args = bench_args();
-  args[1] = path("net.json");  // --network
-  const auto r = run(concat({"bench", "--database", path("net.json")}, args));
-  EXPECT_EQ(r.status, 1) << describe(r);
-  EXPECT_NE(r.err.find("ucudnn bench: --database: '" + path("net.json") +
-                       "' is a text file, not a SQLite database; it is left as it is"),
-            std::string::npos)
-      << r.err;
-  EXPECT_EQ(r.out.find("measured"), std::string::npos) << r.out;
-  EXPECT_EQ(read_file(path("net.json")), before);
+  std::string checkpoint = "PK\x03\x04";
+  for (int i = 0; i < 3000; ++i) checkpoint += static_cast<char>(i * 13 % 256);
+  write_file(path("model.pt"), checkpoint);
+  for (const auto& [file, what] :
+       {std::pair{path("net.json"), "a text file, not a SQLite database"},
+        std::pair{path("model.pt"),
+                  "not a SQLite database, and no ucudnn database has been there"}}) {
+    const std::string before = read_file(file);
+    for (const char* command : {"bench", "plan"}) {
+      auto args = command == std::string("bench") ? bench_args() : network_args(4);
+      args[1] = path("net.json");  // --network
+      const auto r = run(concat({command, "--database", file}, args));
+      EXPECT_EQ(r.status, 1) << describe(r);
+      EXPECT_NE(r.err.find("ucudnn " + std::string(command) + ": --database: '" + file + "' is " +
+                           what + "; it is left as it is"),
+                std::string::npos)
+          << r.err;
+      EXPECT_EQ(r.out.find("measured"), std::string::npos) << r.out;
+    }
+    EXPECT_EQ(read_file(file), before);
+  }
   for (const auto& entry : std::filesystem::directory_iterator(folder_.path()))
     EXPECT_EQ(entry.path().filename().string().find("not-a-database"), std::string::npos)
         << entry.path();

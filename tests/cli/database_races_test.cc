@@ -95,8 +95,8 @@ class DatabaseRaces : public CliTest {
   std::optional<std::set<std::string>> expected_[kProcesses];
 };
 
-// A 100 KB file of garbage at the path; eight processes released at one instant by a barrier,
-// each after its own 0-40 ms of jitter.
+// A 100 KB file of garbage at the path of a database; eight processes released at one instant by a
+// barrier, each after its own 0-40 ms of jitter.
 TEST_F(DatabaseRaces, EightWritersOnADamagedFileAllKeepTheirRows) {
   for (int p = 0; p < kProcesses; ++p) expected_keys(p);
   for (int round = 0; round < rounds(); ++round) {
@@ -105,6 +105,8 @@ TEST_F(DatabaseRaces, EightWritersOnADamagedFileAllKeepTheirRows) {
     std::string garbage(100'000, '\0');
     for (auto& byte : garbage) byte = static_cast<char>(random_.uniform(0, 255));
     std::ofstream(shared, std::ios::binary) << garbage;
+    // Where a database has been (db/file_lease.h): garbage there is damage, set aside.
+    std::ofstream(shared + ".lock") << "a ucudnn database\n";
     std::vector<int> jitter_ms;
     for (int p = 0; p < kProcesses; ++p) jitter_ms.push_back(random_.uniform(0, 40));
     std::vector<ProcessResult> results(kProcesses);

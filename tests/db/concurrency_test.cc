@@ -99,6 +99,7 @@ void expect_race_survived(const std::string& damaged_bytes, const std::string& t
   constexpr int kProcesses = 8, kWrites = 20;
   TempFolder folder;
   const auto path = folder.file("ucudnn.db");
+  { SqliteStore held(path); }  // a database was there: its lock file says so
   write_file(path, damaged_bytes);
   run_processes(kProcesses, [&](int process) {
     SqliteStore store(path, store_options(StoreAccess::kReadWrite, nullptr));

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "db/file_lease.h"
 #include "db/schema.h"
 #include "db/sqlite_store.h"
 #include "db_test_support.h"
@@ -104,6 +105,7 @@ TEST(DamagedFile, TruncatedWithinTheHeader) {
 TEST(DamagedFile, BytesThatAreNoDatabase) {
   TempFolder folder;
   const auto path = folder.file("ucudnn.db");
+  fill(path);  // a database was there: its lock file says so
   std::string bytes;
   for (int i = 0; i < 5000; ++i) bytes += static_cast<char>(i * 7 % 256);
   write_file(path, bytes);
@@ -161,10 +163,30 @@ TEST(DamagedFile, ATextFileIsLeftAlone) {
   expect_left_alone(folder, path, "a text file, not a SQLite database");
 }
 
+// Bytes that are no database, where no ucudnn database has been (a checkpoint or a tensor dump
+// named by a slip): the user's, left exactly as they are. Such a file used to be renamed aside
+// and replaced by a database, so that the program it belongs to no longer found it.
+TEST(DamagedFile, ABinaryFileOfTheUsersIsLeftAlone) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  std::string bytes = "PK\x03\x04";
+  for (int i = 0; i < 5000; ++i) bytes += static_cast<char>(i * 7 % 256);
+  write_file(path, bytes);
+  expect_left_alone(folder, path, "no ucudnn database has been there");
+  EXPECT_FALSE(db::FileLease::database_was_held(path));
+  // Once a store has held a database at the path, bytes there are damage.
+  std::filesystem::remove(path);
+  { SqliteStore store(path); }
+  EXPECT_TRUE(db::FileLease::database_was_held(path));
+  write_file(path, bytes);
+  expect_replaced(folder, path, "not-a-database", "not a SQLite database");
+}
+
 // A database cut short within its header reads as text, but is damage: set aside.
 TEST(DamagedFile, ADatabaseCutWithinItsHeaderIsNoTextFile) {
   TempFolder folder;
   const auto path = folder.file("ucudnn.db");
+  fill(path);
   write_file(path, "SQLite form");
   expect_replaced(folder, path, "not-a-database", "not a SQLite database");
 }
@@ -247,6 +269,7 @@ TEST(DamagedFile, AnEmptyFileIsAFreshDatabase) {
 TEST(DamagedFile, AStaleJournalGoesAsideWithItsFile) {
   TempFolder folder;
   const auto path = folder.file("ucudnn.db");
+  fill(path);
   write_file(path, std::string(70, '\x02'));
   write_file(path + "-journal", "a journal that belongs to the garbage");
   expect_replaced(folder, path, "not-a-database", "not a SQLite database");
@@ -257,6 +280,7 @@ TEST(DamagedFile, AStaleJournalGoesAsideWithItsFile) {
 TEST(DamagedFile, TheDefaultWarningGoesToStandardError) {
   TempFolder folder;
   const auto path = folder.file("ucudnn.db");
+  fill(path);
   write_file(path, std::string(5000, '\x01'));
   ::testing::internal::CaptureStderr();
   { SqliteStore store(path); }

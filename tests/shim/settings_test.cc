@@ -119,7 +119,6 @@ TEST(Settings, BadValuesWarnNamingVariableValueAndDefault) {
     const char* default_used;
   };
   const Case cases[] = {
-      {"UCUDNN_DISABLE", "maybe", "the default: 0 (ucudnn on)"},
       {"UCUDNN_BATCH_SIZE_POLICY", "half", "powerOfTwo"},
       {"UCUDNN_WORKSPACE_LIMIT", "12apples", "64 MiB"},
       {"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "-5", "64 MiB"},
@@ -153,10 +152,25 @@ TEST(Settings, BadValuesWarnNamingVariableValueAndDefault) {
   }
 }
 
+// UCUDNN_DISABLE is set to turn ucudnn off: a value it cannot read does so, saying it (it used to
+// leave ucudnn on, planning an application whose user had asked it not to).
+TEST(Settings, AnUnreadableDisableTurnsUcudnnOff) {
+  for (const char* value : {"2", "maybe"}) {
+    const auto r = read({{"UCUDNN_DISABLE", value}});
+    EXPECT_TRUE(r.settings.disabled) << value;
+    ASSERT_EQ(r.warnings.size(), 1u) << value;
+    EXPECT_EQ(r.warnings[0], "UCUDNN_DISABLE='" + std::string(value) +
+                                 "' is not 1/true/yes/on or 0/false/no/off; using 1 (ucudnn "
+                                 "off: the variable is set to turn it off)");
+  }
+  EXPECT_FALSE(read({{"UCUDNN_DISABLE", "0"}}).settings.disabled);
+}
+
 // A backend that does not exist protects nothing: said, rather than left to be found out when
 // the algorithm meant runs.
 TEST(Settings, AnExclusionOfABackendThatDoesNotExistIsSaid) {
-  const auto r = read({{"UCUDNN_EXCLUDE_ALGORITHMS", "gpu:FFT*,cudnn:WINOGRAD,CPU:direct"}});
+  const auto r = read({{"UCUDNN_EXCLUDE_ALGORITHMS", "gpu:FFT*,cudnn:WINOGRAD,CPU:direct"},
+                       {"UCUDNN_HYBRID", "auto"}});
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.warnings[0],
             "UCUDNN_EXCLUDE_ALGORITHMS: 'gpu:FFT*' names no backend of ucudnn (cudnn, cpu): it "
@@ -166,6 +180,20 @@ TEST(Settings, AnExclusionOfABackendThatDoesNotExistIsSaid) {
   EXPECT_TRUE(r.settings.excludes_something);
   // Nothing but the mistyped backend: plans are stored as without an exclusion.
   EXPECT_FALSE(read({{"UCUDNN_EXCLUDE_ALGORITHMS", "gpu:FFT*"}}).settings.excludes_something);
+}
+
+// The CPU's algorithms run only in a CPU/GPU split: excluding them with the hybrid off (the
+// default) protects nothing, and is said. An entry that names both backends is not.
+TEST(Settings, AnExclusionOfTheCpuWithTheHybridOffIsSaid) {
+  const auto off = read({{"UCUDNN_EXCLUDE_ALGORITHMS", "cpu:DIRECT,*:FFT*"}});
+  ASSERT_EQ(off.warnings.size(), 1u);
+  EXPECT_EQ(off.warnings[0],
+            "UCUDNN_EXCLUDE_ALGORITHMS: 'cpu:DIRECT' excludes CPU algorithms, which run only with "
+            "UCUDNN_HYBRID=auto or on: with the hybrid off it excludes nothing");
+  for (const char* hybrid : {"auto", "on"})
+    EXPECT_TRUE(read({{"UCUDNN_EXCLUDE_ALGORITHMS", "cpu:DIRECT"}, {"UCUDNN_HYBRID", hybrid}})
+                    .warnings.empty())
+        << hybrid;
 }
 
 TEST(Settings, EmptyValuesCountAsUnset) {

@@ -32,7 +32,15 @@ TEST(SettingNames, AMisspeltSettingIsNamedWithTheOneMeant) {
       {"UCUDNN_TOTAL_WORKSPACE_LIMIT=1GiB", "UCUDNN_TOTAL_WORKSPACE_SIZE"},
       {"UCUDNN_WORKSPACE_SIZE=8MiB", "UCUDNN_WORKSPACE_LIMIT or UCUDNN_TOTAL_WORKSPACE_SIZE"},
       {"UCUDNN_BATCH_POLICY=all", "UCUDNN_BATCH_SIZE_POLICY"},
-      {"UCUDNN_LOCK_TIMEOUT=2s", "UCUDNN_DATABASE_LOCK_TIMEOUT"}};
+      {"UCUDNN_LOCK_TIMEOUT=2s", "UCUDNN_DATABASE_LOCK_TIMEOUT"},
+      // One word of a setting's name alone (these were ignored without a word, the job at 64 MiB
+      // under UCUDNN_WORKSPACE=8MiB).
+      {"UCUDNN_WORKSPACE=8MiB",
+       "UCUDNN_WORKSPACE_LIMIT or UCUDNN_DEFAULT_WORKSPACE_LIMIT or UCUDNN_TOTAL_WORKSPACE_SIZE"},
+      {"UCUDNN_LIMIT=8MiB", "UCUDNN_WORKSPACE_LIMIT or UCUDNN_DEFAULT_WORKSPACE_LIMIT"},
+      {"UCUDNN_LOG=info", "UCUDNN_LOG_LEVEL"},
+      {"UCUDNN_EXCLUDE=cudnn:eng0", "UCUDNN_EXCLUDE_ALGORITHMS"},
+      {"UCUDNN_POLICY=all", "UCUDNN_BATCH_SIZE_POLICY"}};
   for (const auto& c : cases) {
     const auto said = said_about({"PATH=/bin", c.entry});
     ASSERT_EQ(said.size(), 1u) << c.entry;
@@ -49,7 +57,7 @@ TEST(SettingNames, SettingsAndAProgramsOwnVariablesAreLeftAlone) {
   for (const auto& entry : entries) environment.push_back(entry.c_str());
   for (const char* own :
        {"UCUDNN_TEST_SEED=5", "UCUDNN_HYBRID_CHILD=1", "UCUDNN_PRELOAD=x.so", "UCUDNN=1",
-        "UCUDNN_=1", "UCUDNN_LIMIT=8MiB", "HYBRID=on", "UCUDNN_LOG_LEVEL",
+        "UCUDNN_=1", "UCUDNN_HOME=/opt/ucudnn", "HYBRID=on", "UCUDNN_LOG_LEVEL",
         // A site's own, three mistakes from a setting.
         "UCUDNN_BENCHMARK_OUT=x", "UCUDNN_WORKSPACE_LIMIT_MB=8", "UCUDNN_PRELOAD_LIBRARIES=a:b"})
     environment.push_back(own);

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/text.h"
 #include "report/figures.h"
 #include "report/svg.h"
 #include "user_input/byte_size.h"
@@ -116,8 +117,8 @@ void draw_arena(pugi::xml_node parent, const ReportModel& model) {
                {{"x", limit_x}, {"y", 14.0}, {"text-anchor", "end"}});
   text_element(svg, "text",
                "allocated " + format_byte_size(arena.workspace_bytes) + " in " +
-                   std::to_string(arena.segments.size()) +
-                   " segments (zero-byte segments take no width)",
+                   counted(arena.segments.size(), "segment") +
+                   " (zero-byte segments take no width)",
                {{"x", kLeft}, {"y", kBarTop + kBarHeight + 22}});
   segment_table(parent, model, arena);
 }

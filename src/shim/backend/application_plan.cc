@@ -40,7 +40,8 @@ bool application_plan_wins(cudnnBackendDescriptor_t plan_descriptor, const Graph
   const std::vector<cudnn::PlanTensor> tensors{{c.x_uid, p.x.span_elements() * element},
                                                {c.w_uid, p.w.span_elements() * element},
                                                {c.y_uid, p.y.span_elements() * element}};
-  const std::string kernel = ours.kernel().to_string() + (deterministic_only ? " (det)" : "");
+  const std::string kernel =
+      ours.kernel().to_string() + (deterministic_only ? " (deterministic engines only)" : "");
   // The convolution, whatever numerics an engine of it uses: an autotuner compares them all.
   KernelKey convolution = ours.kernel();
   convolution.problem.math_type = MathType::kDefault;
