@@ -269,6 +269,15 @@ bool has_database_header(const std::string& path) {
   return !readable || read == 0 || header;
 }
 
+bool may_be_users_file(const std::string& path) {
+  if (has_database_header(path)) return false;
+  std::ifstream file(path, std::ios::binary);
+  char start[4096];
+  file.read(start, sizeof start);
+  const auto read = file.gcount();
+  return read > 0 && std::any_of(start, start + read, [](char c) { return c != 0; });
+}
+
 bool is_database_file(const std::string& path) {
   bool readable = false;
   return header_read(path, readable).second;
@@ -370,6 +379,9 @@ Expected<OpenedDatabase> open_or_error(const std::string& path, Access access,
                                                : ": not a SQLite database")};
   auto outcome = open_database(path, access, options);
   if (!outcome.database) return Error{path + ": " + outcome.failure->message};
+  // merge --into, import and vacuum write databases as the store does: the lock file says so.
+  if (access == Access::kReadWrite && outcome.database->lease)
+    outcome.database->lease->mark_database_held();
   return std::move(*outcome.database);
 }
 

@@ -112,6 +112,12 @@ bool is_database_file(const std::string& path);
 // own message blames the database: "attempt to write a readonly database").
 std::string write_error(const std::string& path, const std::exception& error);
 
+// Whether a file that SQLite calls no database may be the user's rather than one of ours
+// damaged: it does not start with SQLite's header (a header with bad fields is ours), and its
+// first bytes are not all zero (what a crash leaves). The caller also asks the lock file
+// (FileLease): where a ucudnn database has been, it is damage whatever it holds.
+bool may_be_users_file(const std::string& path);
+
 // Whether `path` starts as text does, not as a damaged database: no zero byte and no control
 // character but white space (a damaged file's bytes, random or zeroed, have them; UTF-8 text
 // passes). False where it is empty or cannot be read.

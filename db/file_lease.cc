@@ -81,22 +81,36 @@ FileLease::~FileLease() {
   if (descriptor_ >= 0) ::close(descriptor_);
 }
 
+namespace {
+
+bool reads_held_mark(int descriptor) {
+  char text[kHeldMark.size()];
+  const auto read = ::pread(descriptor, text, sizeof text, 0);
+  return read == static_cast<ssize_t>(sizeof text) &&
+         std::string_view(text, sizeof text) == kHeldMark;
+}
+
+}  // namespace
+
 void FileLease::mark_database_held() {
   struct stat status {};
   if (descriptor_ < 0 || ::fstat(descriptor_, &status) != 0 || status.st_size != 0) return;
-  // A lock file opened for reading only (a read-only folder) stays unmarked: nothing is lost.
+  // A lock file this process cannot write (another user's) stays unmarked: its damage is then
+  // left as it is, never a user's file renamed.
   [[maybe_unused]] const auto written =
       ::pwrite(descriptor_, kHeldMark.data(), kHeldMark.size(), 0);
+}
+
+bool FileLease::says_database_held() const {
+  return descriptor_ >= 0 && reads_held_mark(descriptor_);
 }
 
 bool FileLease::database_was_held(const std::string& database) {
   const int descriptor = ::open((database + ".lock").c_str(), O_RDONLY | O_CLOEXEC);
   if (descriptor < 0) return false;
-  char text[kHeldMark.size()];
-  const auto read = ::pread(descriptor, text, sizeof text, 0);
+  const bool held = reads_held_mark(descriptor);
   ::close(descriptor);
-  return read == static_cast<ssize_t>(sizeof text) &&
-         std::string_view(text, sizeof text) == kHeldMark;
+  return held;
 }
 
 void FileLease::downgrade() {

@@ -43,9 +43,13 @@ class FileLease {
 
   // The lock file also says whether a ucudnn database has been at its path: a file there that
   // is no SQLite database is then one of ours, damaged (set aside and replaced), and otherwise
-  // the user's (a checkpoint named by a slip), left as it is. Written by whoever opens the
-  // database for writing; kept, as the lock file is.
+  // may be the user's (a checkpoint named by a slip), left as it is. Written by whoever opens
+  // the database for writing; kept, as the lock file is. Databases last written by a ucudnn
+  // older than the mark have none.
   void mark_database_held();
+  bool says_database_held() const;  // read through this lease's own descriptor
+  // The same without a lease: only where this process holds none on the file, for closing a
+  // descriptor of the lock file drops every classic POSIX lock the process has on it.
   static bool database_was_held(const std::string& database);
   Mode mode() const { return mode_; }
 

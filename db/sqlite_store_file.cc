@@ -128,19 +128,13 @@ void SqliteStore::Impl::open_read_write() {
            "UCUDNN_DATABASE to another file)");
       return;
     }
-    if (users_file(failure.problem)) {
-      warn(named() + " is " + failure.message +
-           ", and no ucudnn database has been there (its .lock file does not say so): it is "
-           "taken for a file of yours named by a slip, left as it is, and ucudnn runs without a "
-           "benchmark cache (set UCUDNN_DATABASE to another file, or remove this one)");
-      return;
-    }
     if (!db::replaceable(failure.problem)) {
       warn("cannot open " + named() + " (" + failure.message +
            "); running without a benchmark cache");
       return;
     }
     const auto replaced = replace_damaged(failure.message);
+    if (replaced == Replaced::kUsersFile) return warn_users_file(failure.message);
     if (replaced == Replaced::kAdopted || replaced == Replaced::kGaveUp) return;
     if (replaced == Replaced::kSetAside) continue;
     const auto waited = std::chrono::steady_clock::now() - start;
@@ -190,7 +184,11 @@ SqliteStore::Impl::Replaced SqliteStore::Impl::replace_damaged(const std::string
     return Replaced::kGaveUp;
   }
   // Something else now (another process made it foreign?): the next open says what.
-  if (!db::replaceable(failure.problem) || users_file(failure.problem)) return Replaced::kSetAside;
+  if (!db::replaceable(failure.problem)) return Replaced::kSetAside;
+  // Asked under the exclusive lease, through its descriptor (closing another would drop it).
+  if (failure.problem == db::FileProblem::kNotDatabase && !exclusive->says_database_held() &&
+      db::may_be_users_file(path))
+    return Replaced::kUsersFile;
   auto aside = db::set_aside(path, db::name_of(failure.problem));
   if (!aside) {
     warn(named() + " is unusable (" + failure.message + ") and " + aside.error() +
@@ -211,8 +209,19 @@ SqliteStore::Impl::Replaced SqliteStore::Impl::replace_damaged(const std::string
   return Replaced::kSetAside;
 }
 
+void SqliteStore::Impl::warn_users_file(const std::string& why) {
+  warn(named() + " is " + why +
+       ", and its .lock file does not say that a ucudnn database has been there (a database "
+       "last written by an older ucudnn does not): it is taken for a file of yours named by a "
+       "slip, left as it is, and ucudnn runs without a benchmark cache (set UCUDNN_DATABASE to "
+       "another file, or move this one away)");
+}
+
 bool SqliteStore::Impl::recover_from_damage(const std::string& why) {
   switch (replace_damaged(why)) {
+    case Replaced::kUsersFile:
+      warn_users_file(why);
+      break;
     case Replaced::kAdopted:
       break;
     case Replaced::kSetAside:

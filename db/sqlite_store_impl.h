@@ -77,7 +77,9 @@ struct SqliteStore::Impl {
   void open_read_write();
   void open_read_only(db::Access access);
   bool adopt(db::OpenedDatabase database, StoreState new_state);
-  enum class Replaced { kAdopted, kSetAside, kInUse, kGaveUp };
+  // kUsersFile: no database, where none has been (db::may_be_users_file, FileLease): left alone.
+  enum class Replaced { kAdopted, kSetAside, kInUse, kGaveUp, kUsersFile };
+  void warn_users_file(const std::string& why);
   Replaced replace_damaged(const std::string& why);
   // After damage seen in use: the file set aside and a fresh one opened. True when writable.
   bool recover_from_damage(const std::string& why);
@@ -132,10 +134,6 @@ struct SqliteStore::Impl {
     warn(message);
   }
   std::string named() const { return options.role + " " + path; }
-  // No SQLite file, where no ucudnn database has been: a file of the user's (FileLease).
-  bool users_file(db::FileProblem problem) const {
-    return problem == db::FileProblem::kNotDatabase && !db::FileLease::database_was_held(path);
-  }
 
   const std::string path;
   const SqliteStoreOptions options;

@@ -53,8 +53,9 @@ std::string locked_out(const std::string& path) {
 }
 
 // A text file named as --database is the user's (a network file given twice, by a slip), and so
-// is any other file that is no database where no ucudnn database has been (a checkpoint):
-// refused, untouched. Bytes where one has been are damage, which a store sets aside.
+// may be any other file that is no database where no ucudnn database has been (a checkpoint):
+// refused, untouched. Bytes where one has been, zeros, or a SQLite header are damage, which a
+// store sets aside.
 std::optional<std::string> users_file_error(const std::string& database) {
   std::error_code error;
   if (db::has_database_header(database) || !std::filesystem::is_regular_file(database, error) ||
@@ -63,8 +64,10 @@ std::optional<std::string> users_file_error(const std::string& database) {
   const char* what = nullptr;
   if (db::looks_like_text(database))
     what = "a text file, not a SQLite database";
-  else if (!db::FileLease::database_was_held(database))
-    what = "not a SQLite database, and no ucudnn database has been there";
+  else if (db::may_be_users_file(database) && !db::FileLease::database_was_held(database))
+    what =
+        "not a SQLite database, and its .lock file does not say that a ucudnn database has "
+        "been there";
   if (!what) return std::nullopt;
   return "--database: '" + database + "' is " + what +
          "; it is left as it is: name a database file, or a new one";
@@ -121,7 +124,8 @@ Expected<OpenedStore> open_store_for_writing(const std::string& database) {
                    "UCUDNN_DATABASE"};
     return OpenedStore{std::move(store), describe(locations), files_of(locations)};
   }
-  // A damaged database (garbage, zeros after a crash) is set aside and started afresh.
+  // A damaged database (garbage where one has been, zeros after a crash) is set aside and started
+  // afresh.
   if (auto users = users_file_error(database)) return Error{*users};
   const HeldWarnings opening(warn_on_stderr);
   auto options = tool_options(StoreAccess::kReadWrite, "benchmark database");

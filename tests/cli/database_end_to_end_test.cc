@@ -141,7 +141,8 @@ TEST_F(CliTest, AFileOfTheUsersGivenAsTheDatabaseIsRefusedUntouched) {
   for (const auto& [file, what] :
        {std::pair{path("net.json"), "a text file, not a SQLite database"},
         std::pair{path("model.pt"),
-                  "not a SQLite database, and no ucudnn database has been there"}}) {
+                  "not a SQLite database, and its .lock file does not say that a ucudnn "
+                  "database has been there"}}) {
     const std::string before = read_file(file);
     for (const char* command : {"bench", "plan"}) {
       auto args = command == std::string("bench") ? bench_args() : network_args(4);

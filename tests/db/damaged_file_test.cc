@@ -172,8 +172,21 @@ TEST(DamagedFile, ABinaryFileOfTheUsersIsLeftAlone) {
   std::string bytes = "PK\x03\x04";
   for (int i = 0; i < 5000; ++i) bytes += static_cast<char>(i * 7 % 256);
   write_file(path, bytes);
-  expect_left_alone(folder, path, "no ucudnn database has been there");
+  expect_left_alone(folder, path,
+                    "its .lock file does not say that a ucudnn database has been there");
   EXPECT_FALSE(db::FileLease::database_was_held(path));
+  // Zeros are what a crash leaves, and a SQLite header with bad fields is a database's: damage,
+  // set aside, though the lock file says nothing (a database of an older ucudnn).
+  std::string header_kept(1024, '\x7f');
+  header_kept.replace(0, 16, std::string("SQLite format 3\0", 16));
+  for (const std::string& damaged : {std::string(5000, '\0'), header_kept}) {
+    write_file(path, damaged);
+    expect_replaced(folder, path, "not-a-database", "not a SQLite database");
+    std::filesystem::remove(path);
+    std::filesystem::remove(path + ".lock");
+    for (const auto& name : folder.names_starting_with("ucudnn.db.not-a-database-"))
+      std::filesystem::remove(folder.file(name));
+  }
   // Once a store has held a database at the path, bytes there are damage.
   std::filesystem::remove(path);
   { SqliteStore store(path); }

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "db/file_lease.h"
 #include "db/maintenance/commands.h"
 #include "db/schema.h"
 #include "db/sqlite_store.h"
@@ -222,6 +223,7 @@ TEST(ExportImport, AKeyTwiceInOneFileIsOneRowWritten) {
   EXPECT_EQ(imported->measurements_written, 3u);
   EXPECT_EQ(imported->plans_read, 3u);
   EXPECT_EQ(imported->plans_written, 2u);
+  EXPECT_TRUE(db::FileLease::database_was_held(target)) << "written as a store writes one";
   std::ostringstream out;
   const auto copy = db::export_database(target, out, ExportLayout::kDocument);
   ASSERT_TRUE(copy) << copy.error();
