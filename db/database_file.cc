@@ -25,6 +25,8 @@ const char* name_of(FileProblem problem) {
       return "not-a-database";
     case FileProblem::kText:
       return "text";
+    case FileProblem::kUsersFile:
+      return "users-file";
     case FileProblem::kCorrupt:
       return "corrupt";
     case FileProblem::kForeign:
@@ -333,6 +335,12 @@ OpenOutcome open_database(const std::string& path, Access access, const OpenOpti
     // and put a fresh one in its place meanwhile). A writer leases it, to set it aside.
     if (access == Access::kReadOnly && !has_database_header(path))
       return failure(FileProblem::kNotDatabase, "not a SQLite database");
+    // Nor a writer of one where no database has ever been (no lock file): no lock file is made
+    // beside the user's checkpoint. Where one is, the lease's own mark decides (FileLease).
+    std::error_code no_lock;
+    if (!held && !has_database_header(path) && may_be_users_file(path) &&
+        !fs::exists(path + ".lock", no_lock))
+      return failure(FileProblem::kUsersFile, "not a SQLite database");
     std::optional<FileLease> lease;
     if (!held) {
       bool unavailable = false;

@@ -26,6 +26,7 @@ enum class Access {
 enum class FileProblem {
   kCannotOpen,   // missing (read-only access), no permission, I/O error, locked too long
   kNotDatabase,  // not a SQLite file at all: random bytes, zeros (damage)
+  kUsersFile,    // no SQLite file, where no ucudnn database has been: a checkpoint, a dump
   kText,         // a text file: the user's (a script, a network file named by a slip)
   kCorrupt,      // one of ours, damaged or truncated
   kForeign,      // another application's SQLite database

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/text.h"
+#include "db/readable_rows.h"
 #include "db/row_reader.h"
 
 namespace ucudnn {
@@ -122,6 +123,7 @@ void SqliteStore::Impl::open_read_write() {
       }
       return;
     }
+    if (failure.problem == db::FileProblem::kUsersFile) return warn_users_file(failure.message);
     if (failure.problem == db::FileProblem::kForeign || failure.problem == db::FileProblem::kText) {
       warn(named() + " is " + failure.message +
            "; it is left as it is, and ucudnn runs without a benchmark cache (set "
@@ -195,18 +197,48 @@ SqliteStore::Impl::Replaced SqliteStore::Impl::replace_damaged(const std::string
          "; running without a benchmark cache");
     return Replaced::kGaveUp;
   }
-  // Damage is mostly a page or two: the rest of its rows are the user's to rescue.
-  const std::string rescue =
-      failure.problem == db::FileProblem::kCorrupt && db::any_row_readable(*aside)
-          ? " (the rows it still holds are copied back by `ucudnn db merge " + shell_word(*aside) +
-                " --into " + shell_word(path) + "`)"
-          : "";
-  warn(named() + " was unusable (" + failure.message + "); moved it to " + *aside +
-       " and started a new one" + rescue);
   save_again();
   auto fresh = db::open_database(path, db::Access::kReadWrite, open_options(), &*exclusive);
+  // Damage is mostly a page or two: what the file still holds goes into the fresh one, under the
+  // exclusive lease, so that a process waiting for it finds the rows there and measures nothing
+  // again (a cluster's bench measured everything again).
+  std::string rescued;
+  if (failure.problem == db::FileProblem::kCorrupt)
+    rescued = fresh.database ? copy_back(*aside, fresh.database->connection) : merge_advice(*aside);
+  warn(named() + " was unusable (" + failure.message + "); moved it to " + *aside +
+       " and started a new one" + rescued);
   if (fresh.database) return take(fresh);
   return Replaced::kSetAside;
+}
+
+std::string SqliteStore::Impl::merge_advice(const std::string& aside) const {
+  if (!db::any_row_readable(aside)) return "";
+  return " (the rows it still holds are copied back by `ucudnn db merge " + shell_word(aside) +
+         " --into " + shell_word(path) + "`)";
+}
+
+std::string SqliteStore::Impl::copy_back(const std::string& aside, sqlite::Connection& fresh) {
+  try {
+    auto rows = db::read_readable_rows(aside, open_options().lock_wait);
+    // A lock file of the aside file's own, which nothing else will ever ask for.
+    std::error_code ignored;
+    fs::remove(aside + ".lock", ignored);
+    if (!rows) return merge_advice(aside);
+    if (rows->measurements.empty() && rows->plans.empty()) return "";
+    sqlite::write_transaction(fresh, [&] {
+      db::RowWriter writer(fresh);
+      for (const auto& row : rows->measurements) writer.put(row, db::Conflict::kNewer);
+      for (const auto& row : rows->plans) writer.put(row, db::Conflict::kNewer);
+    });
+    std::string text = "; the " + counted(rows->measurements.size(), "measurement") + " and " +
+                       counted(rows->plans.size(), "plan") + " it still held were copied into it";
+    if (!rows->unreadable.empty())
+      text += " (`ucudnn db check --database " + shell_word(aside) +
+              "` names the rows its damage hides)";
+    return text;
+  } catch (const std::exception&) {
+    return merge_advice(aside);
+  }
 }
 
 void SqliteStore::Impl::warn_users_file(const std::string& why) {

@@ -80,6 +80,9 @@ struct SqliteStore::Impl {
   // kUsersFile: no database, where none has been (db::may_be_users_file, FileLease): left alone.
   enum class Replaced { kAdopted, kSetAside, kInUse, kGaveUp, kUsersFile };
   void warn_users_file(const std::string& why);
+  // The rows of a damaged file set aside, copied into the fresh one: the warning's words for it.
+  std::string copy_back(const std::string& aside, sqlite::Connection& fresh);
+  std::string merge_advice(const std::string& aside) const;  // where copying failed
   Replaced replace_damaged(const std::string& why);
   // After damage seen in use: the file set aside and a fresh one opened. True when writable.
   bool recover_from_damage(const std::string& why);

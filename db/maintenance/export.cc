@@ -5,7 +5,7 @@
 #include "db/database_file.h"
 #include "db/maintenance/commands.h"
 #include "db/maintenance/export_format.h"
-#include "db/maintenance/row_problems.h"
+#include "db/row_problems.h"
 #include "db/row_reader.h"
 
 namespace ucudnn::db {

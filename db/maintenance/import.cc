@@ -12,7 +12,7 @@
 #include "db/json_fields.h"
 #include "db/maintenance/commands.h"
 #include "db/maintenance/export_format.h"
-#include "db/maintenance/row_problems.h"
+#include "db/row_problems.h"
 #include "db/row_writer.h"
 #include "user_input/strict_json.h"
 

@@ -3,8 +3,7 @@
 
 #include "db/database_file.h"
 #include "db/maintenance/commands.h"
-#include "db/maintenance/row_problems.h"
-#include "db/row_reader.h"
+#include "db/readable_rows.h"
 #include "db/row_writer.h"
 
 namespace ucudnn::db {
@@ -17,34 +16,20 @@ struct SourceRows {
   std::vector<PlanRow> plans;
 };
 
-// Everything `source` holds, a garbage row, or one `db check` reports (row_problems.h: a time
-// ahead, which would win every later merge), skipped rather than copied, and in a damaged file
-// what can be read (the way to rescue a database the store set aside); read before the target
-// is written, so that no source's read lock is held then.
+// What `source` can give (readable_rows.h), read before the target is written, so that no
+// source's read lock is held then.
 Expected<SourceRows> read_source(const std::string& source, const std::string& target,
                                  const sqlite::LockWait& wait) {
   std::error_code ignored;
   if (std::filesystem::equivalent(source, target, ignored))
     return Error{source + " and " + target + " are the same file"};
-  auto from = open_or_error(source, Access::kReadOnly, reading_past_damage(wait));
-  if (!from) return Error{from.error()};
+  auto readable = read_readable_rows(source, wait);
+  if (!readable) return Error{readable.error()};
   SourceRows rows;
-  auto& unreadable = rows.result.unreadable;
-  unreadable = for_each_measurement(from.value().connection,
-                                    [&](std::int64_t, Expected<MeasurementRow> row) {
-                                      if (row && !measurement_problem(*row))
-                                        rows.measurements.push_back(std::move(row).value());
-                                      else
-                                        ++rows.result.invalid_rows_skipped;
-                                    });
-  for (auto& stretch :
-       for_each_plan(from.value().connection, [&](std::int64_t, Expected<PlanRow> row) {
-         if (row && !plan_problem(*row))
-           rows.plans.push_back(std::move(row).value());
-         else
-           ++rows.result.invalid_rows_skipped;
-       }))
-    unreadable.push_back(std::move(stretch));
+  rows.measurements = std::move(readable.value().measurements);
+  rows.plans = std::move(readable.value().plans);
+  rows.result.invalid_rows_skipped = readable->invalid_rows_skipped;
+  rows.result.unreadable = std::move(readable.value().unreadable);
   rows.result.measurements_read = rows.measurements.size();
   rows.result.plans_read = rows.plans.size();
   return rows;

@@ -4,6 +4,9 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "db/default_store.h"
 #include "networks/network_file.h"
@@ -51,15 +54,24 @@ CLI::App* add_planning_command(CLI::App& app, const std::string& command_name,
   std::string backends;
   for (const auto& name : available_backends()) backends += (backends.empty() ? "" : ", ") + name;
   command->add_option("--backend", options.backend, "device: " + backends)->capture_default_str();
+  // The job's settings are the defaults, as UCUDNN_EXCLUDE_ALGORITHMS is below: a user who
+  // exports a job's settings benchmarks what the job will look up.
   command->add_option("--policy", options.policy, "micro-batch sizes: " + batch_size_policy_names())
+      ->envname("UCUDNN_BATCH_SIZE_POLICY")
       ->capture_default_str();
   command
       ->add_option("--workspace-limit", options.workspace_limit,
                    "per-kernel workspace limit (WR), e.g. 8MiB")
+      ->envname(std::getenv("UCUDNN_WORKSPACE_LIMIT") ||
+                        !std::getenv("UCUDNN_DEFAULT_WORKSPACE_LIMIT")
+                    ? "UCUDNN_WORKSPACE_LIMIT"
+                    : "UCUDNN_DEFAULT_WORKSPACE_LIMIT")
       ->capture_default_str();
   command
       ->add_option("--total-workspace", options.total_workspace,
-                   "total workspace for the whole network: also plan WD, e.g. 256MiB")
+                   "total workspace for the whole network: also plan WD, e.g. 256MiB (0: WR "
+                   "only)")
+      ->envname("UCUDNN_TOTAL_WORKSPACE_SIZE")
       ->each([&options](const std::string&) { options.total_workspace_given = true; });
   command
       ->add_option("--exclude-algorithms", options.exclude_algorithms,
@@ -95,6 +107,29 @@ void print_network_notes(const Network& network, const std::string& command) {
     std::fprintf(stderr, "ucudnn %s: note: %s\n", command.c_str(), note.c_str());
 }
 
+namespace {
+
+// "--workspace-limit: ", or where the value is a job setting's (the option's default), that
+// setting's name "UCUDNN_WORKSPACE_LIMIT (--workspace-limit's default): "; a setting taken is
+// noted, so that the header's limit is not a surprise.
+std::string option_named(const std::string& option, const std::string& value,
+                         std::vector<std::string>& notes) {
+  static const std::pair<const char*, const char*> kSettings[] = {
+      {"--policy", "UCUDNN_BATCH_SIZE_POLICY"},
+      {"--workspace-limit", "UCUDNN_WORKSPACE_LIMIT"},
+      {"--workspace-limit", "UCUDNN_DEFAULT_WORKSPACE_LIMIT"},
+      {"--total-workspace", "UCUDNN_TOTAL_WORKSPACE_SIZE"}};
+  for (const auto& [name, setting] : kSettings)
+    if (const char* set = std::getenv(setting); name == option && set && value == set) {
+      notes.push_back(option + " " + value + " is " + setting + "'s, as a job's (an option given " +
+                      "overrides it)");
+      return std::string(setting) + " (" + option + "'s default): ";
+    }
+  return option + ": ";
+}
+
+}  // namespace
+
 Expected<PlanningRequest> resolve(const PlanningOptions& options) {
   return resolve(options, network_text(options.network));
 }
@@ -113,16 +148,22 @@ Expected<PlanningRequest> resolve(const PlanningOptions& options,
                  "; valid values: " + valid};
   }
   request.backend = options.backend;
+  std::vector<std::string> notes;
   auto policy = parse_batch_size_policy(options.policy);
-  if (!policy) return Error{"--policy: " + policy.error()};
+  const std::string policy_named = option_named("--policy", options.policy, notes);
+  if (!policy) return Error{policy_named + policy.error()};
   request.policy = *policy;
   auto limit = parse_byte_size(options.workspace_limit);
-  if (!limit) return Error{"--workspace-limit: " + limit.error()};
+  const std::string limit_named = option_named("--workspace-limit", options.workspace_limit, notes);
+  if (!limit) return Error{limit_named + limit.error()};
   request.workspace_limit = *limit;
   if (options.total_workspace_given) {  // an empty value is an error, not WR alone
     auto total = parse_byte_size(options.total_workspace);
-    if (!total) return Error{"--total-workspace: " + total.error()};
-    request.total_workspace = *total;
+    const std::string total_named =
+        option_named("--total-workspace", options.total_workspace, notes);
+    if (!total) return Error{total_named + total.error()};
+    // 0 is WR only, as UCUDNN_TOTAL_WORKSPACE_SIZE=0 is for a job (a division of nothing).
+    if (*total > 0) request.total_workspace = *total;
   }
   // Read here rather than by the option parser, so that messages name what the user set.
   std::string exclusion = options.exclude_algorithms;
@@ -139,6 +180,7 @@ Expected<PlanningRequest> resolve(const PlanningOptions& options,
   auto network = parse_network(*network_text, options.batch);
   if (!network) return Error{"--network: " + network.error()};
   request.network = std::move(*network);
+  request.network.notes.insert(request.network.notes.end(), notes.begin(), notes.end());
   return request;
 }
 

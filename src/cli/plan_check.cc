@@ -57,10 +57,12 @@ PlanCheckSummary check_plans(std::FILE* out, Worker& worker,
     ++summary.checked;
     const double planned = p.plan->time_ms(), undivided_planned = p.undivided->time_ms;
     const double ratio = runs->plan_ms / planned;
-    std::fprintf(out, "%-20s | %9.3f %9.3f %6.2f | %9.3f %9.3f %6.2f | %s\n",
-                 kernel.label().c_str(), planned, runs->plan_ms, ratio, undivided_planned,
-                 runs->baseline_ms, runs->baseline_ms / undivided_planned,
-                 comparison_text(runs->outputs).c_str());
+    std::fprintf(out, "%-20s | %9s %9s %6.2f | %9s %9s %6.2f | %s\n", kernel.label().c_str(),
+                 format_milliseconds_number(planned).c_str(),
+                 format_milliseconds_number(runs->plan_ms).c_str(), ratio,
+                 format_milliseconds_number(undivided_planned).c_str(),
+                 format_milliseconds_number(runs->baseline_ms).c_str(),
+                 runs->baseline_ms / undivided_planned, comparison_text(runs->outputs).c_str());
     deviations.push_back(std::abs(ratio - 1));
     if (std::abs(ratio - 1) > kPredictionWarningFraction) {
       char item[96];

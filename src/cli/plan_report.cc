@@ -69,8 +69,9 @@ void print_wr_plan(std::FILE* out, const std::vector<NetworkKernel>& kernels,
     const KernelPlan& p = plan.of(i);
     std::fprintf(out, "%-*s %-14s ", layer_width, k.layer.c_str(), operation_name(k).c_str());
     if (p.plan)
-      std::fprintf(out, "%-*s %9.3f %10s | ", plan_width, p.plan->to_string().c_str(),
-                   p.plan->time_ms(), format_byte_size(p.plan->workspace_bytes()).c_str());
+      std::fprintf(out, "%-*s %9s %10s | ", plan_width, p.plan->to_string().c_str(),
+                   format_milliseconds_number(p.plan->time_ms()).c_str(),
+                   format_byte_size(p.plan->workspace_bytes()).c_str());
     else
       std::fprintf(out, "%-*s %9s %10s | ", plan_width,
                    (p.runnable() ? "nothing fits " + format_byte_size(request.workspace_limit)
@@ -78,8 +79,8 @@ void print_wr_plan(std::FILE* out, const std::vector<NetworkKernel>& kernels,
                        .c_str(),
                    "-", "-");
     if (p.undivided)
-      std::fprintf(out, "%-*s %9.3f | ", algorithm_width, p.undivided->algorithm.c_str(),
-                   p.undivided->time_ms);
+      std::fprintf(out, "%-*s %9s | ", algorithm_width, p.undivided->algorithm.c_str(),
+                   format_milliseconds_number(p.undivided->time_ms).c_str());
     else
       std::fprintf(out, "%-*s %9s | ", algorithm_width, "none fits", "-");
     if (p.plan && p.undivided)
@@ -87,8 +88,9 @@ void print_wr_plan(std::FILE* out, const std::vector<NetworkKernel>& kernels,
     else
       std::fprintf(out, "%7s | ", "-");
     if (p.unlimited)
-      std::fprintf(out, "%-*s %9.3f %10s\n", algorithm_width, p.unlimited->algorithm.c_str(),
-                   p.unlimited->time_ms, format_byte_size(p.unlimited->workspace_bytes).c_str());
+      std::fprintf(out, "%-*s %9s %10s\n", algorithm_width, p.unlimited->algorithm.c_str(),
+                   format_milliseconds_number(p.unlimited->time_ms).c_str(),
+                   format_byte_size(p.unlimited->workspace_bytes).c_str());
     else
       std::fprintf(out, "%-*s %9s %10s\n", algorithm_width, "none", "-", "-");
   }
@@ -132,8 +134,8 @@ void print_wd_plan(std::FILE* out, const std::vector<NetworkKernel>& kernels,
     if (plan.distinct[d].uses.size() > 1)
       label += " (x" + std::to_string(plan.distinct[d].uses.size()) + ")";
     const Configuration& c = wd.chosen[d];
-    std::fprintf(out, "%-*s %-*s %9.3f %10s in segment %zu\n", label_width, label.c_str(),
-                 plan_width, c.to_string().c_str(), c.time_ms(),
+    std::fprintf(out, "%-*s %-*s %9s %10s in segment %zu\n", label_width, label.c_str(), plan_width,
+                 c.to_string().c_str(), format_milliseconds_number(c.time_ms()).c_str(),
                  format_byte_size(c.workspace_bytes()).c_str(), wd.segment[d] + 1);
   }
   for (std::size_t s = 0; s < wd.segments.size(); ++s) {

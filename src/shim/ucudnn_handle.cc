@@ -4,8 +4,11 @@
 // accident.
 #include "ucudnn/ucudnn.h"
 
+#include <dlfcn.h>
+
 #include "shim/host_time_account.h"
 #include "shim/legacy_api_table.h"
+#include "shim/log.h"
 
 using namespace ucudnn::shim;
 using ucudnn::Operation;
@@ -38,8 +41,24 @@ extern "C" cudnnStatus_t ucudnnGetHostTimeAccount(UcudnnHostTime* entries, int c
   return host_time_account(entries, capacity, count);
 }
 
+namespace {
+
+// The preload (LD_PRELOAD, scripts/ucudnn-run) in the same process: each front end then plans on
+// its own, with a registry, accounts and exit lines of its own (the README says not to).
+void warn_of_the_preload_beside() {
+  if (dlsym(RTLD_DEFAULT, "ucudnn_interposer_marker"))
+    warn_once("preload-beside-library",
+              "this program links libucudnn.so (UcudnnHandle_t) and runs under "
+              "libucudnn_preload.so (LD_PRELOAD, ucudnn-run) as well: each plans on its own; run "
+              "it without the preload");
+}
+
+}  // namespace
+
 cudnnStatus_t cudnnCreate(UcudnnHandle_t* handle) {
   const EntryScope entry(EntryPoint::cudnnCreate);
+  static const bool checked = (warn_of_the_preload_beside(), true);
+  (void)checked;
   if (!handle) return CUDNN_STATUS_BAD_PARAM;
   cudnnHandle_t created = nullptr;
   const cudnnStatus_t status = create_handle(&created);

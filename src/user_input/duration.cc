@@ -34,10 +34,14 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
   return std::chrono::milliseconds(static_cast<std::int64_t>(value * scale + 0.5));
 }
 
-std::string format_milliseconds(double ms) {
+std::string format_milliseconds_number(double ms) {
   char text[64];
-  std::snprintf(text, sizeof text, ms >= 100 || ms <= -100 ? "%.1f ms" : "%.4g ms", ms);
+  std::snprintf(text, sizeof text, ms >= 100 || ms <= -100 ? "%.1f" : "%.4g", ms);
   return text;
+}
+
+std::string format_milliseconds(double ms) {
+  return format_milliseconds_number(ms) + " ms";
 }
 
 }  // namespace ucudnn

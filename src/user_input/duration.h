@@ -13,5 +13,7 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
 // A time in milliseconds as the tool prints it: "425.2 ms", "3.471 ms", "0.01234 ms" (four
 // significant digits below 100 ms, so that a fast network's totals are not all "0.0 ms").
 std::string format_milliseconds(double ms);
+// The same number without the unit, for a table's column of milliseconds.
+std::string format_milliseconds_number(double ms);
 
 }  // namespace ucudnn

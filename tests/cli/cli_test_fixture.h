@@ -122,20 +122,15 @@ class CliTest : public ::testing::Test {
   }
   // mpirun with `arguments` after its own (placement and programs).
   ProcessResult run_mpirun(const std::vector<std::string>& arguments, Environment extra) const {
-    Environment environment = {{"OMPI_ALLOW_RUN_AS_ROOT", "1"},
-                               {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"},
-                               // Open MPI keeps some memory to the end; not ours to report.
-                               {"ASAN_OPTIONS", "detect_leaks=0"}};
-    for (auto& [name, value] : extra) environment[name] = value;
+    Environment mpi = {{"OMPI_ALLOW_RUN_AS_ROOT", "1"},
+                       {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"},
+                       // Open MPI keeps some memory to the end; not ours to report.
+                       {"ASAN_OPTIONS", "detect_leaks=0"}};
+    for (auto& [name, value] : extra) mpi[name] = value;
     // Unbound: the CPU backend's ranks each run one thread per core (and refuse otherwise).
     std::vector<std::string> argv = {kMpirun, "--oversubscribe"};
     argv.insert(argv.end(), arguments.begin(), arguments.end());
-    Environment base = {
-        {"UCUDNN_DATABASE", path("default.db")}, {"UCUDNN_SYSTEM_DATABASE", std::nullopt},
-        {"UCUDNN_DEVICES", std::nullopt},        {"UCUDNN_BENCHMARK_DEVICES", std::nullopt},
-        {"LD_LIBRARY_PATH", std::nullopt},       {"OMP_WAIT_POLICY", "passive"}};
-    for (auto& [name, value] : environment) base[name] = value;
-    return run_process(argv, base);
+    return run_process(argv, environment(std::move(mpi)));
   }
 
   // Every row of a database: (measurements, plans), through `ucudnn db export --lines`.
@@ -155,10 +150,17 @@ class CliTest : public ::testing::Test {
   }
 
   Environment environment(Environment extra) const {
-    Environment environment = {
-        {"UCUDNN_DATABASE", path("default.db")}, {"UCUDNN_SYSTEM_DATABASE", std::nullopt},
-        {"UCUDNN_DEVICES", std::nullopt},        {"UCUDNN_BENCHMARK_DEVICES", std::nullopt},
-        {"LD_LIBRARY_PATH", std::nullopt},       {"OMP_WAIT_POLICY", "passive"}};
+    Environment environment = {{"UCUDNN_DATABASE", path("default.db")},
+                               {"UCUDNN_SYSTEM_DATABASE", std::nullopt},
+                               {"UCUDNN_DEVICES", std::nullopt},
+                               {"UCUDNN_BENCHMARK_DEVICES", std::nullopt},
+                               {"LD_LIBRARY_PATH", std::nullopt},
+                               {"OMP_WAIT_POLICY", "passive"},
+                               // A job's settings, the planning options' defaults.
+                               {"UCUDNN_WORKSPACE_LIMIT", std::nullopt},
+                               {"UCUDNN_DEFAULT_WORKSPACE_LIMIT", std::nullopt},
+                               {"UCUDNN_BATCH_SIZE_POLICY", std::nullopt},
+                               {"UCUDNN_TOTAL_WORKSPACE_SIZE", std::nullopt}};
     for (auto& [name, value] : extra) environment[name] = value;
     return environment;
   }

@@ -65,5 +65,37 @@ TEST_F(CliTest, PlanFromASystemDatabaseDoesNotWarnOfAUserDatabaseNotYetMade) {
   EXPECT_NE(named.err.find("does not exist"), std::string::npos) << named.err;
 }
 
+// A job's settings are the planning options' defaults, as UCUDNN_EXCLUDE_ALGORITHMS always was:
+// a user who exports a job's settings and runs the tool looks up, and is advised to measure,
+// what that job will look up. They were ignored without a word (no division was stored for a job
+// under UCUDNN_TOTAL_WORKSPACE_SIZE). An option given wins; a bad value is named by its setting.
+TEST_F(CliTest, AJobsSettingsAreThePlanningDefaults) {
+  const Environment job = {{"UCUDNN_WORKSPACE_LIMIT", "8MiB"},
+                           {"UCUDNN_BATCH_SIZE_POLICY", "undivided"},
+                           {"UCUDNN_TOTAL_WORKSPACE_SIZE", "32MiB"}};
+  const std::vector<std::string> plan = {"plan", "--database", path("a.db"), "--network",
+                                         kTiny,  "--batch",    "4"};
+  const auto r = run(plan, job);
+  EXPECT_EQ(r.status, 1) << describe(r);
+  EXPECT_NE(r.err.find("--policy undivided --workspace-limit 8MiB --total-workspace 32MiB"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("ucudnn plan: note: --workspace-limit 8MiB is UCUDNN_WORKSPACE_LIMIT's, as "
+                       "a job's (an option given overrides it)"),
+            std::string::npos)
+      << r.err;
+  const auto given =
+      run(concat(plan, {"--workspace-limit", "16MiB", "--total-workspace", "0"}), job);
+  EXPECT_NE(given.err.find("--policy undivided --workspace-limit 16MiB --total-workspace 0"),
+            std::string::npos)
+      << given.err;
+  EXPECT_EQ(given.err.find("UCUDNN_WORKSPACE_LIMIT's"), std::string::npos) << given.err;
+  const auto bad = run(plan, {{"UCUDNN_WORKSPACE_LIMIT", "lots"}});
+  EXPECT_EQ(bad.status, 2) << describe(bad);
+  EXPECT_NE(bad.err.find("ucudnn plan: UCUDNN_WORKSPACE_LIMIT (--workspace-limit's default): "),
+            std::string::npos)
+      << bad.err;
+}
+
 }  // namespace
 }  // namespace ucudnn::testing

@@ -120,6 +120,39 @@ TEST(DamagedRescue, EveryRowOutsideDamagedPagesIsCheckedExportedAndMerged) {
   EXPECT_EQ(store.find_plan(plan_key(gpu_fingerprint())), sample_plan());
 }
 
+// A store that finds its file damaged sets it aside and copies what it still holds into the
+// fresh file, before anyone else looks there: a bench then measures only what the damage took.
+// It used to start empty, naming the merge that would copy the rows back, which a bench never
+// waited for (every measurement was taken again).
+TEST(DamagedRescue, AStoreThatSetsADamagedFileAsideKeepsWhatItStillHolds) {
+  SeededRandom random;
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  const std::int64_t lost = damage_leaves(path, random);
+  ASSERT_GT(lost, 0);
+  const auto left = static_cast<std::size_t>(kRows - lost);
+  Warnings warnings;
+  {
+    SqliteStore store(path, store_options(StoreAccess::kReadWrite, warnings.sink()));
+    // The first lookup reads the device's rows, finds the damage, and sets the file aside.
+    EXPECT_FALSE(store.find_measurement(gpu_fingerprint(), kernel(kRows + 1), "cudnn", "FFT"));
+    EXPECT_EQ(store.state(), StoreState::kReadWrite);
+  }
+  ASSERT_EQ(warnings.count(), 1u) << warnings.all();
+  EXPECT_NE(warnings.messages[0].find("; the " + std::to_string(left) +
+                                      " measurements and 1 plan it still held were copied into it "
+                                      "(`ucudnn db check --database "),
+            std::string::npos)
+      << warnings.messages[0];
+  EXPECT_EQ(rows_found_intact(path), left);
+  EXPECT_EQ(SqliteStore(path).find_plan(plan_key(gpu_fingerprint())), sample_plan());
+  const auto aside = folder.names_starting_with("ucudnn.db.corrupt-");
+  ASSERT_EQ(aside.size(), 1u) << "the damaged file is kept as it was, and nothing beside it";
+  const auto report = db::check_database(path);
+  ASSERT_TRUE(report) << report.error();
+  EXPECT_TRUE(report->ok()) << "the fresh file is whole";
+}
+
 // A file cut short (a copy stopped, a disk full while it grew) loses its last pages, and with
 // them, often, an index's root page: SQLite then refuses even to read the schema, and check,
 // export and merge refused the whole file although its tables' pages were whole. They read it

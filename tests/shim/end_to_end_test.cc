@@ -227,6 +227,20 @@ TEST_F(EndToEnd, UcudnnHandleVariantPlansLikeThePreload) {
   EXPECT_GT(micro_batched_calls(with.trace), 0);
   ASSERT_EQ(with.iteration_ms.size(), 3u);
   expect_time(with.iteration_ms.back(), prediction.reuse_ms, "WR plan");
+  EXPECT_EQ(with.process.err.find("runs under libucudnn_preload.so"), std::string::npos)
+      << with.process.err;
+  // Under the preload as well (ucudnn-run on a program linked with -lucudnn): said once, as the
+  // README says not to (each front end plans on its own).
+  const ProgramRun both = run(UCUDNN_EXAMPLE_UCUDNN, {"--workspace-limit", cap},
+                              {{"UCUDNN_WORKSPACE_LIMIT", cap}, {"LD_PRELOAD", UCUDNN_PRELOAD}});
+  expect_ran_on_doubles(both);
+  expect_same_results(without, both);
+  const std::string said =
+      "ucudnn: warning: this program links libucudnn.so (UcudnnHandle_t) and "
+      "runs under libucudnn_preload.so (LD_PRELOAD, ucudnn-run) as well";
+  const auto at = both.process.err.find(said);
+  EXPECT_NE(at, std::string::npos) << both.process.err;
+  EXPECT_EQ(both.process.err.find(said, at + 1), std::string::npos) << "once";
 }
 
 TEST_F(EndToEnd, ThreadsWithTheirOwnHandlesGetIdenticalResults) {

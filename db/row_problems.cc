@@ -1,6 +1,6 @@
 // The rules every row of a database keeps beyond its fields' own ranges (rows.h row_error):
 // what `ucudnn db check` reports and `ucudnn db import` refuses.
-#include "db/maintenance/row_problems.h"
+#include "db/row_problems.h"
 
 #include <charconv>
 
