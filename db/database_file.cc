@@ -235,8 +235,10 @@ OpenOutcome open_leased(const std::string& path, Access access, const OpenOption
     } catch (const sqlite::Error& error) {
       if (access != Access::kReadOnly || !error.needs_rollback()) throw;
     }
-    // A writer was cut off (killed, disk full) and left a hot journal.
-    if (!writable_in_place(path)) return open_rolled_back_copy(path, options);
+    // A writer was cut off (killed, disk full) and left a hot journal. A read past damage is a
+    // rescue: it leaves the file exactly as it is, and rolls back a copy.
+    if (!writable_in_place(path) || options.read_past_damage)
+      return open_rolled_back_copy(path, options);
     roll_back(path, options);
     return open_once(path, access, options);
   } catch (const sqlite::Error& error) {

@@ -218,23 +218,39 @@ std::string SqliteStore::Impl::merge_advice(const std::string& aside) const {
 }
 
 std::string SqliteStore::Impl::copy_back(const std::string& aside, sqlite::Connection& fresh) {
+  // Read whole into this process, under the exclusive lease that others wait on: a file larger
+  // than any database of measurements is left to `ucudnn db merge`.
+  constexpr std::uintmax_t kLargestCopied = std::uintmax_t{256} << 20;
+  std::error_code ignored;
+  if (fs::file_size(aside, ignored) > kLargestCopied) return merge_advice(aside);
+  // The read's lock file beside the aside file, which nothing else will ever ask for.
+  struct RemoveLock {
+    std::string path;
+    ~RemoveLock() {
+      std::error_code ignored;
+      fs::remove(path, ignored);
+    }
+  } remove_lock{aside + ".lock"};
   try {
     auto rows = db::read_readable_rows(aside, open_options().lock_wait);
-    // A lock file of the aside file's own, which nothing else will ever ask for.
-    std::error_code ignored;
-    fs::remove(aside + ".lock", ignored);
     if (!rows) return merge_advice(aside);
-    if (rows->measurements.empty() && rows->plans.empty()) return "";
+    std::size_t measurements = 0, plans = 0;
     sqlite::write_transaction(fresh, [&] {
       db::RowWriter writer(fresh);
-      for (const auto& row : rows->measurements) writer.put(row, db::Conflict::kNewer);
-      for (const auto& row : rows->plans) writer.put(row, db::Conflict::kNewer);
+      measurements = plans = 0;  // a retry starts over
+      for (const auto& row : rows->measurements)
+        measurements += writer.put(row, db::Conflict::kNewer);
+      for (const auto& row : rows->plans) plans += writer.put(row, db::Conflict::kNewer);
     });
-    std::string text = "; the " + counted(rows->measurements.size(), "measurement") + " and " +
-                       counted(rows->plans.size(), "plan") + " it still held were copied into it";
-    if (!rows->unreadable.empty())
-      text += " (`ucudnn db check --database " + shell_word(aside) +
-              "` names the rows its damage hides)";
+    const std::string check = "`ucudnn db check --database " + shell_word(aside) + "`";
+    std::string text;
+    if (measurements + plans > 0)
+      text = "; the " + counted(measurements, "measurement") + " and " + counted(plans, "plan") +
+             " it still held were copied into it";
+    if (!rows->unreadable.empty() || rows->invalid_rows_skipped > 0)
+      text += (text.empty() ? "; " : " (") + check + " names the rows " +
+              (rows->unreadable.empty() ? "it held that break a rule" : "its damage hides") +
+              (text.empty() ? "" : ")");
     return text;
   } catch (const std::exception&) {
     return merge_advice(aside);
@@ -243,10 +259,10 @@ std::string SqliteStore::Impl::copy_back(const std::string& aside, sqlite::Conne
 
 void SqliteStore::Impl::warn_users_file(const std::string& why) {
   warn(named() + " is " + why +
-       ", and its .lock file does not say that a ucudnn database has been there (a database "
-       "last written by an older ucudnn does not): it is taken for a file of yours named by a "
-       "slip, left as it is, and ucudnn runs without a benchmark cache (set UCUDNN_DATABASE to "
-       "another file, or move this one away)");
+       ", and nothing beside it says that a ucudnn database has been there (its .lock file; "
+       "a database last written by an older ucudnn has no such mark): it is taken for a file of "
+       "yours named by a slip, left as it is, and ucudnn runs without a benchmark cache (set "
+       "UCUDNN_DATABASE to another file, or move this one away)");
 }
 
 bool SqliteStore::Impl::recover_from_damage(const std::string& why) {

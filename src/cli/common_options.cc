@@ -11,6 +11,7 @@
 #include "db/default_store.h"
 #include "networks/network_file.h"
 #include "user_input/byte_size.h"
+#include "user_input/setting_value.h"
 
 namespace ucudnn::cli {
 
@@ -54,24 +55,21 @@ CLI::App* add_planning_command(CLI::App& app, const std::string& command_name,
   std::string backends;
   for (const auto& name : available_backends()) backends += (backends.empty() ? "" : ", ") + name;
   command->add_option("--backend", options.backend, "device: " + backends)->capture_default_str();
-  // The job's settings are the defaults, as UCUDNN_EXCLUDE_ALGORITHMS is below: a user who
-  // exports a job's settings benchmarks what the job will look up.
-  command->add_option("--policy", options.policy, "micro-batch sizes: " + batch_size_policy_names())
-      ->envname("UCUDNN_BATCH_SIZE_POLICY")
-      ->capture_default_str();
+  // A job's settings are the defaults (resolve), as UCUDNN_EXCLUDE_ALGORITHMS is below.
+  command
+      ->add_option("--policy", options.policy,
+                   "micro-batch sizes: " + batch_size_policy_names() +
+                       " (default: UCUDNN_BATCH_SIZE_POLICY, else powerOfTwo)")
+      ->each([&options](const std::string&) { options.policy_given = true; });
   command
       ->add_option("--workspace-limit", options.workspace_limit,
-                   "per-kernel workspace limit (WR), e.g. 8MiB")
-      ->envname(std::getenv("UCUDNN_WORKSPACE_LIMIT") ||
-                        !std::getenv("UCUDNN_DEFAULT_WORKSPACE_LIMIT")
-                    ? "UCUDNN_WORKSPACE_LIMIT"
-                    : "UCUDNN_DEFAULT_WORKSPACE_LIMIT")
-      ->capture_default_str();
+                   "per-kernel workspace limit (WR), e.g. 8MiB (default: UCUDNN_WORKSPACE_LIMIT, "
+                   "else 64MiB)")
+      ->each([&options](const std::string&) { options.workspace_limit_given = true; });
   command
       ->add_option("--total-workspace", options.total_workspace,
-                   "total workspace for the whole network: also plan WD, e.g. 256MiB (0: WR "
-                   "only)")
-      ->envname("UCUDNN_TOTAL_WORKSPACE_SIZE")
+                   "total workspace for the whole network: also plan WD, e.g. 256MiB; 0: WR only "
+                   "(default: UCUDNN_TOTAL_WORKSPACE_SIZE)")
       ->each([&options](const std::string&) { options.total_workspace_given = true; });
   command
       ->add_option("--exclude-algorithms", options.exclude_algorithms,
@@ -109,23 +107,21 @@ void print_network_notes(const Network& network, const std::string& command) {
 
 namespace {
 
-// "--workspace-limit: ", or where the value is a job setting's (the option's default), that
-// setting's name "UCUDNN_WORKSPACE_LIMIT (--workspace-limit's default): "; a setting taken is
-// noted, so that the header's limit is not a surprise.
-std::string option_named(const std::string& option, const std::string& value,
-                         std::vector<std::string>& notes) {
-  static const std::pair<const char*, const char*> kSettings[] = {
-      {"--policy", "UCUDNN_BATCH_SIZE_POLICY"},
-      {"--workspace-limit", "UCUDNN_WORKSPACE_LIMIT"},
-      {"--workspace-limit", "UCUDNN_DEFAULT_WORKSPACE_LIMIT"},
-      {"--total-workspace", "UCUDNN_TOTAL_WORKSPACE_SIZE"}};
-  for (const auto& [name, setting] : kSettings)
-    if (const char* set = std::getenv(setting); name == option && set && value == set) {
-      notes.push_back(option + " " + value + " is " + setting + "'s, as a job's (an option given " +
-                      "overrides it)");
-      return std::string(setting) + " (" + option + "'s default): ";
-    }
-  return option + ": ";
+// An option's value, or where it was not given, the job setting's that is its default (read as
+// the shim reads it), with the words an error about it starts with: "--workspace-limit: ", or
+// "UCUDNN_WORKSPACE_LIMIT (--workspace-limit's default): ". A setting taken is noted, so that the
+// header's limit is no surprise.
+std::pair<std::string, std::string> with_default(const std::string& value, bool given,
+                                                 const std::string& option, const char* setting,
+                                                 const char* alias,
+                                                 std::vector<std::string>& notes) {
+  std::string used;
+  if (given) return {value, option + ": "};
+  const auto set = setting_value(std::getenv, setting, alias, used);
+  if (!set) return {value, option + ": "};
+  notes.push_back(option + " " + *set + " is " + used +
+                  "'s, as a job's (an option given overrides it)");
+  return {*set, used + " (" + option + "'s default): "};
 }
 
 }  // namespace
@@ -149,21 +145,29 @@ Expected<PlanningRequest> resolve(const PlanningOptions& options,
   }
   request.backend = options.backend;
   std::vector<std::string> notes;
-  auto policy = parse_batch_size_policy(options.policy);
-  const std::string policy_named = option_named("--policy", options.policy, notes);
+  const auto [policy_text, policy_named] = with_default(
+      options.policy, options.policy_given, "--policy", "UCUDNN_BATCH_SIZE_POLICY", nullptr, notes);
+  auto policy = parse_batch_size_policy(policy_text);
   if (!policy) return Error{policy_named + policy.error()};
   request.policy = *policy;
-  auto limit = parse_byte_size(options.workspace_limit);
-  const std::string limit_named = option_named("--workspace-limit", options.workspace_limit, notes);
+  request.policy_text = policy_text;
+  const auto [limit_text, limit_named] =
+      with_default(options.workspace_limit, options.workspace_limit_given, "--workspace-limit",
+                   "UCUDNN_WORKSPACE_LIMIT", "UCUDNN_DEFAULT_WORKSPACE_LIMIT", notes);
+  auto limit = parse_byte_size(limit_text);
   if (!limit) return Error{limit_named + limit.error()};
   request.workspace_limit = *limit;
-  if (options.total_workspace_given) {  // an empty value is an error, not WR alone
-    auto total = parse_byte_size(options.total_workspace);
-    const std::string total_named =
-        option_named("--total-workspace", options.total_workspace, notes);
+  request.workspace_limit_text = limit_text;
+  const auto [total_text, total_named] =
+      with_default(options.total_workspace, options.total_workspace_given, "--total-workspace",
+                   "UCUDNN_TOTAL_WORKSPACE_SIZE", nullptr, notes);
+  // Given, an empty value is an error, not WR alone; 0 is WR only, as
+  // UCUDNN_TOTAL_WORKSPACE_SIZE=0 is for a job (a division of nothing).
+  if (options.total_workspace_given || !total_text.empty()) {
+    auto total = parse_byte_size(total_text);
     if (!total) return Error{total_named + total.error()};
-    // 0 is WR only, as UCUDNN_TOTAL_WORKSPACE_SIZE=0 is for a job (a division of nothing).
     if (*total > 0) request.total_workspace = *total;
+    request.total_workspace_text = total_text;
   }
   // Read here rather than by the option parser, so that messages name what the user set.
   std::string exclusion = options.exclude_algorithms;

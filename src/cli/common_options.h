@@ -18,10 +18,13 @@ struct PlanningOptions {
   std::string network = "alexnet";
   std::int64_t batch = 32;
   std::string backend = "cpu";
+  // Not given: a job's setting (UCUDNN_BATCH_SIZE_POLICY, ...), else these.
   std::string policy = "powerOfTwo";
+  bool policy_given = false;
   std::string workspace_limit = "64MiB";
-  std::string total_workspace;
-  bool total_workspace_given = false;     // not given: WR only
+  bool workspace_limit_given = false;
+  std::string total_workspace;  // empty: WR only
+  bool total_workspace_given = false;
   std::string database;                   // empty: the default database (UCUDNN_DATABASE, ...)
   std::string exclude_algorithms;         // default UCUDNN_EXCLUDE_ALGORITHMS
   bool exclude_algorithms_given = false;  // even empty: it then clears the variable's
@@ -47,6 +50,8 @@ struct PlanningRequest {
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
   std::uint64_t workspace_limit = 0;
   std::optional<std::uint64_t> total_workspace;
+  // The three as given, or as the job's settings gave them: what an advised command repeats.
+  std::string policy_text, workspace_limit_text, total_workspace_text;
   AlgorithmExclusion excluded;
   // Where `excluded` came from, for messages: "--exclude-algorithms" or the variable.
   std::string excluded_by = "--exclude-algorithms";

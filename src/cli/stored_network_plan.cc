@@ -86,12 +86,21 @@ std::set<std::string> micro_kernel_texts(const std::vector<NetworkKernel>& kerne
 
 // The bench that measures what this plan needs, to paste: every option that changes what is
 // measured or stored.
-std::string bench_command_line(const PlanningOptions& o) {
-  std::vector<std::string> words = {
-      "ucudnn",    "bench",   "--network", o.network, "--batch",           std::to_string(o.batch),
-      "--backend", o.backend, "--policy",  o.policy,  "--workspace-limit", o.workspace_limit};
-  if (!o.total_workspace.empty())
-    words.insert(words.end(), {"--total-workspace", o.total_workspace});
+std::string bench_command_line(const PlanningOptions& o, const PlanningRequest& r) {
+  std::vector<std::string> words = {"ucudnn",
+                                    "bench",
+                                    "--network",
+                                    o.network,
+                                    "--batch",
+                                    std::to_string(o.batch),
+                                    "--backend",
+                                    o.backend,
+                                    "--policy",
+                                    r.policy_text,
+                                    "--workspace-limit",
+                                    r.workspace_limit_text};
+  if (!r.total_workspace_text.empty())
+    words.insert(words.end(), {"--total-workspace", r.total_workspace_text});
   if (!o.exclude_algorithms.empty())
     words.insert(words.end(), {"--exclude-algorithms", o.exclude_algorithms});
   if (!o.database.empty()) words.insert(words.end(), {"--database", o.database});
@@ -155,7 +164,7 @@ std::variant<StoredNetworkPlan, PlanUnavailable> read_network_plan(
       return PlanUnavailable{kFailure,
                              "no usable GPU here, and the database (" + database.description +
                                  ") has no cudnn results for these kernels: run `" +
-                                 bench_command_line(options) + "` on a GPU machine first"};
+                                 bench_command_line(options, request) + "` on a GPU machine first"};
     if (found.size() > 1) {
       std::string list;
       for (const auto& [text, count] : found)
@@ -190,8 +199,8 @@ std::variant<StoredNetworkPlan, PlanUnavailable> read_network_plan(
     // `bench` measures this machine: its command is advice for this machine's device only.
     std::string message;
     if (fingerprint_option.empty() || fingerprint_option == local_fingerprint()) {
-      message = missing_message(stored.kernels, missing) + "; run `" + bench_command_line(options) +
-                "` first";
+      message = missing_message(stored.kernels, missing) + "; run `" +
+                bench_command_line(options, request) + "` first";
       if (!others.empty())
         message +=
             " (the database has results of these kernels for other devices; choose one "

@@ -12,29 +12,11 @@
 #include "user_input/device_list.h"
 #include "user_input/duration.h"
 #include "user_input/setting_names.h"
+#include "user_input/setting_value.h"
 
 namespace ucudnn::shim {
 
 namespace {
-
-// The value of `name`, else of its alias, without the spaces around it (an environment file's
-// "on " means on); the name that was set comes back in `used`. Only spaces: unset.
-std::optional<std::string> lookup(const Environment& getenv, const char* name, const char* alias,
-                                  std::string& used) {
-  for (const char* candidate : {name, alias}) {
-    if (!candidate) continue;
-    const char* value = getenv(candidate);
-    if (!value) continue;
-    std::string_view text = value;
-    constexpr const char* kSpaces = " \t\r\n";  // an environment file's line ends too
-    const auto first = text.find_first_not_of(kSpaces);
-    if (first == std::string_view::npos) continue;
-    text = text.substr(first, text.find_last_not_of(kSpaces) - first + 1);
-    used = candidate;
-    return std::string(text);
-  }
-  return std::nullopt;
-}
 
 std::string rejected(const std::string& name, const std::string& value, const std::string& why,
                      const std::string& fallback) {
@@ -58,7 +40,7 @@ Settings read_settings(const Environment& getenv,
                        const std::function<void(const std::string&)>& warn) {
   Settings settings;
   std::string used;
-  if (const auto value = lookup(getenv, "UCUDNN_DISABLE", nullptr, used)) {
+  if (const auto value = setting_value(getenv, "UCUDNN_DISABLE", nullptr, used)) {
     if (const auto on = switch_value(*value)) {
       settings.disabled = *on;
     } else {
@@ -69,7 +51,7 @@ Settings read_settings(const Environment& getenv,
                     "1 (ucudnn off: the variable is set to turn it off)"));
     }
   }
-  if (const auto value = lookup(getenv, "UCUDNN_BATCH_SIZE_POLICY", nullptr, used)) {
+  if (const auto value = setting_value(getenv, "UCUDNN_BATCH_SIZE_POLICY", nullptr, used)) {
     if (auto policy = parse_batch_size_policy(*value))
       settings.policy = *policy;
     else
@@ -80,7 +62,7 @@ Settings read_settings(const Environment& getenv,
                    &settings.workspace_limit},
         std::tuple{"UCUDNN_TOTAL_WORKSPACE_SIZE", static_cast<const char*>(nullptr),
                    &settings.total_workspace}}) {
-    if (const auto value = lookup(getenv, name, alias, used)) {
+    if (const auto value = setting_value(getenv, name, alias, used)) {
       if (auto bytes = parse_byte_size(*value))
         *target = *bytes;
       else
@@ -92,19 +74,19 @@ Settings read_settings(const Environment& getenv,
   }
   // UCUDNN_DATABASE and UCUDNN_SYSTEM_DATABASE: the database library reads them itself
   // (db/default_store.h), so that the shim and the tool always agree.
-  if (const auto value = lookup(getenv, "UCUDNN_DATABASE_LOCK_TIMEOUT", nullptr, used)) {
+  if (const auto value = setting_value(getenv, "UCUDNN_DATABASE_LOCK_TIMEOUT", nullptr, used)) {
     if (auto timeout = parse_duration(*value))
       settings.database_lock_timeout = *timeout;
     else
       warn(rejected(used, *value, "is not a duration of at most an hour, such as 100ms or 2s",
                     "the default: 100ms"));
   }
-  if (const auto value = lookup(getenv, "UCUDNN_LOG_LEVEL", nullptr, used)) {
+  if (const auto value = setting_value(getenv, "UCUDNN_LOG_LEVEL", nullptr, used)) {
     if (!parse_log_level(*value, settings.log_level))
       warn(rejected(used, *value, "is not error, warning, info or debug (or 0 to 3)",
                     "the default: warning"));
   }
-  if (const auto value = lookup(getenv, "UCUDNN_BENCHMARK_REPEATS", nullptr, used)) {
+  if (const auto value = setting_value(getenv, "UCUDNN_BENCHMARK_REPEATS", nullptr, used)) {
     char* end = nullptr;
     const long repeats = std::strtol(value->c_str(), &end, 10);
     if (*end == '\0' && repeats >= 1 && repeats <= 1000)
@@ -112,13 +94,13 @@ Settings read_settings(const Environment& getenv,
     else
       warn(rejected(used, *value, "is not a count from 1 to 1000", "the default: 3"));
   }
-  if (const auto value = lookup(getenv, "UCUDNN_BENCHMARK_IN", nullptr, used)) {
+  if (const auto value = setting_value(getenv, "UCUDNN_BENCHMARK_IN", nullptr, used)) {
     if (equals_ignoring_case(*value, "find"))
       settings.benchmark_in_find_only = true;
     else if (!equals_ignoring_case(*value, "get"))
       warn(rejected(used, *value, "is not get or find", "the default: get"));
   }
-  if (const auto value = lookup(getenv, "UCUDNN_HYBRID", nullptr, used)) {
+  if (const auto value = setting_value(getenv, "UCUDNN_HYBRID", nullptr, used)) {
     const auto on = switch_value(*value);
     if (equals_ignoring_case(*value, "auto")) {
       settings.hybrid = Hybrid::kAuto;
@@ -134,7 +116,7 @@ Settings read_settings(const Environment& getenv,
     } else
       warn(rejected(used, *value, "is not off, auto or on", "the default: off"));
   }
-  if (const auto value = lookup(getenv, "UCUDNN_EXCLUDE_ALGORITHMS", nullptr, used)) {
+  if (const auto value = setting_value(getenv, "UCUDNN_EXCLUDE_ALGORITHMS", nullptr, used)) {
     std::vector<std::string> unreadable;
     settings.excluded = AlgorithmExclusion::parse_leniently(*value, unreadable);
     for (const auto& entry : unreadable)
@@ -155,25 +137,26 @@ Settings read_settings(const Environment& getenv,
              "hybrid off it excludes nothing");
     }
   }
-  if (const auto value = lookup(getenv, "UCUDNN_GRAPH_PLANS", nullptr, used)) {
+  if (const auto value = setting_value(getenv, "UCUDNN_GRAPH_PLANS", nullptr, used)) {
     if (equals_ignoring_case(*value, "ucudnn"))
       settings.compare_application_plans = false;
     else if (!equals_ignoring_case(*value, "compare"))
       warn(rejected(used, *value, "is not compare or ucudnn", "the default: compare"));
   }
-  if (const auto value = lookup(getenv, "UCUDNN_CANDIDATES", nullptr, used)) {
+  if (const auto value = setting_value(getenv, "UCUDNN_CANDIDATES", nullptr, used)) {
     if (equals_ignoring_case(*value, "algorithms"))
       settings.engine_candidates = false;
     else if (!equals_ignoring_case(*value, "engines"))
       warn(rejected(used, *value, "is not engines or algorithms", "the default: engines"));
   }
-  if (const auto value = lookup(getenv, "UCUDNN_KNOB_VARIANTS", nullptr, used)) {
+  if (const auto value = setting_value(getenv, "UCUDNN_KNOB_VARIANTS", nullptr, used)) {
     if (const auto on = switch_value(*value))
       settings.knob_variants = *on;
     else
       warn(rejected(used, *value, kSwitchValues, "the default: off"));
   }
-  if (const auto value = lookup(getenv, "UCUDNN_DEVICES", "UCUDNN_BENCHMARK_DEVICES", used)) {
+  if (const auto value =
+          setting_value(getenv, "UCUDNN_DEVICES", "UCUDNN_BENCHMARK_DEVICES", used)) {
     if (auto devices = parse_device_list(*value))
       settings.devices = *devices;
     else

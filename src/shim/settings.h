@@ -49,6 +49,7 @@
 #include "core/algorithm_exclusion.h"
 #include "core/batch_size_policy.h"
 #include "shim/log.h"
+#include "user_input/setting_value.h"
 
 namespace ucudnn::shim {
 
@@ -75,8 +76,6 @@ struct Settings {
   std::optional<std::vector<int>> devices;  // as given (nullopt: "all", or unset); bench's only
   LogLevel log_level = LogLevel::kWarning;
 };
-
-using Environment = std::function<const char*(const char*)>;
 
 // Reads every variable through `getenv` (tests pass their own); problems go to `warn`.
 // Pure: applies nothing.

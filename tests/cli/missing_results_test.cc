@@ -90,6 +90,17 @@ TEST_F(CliTest, AJobsSettingsAreThePlanningDefaults) {
             std::string::npos)
       << given.err;
   EXPECT_EQ(given.err.find("UCUDNN_WORKSPACE_LIMIT's"), std::string::npos) << given.err;
+  // Read as the shim reads them: the alias where the name is blank, spaces and line ends around a
+  // value (an environment file's) no part of it.
+  const auto as_the_shim = run(plan, {{"UCUDNN_WORKSPACE_LIMIT", " "},
+                                      {"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "1GiB"},
+                                      {"UCUDNN_BATCH_SIZE_POLICY", "all\r\n"}});
+  EXPECT_NE(as_the_shim.err.find("--policy all --workspace-limit 1GiB --database"),
+            std::string::npos)
+      << as_the_shim.err;
+  EXPECT_NE(as_the_shim.err.find("--workspace-limit 1GiB is UCUDNN_DEFAULT_WORKSPACE_LIMIT's"),
+            std::string::npos)
+      << as_the_shim.err;
   const auto bad = run(plan, {{"UCUDNN_WORKSPACE_LIMIT", "lots"}});
   EXPECT_EQ(bad.status, 2) << describe(bad);
   EXPECT_NE(bad.err.find("ucudnn plan: UCUDNN_WORKSPACE_LIMIT (--workspace-limit's default): "),

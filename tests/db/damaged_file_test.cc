@@ -170,8 +170,7 @@ TEST(DamagedFile, ABinaryFileOfTheUsersIsLeftAlone) {
   std::string bytes = "PK\x03\x04";
   for (int i = 0; i < 5000; ++i) bytes += static_cast<char>(i * 7 % 256);
   write_file(path, bytes);
-  expect_left_alone(folder, path,
-                    "its .lock file does not say that a ucudnn database has been there");
+  expect_left_alone(folder, path, "nothing beside it says that a ucudnn database has been there");
   EXPECT_FALSE(db::FileLease::database_was_held(path));
   EXPECT_FALSE(std::filesystem::exists(path + ".lock")) << "nothing made beside the user's file";
   // Zeros are what a crash leaves, and a SQLite header with bad fields is a database's: damage,

@@ -1,0 +1,18 @@
+#pragma once
+// A setting's value as the environment gives it, read one way by the shim and by the tool (whose
+// planning options take a job's settings as their defaults): the value of its name, else of its
+// alias, without the spaces around it (an environment file's "on " means on, and its line end is
+// none of the value); a value of spaces alone is unset.
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace ucudnn {
+
+using Environment = std::function<const char*(const char*)>;
+
+// `used` gets the name that was set (the name or the alias), for messages.
+std::optional<std::string> setting_value(const Environment& getenv, const char* name,
+                                         const char* alias, std::string& used);
+
+}  // namespace ucudnn
