@@ -21,8 +21,9 @@
 #   6. beside a profiler: PyTorch convolutions (graph and legacy API) under ucudnn-run inside
 #      `nsys profile --trace=cuda,cudnn` (nsys from PATH, else found under /usr/local/cuda* or
 #      /opt/nvidia, Nsight Compute's folder included): same results as without either, and
-#      what nsys left (a report, or only its raw capture); ucudnn-run without its auditor
-#      (UCUDNN_RUN_AUDIT=0, as README advises under nsys), then with it.
+#      what nsys left (a report, or only its raw capture); the preload alone
+#      (UCUDNN_RUN_AUDIT=0), ucudnn-run as users run it (the auditor left out inside nsys), and
+#      the auditor asked for.
 # Each part says what it could not run; the exit status is nonzero when a part fails. The parts
 # live in scripts/gpu-validate/, a file each (part 5 in three), with the helpers in common.sh.
 # Settings, for a lent machine whose time is short:
@@ -32,10 +33,10 @@
 #                              fp32 on the graph API (PyTorch's default; the legacy API only in the
 #                              full run), each alone and at 1 GiB (fp32 also at 64 MiB), no
 #                              cudnn.benchmark run (GPU_VALIDATE_WARMUP) nor UCUDNN_DISABLE run,
-#                              pressure at 8 MiB only: about 3 minutes on an H200 by the runs
-#                              timed there (about 12 s a run alone, 30 s for ucudnn's first run of
-#                              a precision, which measures its kernels in an empty database); each
-#                              part prints what it took
+#                              pressure at 8 MiB only: part 5 alone (GPU_PARTS=5 with
+#                              gpu-validate-packed.sh) took 166 s on an H200 (11-30), 173 s with
+#                              unpacking, ucudnn's first run of each precision measuring its
+#                              kernels in an empty database; each part prints what it took
 #   GPU_VALIDATE_PARTS="1 3 2 4"  which parts, in which order (default 1 2 3 4 5 6)
 #   GPU_VALIDATE_DEADLINE=<epoch seconds>  no step runs past it: each is stopped there, and a
 #                              step that would start with under 10 s left is skipped, saying so
@@ -60,6 +61,8 @@
 #                              APIs, and the most one run inside nsys may take (a run still
 #                              without a result then is described before it is stopped:
 #                              nsys-*.stuck.txt)
+#   GPU_VALIDATE_NSYS_AUDIT="0 default 1"  part 6's UCUDNN_RUN_AUDIT values ("default": unset)
+#   GPU_VALIDATE_NSYS_AFTER_S=20  how long nsys is left to write after the application's result
 #   GPU_VALIDATE_WARMUP=1       part 5 with a run of PyTorch alone under cudnn.benchmark, whose
 #                              warm-up ucudnn's first run (empty database) is held against
 #                              (default: 1, quick 0)
