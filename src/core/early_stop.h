@@ -1,12 +1,14 @@
 #pragma once
 // When a benchmarker stops measuring a candidate early, for every backend: measuring costs
 // mostly the running of slow candidates (on an H200, ResNet-50's bf16 configurations over 3x the
-// fastest of their shape took 94% of the GPU time of measuring). Beside the fastest candidate
-// measured at the same kernel and micro-batch that needs no more workspace (so that the one
-// stopped is dominated at every limit), a candidate stops at its warm-up run (timed) where that
-// is over `hopeless_factor` times the fastest and `hopeless_margin_ms` more (no first run's
-// loading explains that), else at its first timed run where that is over `slow_factor` times the
-// fastest; the runs taken are its measurement. slow_factor = 0: every candidate takes every run.
+// fastest of their shape took 94% of the GPU time of measuring). A candidate stops at its
+// warm-up run (timed) where that is over `hopeless_factor` times the fastest candidate measured
+// at the same kernel and micro-batch within the measuring's limit, and `hopeless_margin_ms` more
+// (no first run's loading explains that; on an H200, bf16 ResNet-50's configurations over 100x
+// the fastest, most needing less workspace than it and so never dominated, took 84% of the GPU
+// time of measuring); else at its first timed run where that is over `slow_factor` times the
+// fastest that needs no more workspace (so that the one stopped is dominated at every limit).
+// The runs taken are its measurement. slow_factor = 0: every candidate takes every run.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -28,8 +30,9 @@ class EarlyStop {
   explicit EarlyStop(EarlyStopRule rule = {}) : rule_(rule) {}
 
   // The fastest measured at `shape` (a kernel's text and a micro-batch) among candidates that
-  // need at most `bytes`; nullopt where none did, or the rule never stops: the candidate then
-  // takes every run.
+  // need at most `bytes` (the candidate's own workspace for the slow rule, at least the
+  // measuring's limit for the hopeless one); nullopt where none did, or the rule never stops:
+  // the candidate then takes every run.
   std::optional<double> bound(const std::pair<std::string, std::int64_t>& shape,
                               std::uint64_t bytes) const;
   // Whether a candidate stops at its warm-up run of `ms`, or at its first timed run of `ms`.

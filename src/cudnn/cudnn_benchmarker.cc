@@ -300,19 +300,24 @@ std::optional<Measurement> CudnnBenchmarker::time(const KernelKey& kernel,
     early_stop_.measured(shape, bytes, m.time_ms);
     return m;
   };
-  // The fastest candidate of this shape that needs no more workspace: one stopped early is
-  // dominated by it (slower, and more workspace), at every limit.
+  // The fastest candidate of this shape that needs no more workspace: one stopped at its first
+  // timed run is dominated by it (slower, and more workspace), at every limit.
   const std::optional<double> bound = early_stop_.bound(shape, bytes);
+  // The fastest this measuring may choose (within its limit): one hopeless beside it stops at
+  // its warm-up run, however little workspace it needs, and that run is its measurement (a
+  // tighter limit's plan reads it: a single run of such a kernel is within a few percent).
+  const std::optional<double> fastest =
+      early_stop_.bound(shape, std::max<std::uint64_t>(bytes, options_.workspace_limit));
   std::vector<double> times;
   for (int i = 0; i < options_.warmup; ++i) {
-    if (i > 0 || !bound) {
+    if (i > 0 || !fastest) {
       if (!run()) return failed_run();
       continue;
     }
     if (!timed(1, times)) return failed_run();
     const double first = times.front();
     times.clear();
-    if (early_stop_.hopeless(first, *bound)) return measured({first}, true);
+    if (early_stop_.hopeless(first, *fastest)) return measured({first}, true);
   }
   const int repeats = std::max(1, options_.repeats);
   if (!timed(bound ? 1 : repeats, times)) return failed_run();

@@ -216,13 +216,26 @@ TEST(EngineCandidates, ACandidateFarSlowerThanTheFastestAtItsShapeStopsEarly) {
   cudnn::GpuBenchmarkOptions off = slow_only;
   off.early_stop.slow_factor = 0;
   EXPECT_EQ(runs(off, true), std::make_pair(4, 3)) << "slow_factor 0: every run";
-  // However slow, one that needs less workspace than the fast one takes every run.
+  // One that needs less workspace than the fast one is no slower than it at a tight limit: the
+  // slow rule never stops it. The hopeless one does, where the fast one is within the limit it
+  // is measured under (a limit below the fast one's workspace measures the fast one not at all).
+  EXPECT_GT(all[lean].time_ms, 1.01 * fast_ms);
   cudnn::GpuBenchmarkOptions eager;
+  eager.early_stop.hopeless_factor = all[lean].time_ms / fast_ms * 2;
+  eager.early_stop.slow_factor = 1.01;
+  EXPECT_EQ(runs_of(lean, eager, true), std::make_pair(4, 3)) << lean << " beside " << fast;
   eager.early_stop.hopeless_factor = 1.01;
   eager.early_stop.hopeless_margin_ms = 0;
-  eager.early_stop.slow_factor = 1.01;
-  EXPECT_GT(all[lean].time_ms, 1.01 * fast_ms);
-  EXPECT_EQ(runs_of(lean, eager, true), std::make_pair(4, 3)) << lean << " beside " << fast;
+  EXPECT_EQ(runs_of(lean, eager, true), std::make_pair(1, 1)) << lean << " beside " << fast;
+  eager.workspace_limit = all[lean].workspace_bytes;
+  {
+    cudnn::CudnnBenchmarker limited(cudnn::cudnn_api(), cudnn::cuda_runtime(), handle,
+                                    DeviceFingerprint{}, eager);
+    EXPECT_THROW(limited.benchmark(kernel, fast, batch), WorkspaceOverLimit);
+    const auto m = limited.benchmark(kernel, lean, batch);
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->repeats, 3) << "nothing within the limit measured before it";
+  }
   // Another micro-batch's fastest is no bound at this one.
   cudnn::CudnnBenchmarker device(cudnn::cudnn_api(), cudnn::cuda_runtime(), handle,
                                  DeviceFingerprint{}, slow_only);
