@@ -18,6 +18,8 @@ describe_stuck() {
     frontier=$(echo $children)
     pids="$pids $frontier"
   done
+  # Each once: a process found by its command line is often also a child of another.
+  pids=$(printf '%s\n' $pids | sort -un)
   for p in $pids; do
     [ -r "/proc/$p/stat" ] || continue
     echo "process $p ($(cat /proc/$p/comm 2>/dev/null)), state $(sed 's/.*) //' /proc/$p/stat | cut -d' ' -f1)"
@@ -70,7 +72,7 @@ nsys_run() {
       timeout 80 bash -c "$(declare -f describe_stuck); describe_stuck '$pid $(pgrep -f "$result" | tr '\n' ' ')'" > "$out/$label.stuck.txt" 2>&1
       head -n 150 "$out/$label.stuck.txt" | sed 's/^/     /'
       [ -n "${GPU_VALIDATE_LOGS:-}" ] && cp "$out/$label.stuck.txt" "$GPU_VALIDATE_LOGS/"
-      kill -TERM $pid 2>/dev/null
+      kill -TERM $pid $(pgrep -f "$result") 2>/dev/null
       break
     fi
     sleep 1
@@ -113,18 +115,19 @@ part_6() {
     local audit label
     for audit in ${GPU_VALIDATE_NSYS_AUDIT:-0 default 1}; do
       label="nsys-$api-auditor-$audit"
-      rm -f "$out/shim.pt"
+      # A result of its own: an application a stopped run left behind cannot write it.
+      local result="$out/$label.pt"
       (
         [ "$audit" = default ] && unset UCUDNN_RUN_AUDIT || export UCUDNN_RUN_AUDIT=$audit
         UCUDNN_DATABASE="$out/ucudnn.db" UCUDNN_WORKSPACE_LIMIT=64MiB UCUDNN_LOG_LEVEL=info \
-          nsys_run "$label" "$out/shim.pt" scripts/ucudnn-run python3 \
-          scripts/torch_conv_check.py run --api $api --out "$out/shim.pt"
+          nsys_run "$label" "$result" scripts/ucudnn-run python3 \
+          scripts/torch_conv_check.py run --api $api --out "$result"
       )
       grep -E '^environment inside nsys|^ucudnn-run:|came back into ucudnn' "$out/$label.txt" | cut -c1-240 | sed 's/^/     /'
       echo "   UCUDNN_RUN_AUDIT=$audit: kernels planned: $(grep -c 'plan within' "$out/$label.txt"), graph plans ucudnn ran: $(grep -c "plan runs ucudnn's micro-batches" "$out/$label.txt")"
-      if [ -f "$out/shim.pt" ]; then
-        python3 scripts/torch_conv_check.py compare "$out/base.pt" "$out/shim.pt" || status=1
-      elif [ "$audit" = 1 ]; then
+      if [ -f "$result" ]; then
+        python3 scripts/torch_conv_check.py compare "$out/base.pt" "$result" || status=1
+      elif [[ "${audit,,}" =~ ^(1|on|true|yes)$ ]]; then
         # Known (README, "Under Nsight Systems"): reported, not a failure of what users run.
         echo "   the application under ucudnn with the auditor asked for inside nsys left no result"
       else

@@ -303,11 +303,11 @@ std::optional<Measurement> CudnnBenchmarker::time(const KernelKey& kernel,
   // The fastest candidate of this shape that needs no more workspace: one stopped at its first
   // timed run is dominated by it (slower, and more workspace), at every limit.
   const std::optional<double> bound = early_stop_.bound(shape, bytes);
-  // The fastest this measuring may choose (within its limit): one hopeless beside it stops at
-  // its warm-up run, however little workspace it needs, and that run is its measurement (a
-  // tighter limit's plan reads it: a single run of such a kernel is within a few percent).
+  // The fastest measured at this shape: every candidate measured is within this measuring's
+  // limit (one over it is refused above). One hopeless beside it stops after its warm-up run,
+  // however little workspace it needs.
   const std::optional<double> fastest =
-      early_stop_.bound(shape, std::max<std::uint64_t>(bytes, options_.workspace_limit));
+      early_stop_.bound(shape, std::numeric_limits<std::uint64_t>::max());
   std::vector<double> times;
   for (int i = 0; i < options_.warmup; ++i) {
     if (i > 0 || !fastest) {
@@ -317,7 +317,12 @@ std::optional<Measurement> CudnnBenchmarker::time(const KernelKey& kernel,
     if (!timed(1, times)) return failed_run();
     const double first = times.front();
     times.clear();
-    if (early_stop_.hopeless(first, *fastest)) return measured({first}, true);
+    if (!early_stop_.hopeless(first, *fastest)) continue;
+    // Dominated, its warm-up run is its measurement. Else a tighter limit's plan may choose it,
+    // and reads its time: one timed run, past what a first run loads.
+    if (bound && early_stop_.hopeless(first, *bound)) return measured({first}, true);
+    if (!timed(1, times)) return failed_run();
+    return measured(std::move(times), true);
   }
   const int repeats = std::max(1, options_.repeats);
   if (!timed(bound ? 1 : repeats, times)) return failed_run();
@@ -353,7 +358,7 @@ std::optional<Measurement> CudnnBenchmarker::benchmark_engine(const KernelKey& k
                             return plan->execute(handle_, buffers, workspace);
                           });
   // The plans of a measured candidate are the ones its executor runs at this shape, where a
-  // limit may choose it (one stopped early never: it is beaten at every limit).
+  // limit may choose it (one that another beats with no more workspace never).
   if (measurement && options_.kept_plans)
     options_.kept_plans->keep_measured(shape, engine, measurement->time_ms,
                                        measurement->workspace_bytes, std::move(plan),

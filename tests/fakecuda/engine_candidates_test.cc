@@ -217,8 +217,9 @@ TEST(EngineCandidates, ACandidateFarSlowerThanTheFastestAtItsShapeStopsEarly) {
   off.early_stop.slow_factor = 0;
   EXPECT_EQ(runs(off, true), std::make_pair(4, 3)) << "slow_factor 0: every run";
   // One that needs less workspace than the fast one is no slower than it at a tight limit: the
-  // slow rule never stops it. The hopeless one does, where the fast one is within the limit it
-  // is measured under (a limit below the fast one's workspace measures the fast one not at all).
+  // slow rule never stops it. The hopeless one does, after one timed run (a tighter limit's plan
+  // reads its time), where the fast one is within the limit it is measured under (a limit below
+  // the fast one's workspace measures the fast one not at all).
   EXPECT_GT(all[lean].time_ms, 1.01 * fast_ms);
   cudnn::GpuBenchmarkOptions eager;
   eager.early_stop.hopeless_factor = all[lean].time_ms / fast_ms * 2;
@@ -226,7 +227,7 @@ TEST(EngineCandidates, ACandidateFarSlowerThanTheFastestAtItsShapeStopsEarly) {
   EXPECT_EQ(runs_of(lean, eager, true), std::make_pair(4, 3)) << lean << " beside " << fast;
   eager.early_stop.hopeless_factor = 1.01;
   eager.early_stop.hopeless_margin_ms = 0;
-  EXPECT_EQ(runs_of(lean, eager, true), std::make_pair(1, 1)) << lean << " beside " << fast;
+  EXPECT_EQ(runs_of(lean, eager, true), std::make_pair(2, 1)) << lean << " beside " << fast;
   eager.workspace_limit = all[lean].workspace_bytes;
   {
     cudnn::CudnnBenchmarker limited(cudnn::cudnn_api(), cudnn::cuda_runtime(), handle,
