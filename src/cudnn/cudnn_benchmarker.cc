@@ -39,18 +39,36 @@ std::vector<std::string> CudnnBenchmarker::algorithms(const KernelKey& kernel) {
     KnobRangesRead knob_ranges;
     // `c`, and where it is over the limit its smaller-workspace knob values.
     const auto add = [&](const EngineConfiguration& c) {
-      engines.add(c, kernel, options_);
+      const bool added = engines.add(c, kernel, options_);
       if (options_.knob_variants_over && c.workspace_bytes > *options_.knob_variants_over)
         for (auto& variant :
              smaller_workspace_variants(c.name, workspace_knobs(kernel, c.name, knob_ranges)))
           engines.add({std::move(variant), c.notes, 0}, kernel, options_);
+      return added;
     };
-    for (const auto& c : offered(kernel)) add(c);
+    std::size_t fitting = 0;
+    std::vector<std::string> left_out;
+    for (const auto& c : offered(kernel)) {
+      // Only a micro-batch can run one over the limit; an excluded one is never measured.
+      const bool counts =
+          c.workspace_bytes <= options_.workspace_limit &&
+          !(options_.excluded && options_.excluded->excludes(backend_name(), c.name.to_string()));
+      if (counts && options_.benchmark_limit && fitting >= options_.benchmark_limit) {
+        if (allowed(c.notes, kernel.problem.math_type, options_.deterministic_only))
+          left_out.push_back(c.name.to_string());
+        continue;
+      }
+      if (add(c) && counts) ++fitting;
+    }
     if (engines.names.empty()) {
       engines.names = algorithm_names(kernel.operation);
       engines.largest_workspace = largest_legacy_workspace(kernel);
     }
     for (const auto& c : options_.application_engines) add(c);
+    engines.beyond_limit = static_cast<std::size_t>(
+        std::count_if(left_out.begin(), left_out.end(), [&](const std::string& name) {
+          return std::find(engines.names.begin(), engines.names.end(), name) == engines.names.end();
+        }));
     found = engines_.emplace(key, std::move(engines)).first;
   }
   return found->second.names;
@@ -99,14 +117,20 @@ std::vector<KnobRange> CudnnBenchmarker::workspace_knobs(const KernelKey& kernel
   return ranges;
 }
 
-void CudnnBenchmarker::Engines::add(const EngineConfiguration& c, const KernelKey& kernel,
+std::size_t CudnnBenchmarker::beyond_benchmark_limit(const KernelKey& kernel) const {
+  const auto found = engines_.find(kernel.to_string());
+  return found == engines_.end() ? 0 : found->second.beyond_limit;
+}
+
+bool CudnnBenchmarker::Engines::add(const EngineConfiguration& c, const KernelKey& kernel,
                                     const GpuBenchmarkOptions& options) {
-  if (!allowed(c.notes, kernel.problem.math_type, options.deterministic_only)) return;
+  if (!allowed(c.notes, kernel.problem.math_type, options.deterministic_only)) return false;
   const std::string name = c.name.to_string();
-  if (std::find(names.begin(), names.end(), name) != names.end()) return;
+  if (std::find(names.begin(), names.end(), name) != names.end()) return false;
   names.push_back(name);
   if (c.workspace_bytes <= options.workspace_limit)
     largest_workspace = std::max<std::size_t>(largest_workspace, c.workspace_bytes);
+  return true;
 }
 
 namespace {

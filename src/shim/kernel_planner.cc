@@ -132,6 +132,15 @@ class AllowedCandidates {
   std::optional<ExcludingBenchmarker> allowed_;
 };
 
+// What UCUDNN_BENCHMARK_LIMIT left out of a kernel's measuring, for its log line.
+std::string beyond_limit(const cudnn::CudnnBenchmarker& device, const KernelKey& kernel) {
+  const std::size_t left_out = device.beyond_benchmark_limit(kernel);
+  if (left_out == 0) return "";
+  return "; " + std::to_string(left_out) +
+         " configurations within the limit after the heuristics' first " +
+         "UCUDNN_BENCHMARK_LIMIT were not candidates";
+}
+
 // Online, the first run of a job waits for what is measured: only what could win (`pruning`).
 // `excluded_all`, where given, says why an exclusion left the kernel no candidate.
 MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::uint64_t limit,
@@ -149,6 +158,8 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
   // WR plans only: their mode says whether variants were candidates (core/plan_mode.h).
   if (context.knob_variants && pruning == Pruning::kFastest) options.knob_variants_over = limit;
   options.deterministic_only = context.deterministic_only;
+  options.benchmark_limit = context.benchmark_limit;
+  options.excluded = context.excluded;
   if (context.application_engines)
     options.application_engines = context.application_engines->of(kernel.to_string());
   options.heuristics = context.heuristics;
@@ -165,7 +176,7 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
     log(LogLevel::kInfo, "benchmarked " + std::to_string(stored.measurements_taken()) +
                              " (algorithm, micro-batch) pairs of " + kernel.to_string() + " (" +
                              ran_and_the_others(stored) + "); " + std::to_string(table.pruned) +
-                             " could not win and were skipped");
+                             " could not win and were skipped" + beyond_limit(device, kernel));
   return table;
 }
 

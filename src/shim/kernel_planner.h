@@ -65,6 +65,9 @@ struct PlannerContext {
   bool deterministic_only = false;
   // UCUDNN_CANDIDATES: cuDNN's engine configurations (else its legacy algorithms).
   bool engine_candidates = true;
+  // UCUDNN_BENCHMARK_LIMIT: at most this many configurations within the limit at the full batch
+  // per kernel, the heuristics' first (cudnn/cudnn_benchmarker.h); 0: all.
+  std::size_t benchmark_limit = 0;
   // UCUDNN_KNOB_VARIANTS: in a WR plan, a configuration over the limit also offers its
   // smaller-workspace knob values (core/knob_variants.h); the plan's mode says so.
   bool knob_variants = false;

@@ -94,6 +94,15 @@ Settings read_settings(const Environment& getenv,
     else
       warn(rejected(used, *value, "is not a count from 1 to 1000", "the default: 3"));
   }
+  if (const auto value = setting_value(getenv, "UCUDNN_BENCHMARK_LIMIT", nullptr, used)) {
+    char* end = nullptr;
+    const long limit = std::strtol(value->c_str(), &end, 10);
+    if (!value->empty() && *end == '\0' && limit >= 0 && limit <= 100000)
+      settings.benchmark_limit = static_cast<std::size_t>(limit);
+    else
+      warn(rejected(used, *value, "is not a count from 0 (every configuration) to 100000",
+                    "the default: 10"));
+  }
   if (const auto value = setting_value(getenv, "UCUDNN_BENCHMARK_IN", nullptr, used)) {
     if (equals_ignoring_case(*value, "find"))
       settings.benchmark_in_find_only = true;

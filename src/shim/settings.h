@@ -33,6 +33,10 @@
 //                                 configurations cuDNN's heuristics offer (modes A, B and the
 //                                 fallback list), run as execution plans; algorithms: the
 //                                 legacy algorithms, run as legacy calls
+//   UCUDNN_BENCHMARK_LIMIT        N: of the engine configurations offered for a kernel whose
+//                                 workspace at the full batch fits the limit, the heuristics'
+//                                 first N are measured (10, as PyTorch's benchmark_limit; the
+//                                 application's own and those over the limit always); 0: all
 //   UCUDNN_KNOB_VARIANTS          on: where a configuration the heuristics offer needs more
 //                                 workspace than the limit at the full batch, the same engine
 //                                 with smaller split-K knob values is a candidate too
@@ -40,6 +44,7 @@
 //   UCUDNN_DEVICES                GPUs for offline benchmarking (`ucudnn bench`): "all" or
 //                                 "0,1,..."; alias UCUDNN_BENCHMARK_DEVICES (µ-cuDNN's)
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -64,6 +69,7 @@ struct Settings {
   std::optional<std::uint64_t> total_workspace;  // set: WD
   std::chrono::milliseconds database_lock_timeout{100};
   int benchmark_repeats = 3;
+  std::size_t benchmark_limit = 10;  // UCUDNN_BENCHMARK_LIMIT; 0: every configuration
   bool benchmark_in_find_only = false;
   Hybrid hybrid = Hybrid::kOff;
   AlgorithmExclusion excluded;

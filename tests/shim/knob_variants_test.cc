@@ -59,18 +59,12 @@ TEST_F(EndToEnd, KnobVariantsFitWhereTheHeuristicsChoiceDoesNotAndRunFaster) {
   const std::string cap = std::to_string(64 * 1024);
   const ProgramRun alone = baseline({"--workspace-limit", cap});
   auto run_with = [&](const char* variants, const char* database) {
-    return preloaded({"--workspace-limit", cap}, {{"UCUDNN_WORKSPACE_LIMIT", cap},
-                                                  {"UCUDNN_DATABASE", folder_.file(database)},
-                                                  {"UCUDNN_LOG_LEVEL", "info"},
-                                                  {"UCUDNN_KNOB_VARIANTS", variants},
-                                                  {"FAKECUDA_HEURISTICS_FASTEST_SPLIT", "1"}});
+    return preloaded_like(
+        alone, cap, database,
+        {{"UCUDNN_KNOB_VARIANTS", variants}, {"FAKECUDA_HEURISTICS_FASTEST_SPLIT", "1"}});
   };
   const ProgramRun without = run_with("off", "without.db");
   const ProgramRun with = run_with("on", "with.db");
-  expect_ran_on_doubles(without);
-  expect_ran_on_doubles(with);
-  expect_same_results(alone, without);
-  expect_same_results(alone, with);
   EXPECT_EQ(plans_with_fewer_buffers(without.process.err), 0) << without.process.err;
   EXPECT_GT(plans_with_fewer_buffers(with.process.err), 0) << with.process.err;
   ASSERT_FALSE(with.iteration_ms.empty());

@@ -1,11 +1,10 @@
 // What a kernel's planning costs the host, on the example program (examples/conv_network) under
 // the preload on the cuDNN/CUDA test doubles: a finalization that compiles is counted and named
 // in the exit line, each execution plan a kernel runs is finalized once (the executor takes
-// the plan measuring or a stored plan's check finalized: cudnn/finalized_plans.h), and a
-// kernel's planning is saved to the database in one transaction.
+// the plan measuring or a stored plan's check finalized: cudnn/finalized_plans.h), a kernel's
+// planning is saved to the database in one transaction, and UCUDNN_BENCHMARK_LIMIT measures the
+// heuristics' first configurations within the limit only.
 #include <gtest/gtest.h>
-
-#include <sqlite3.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -15,6 +14,7 @@
 #include "end_to_end_fixture.h"
 #include "example_program.h"
 #include "measuring_line.h"
+#include "support/sqlite_count.h"
 #include "support/sqlite_header.h"
 
 namespace ucudnn {
@@ -92,6 +92,38 @@ TEST_F(EndToEnd, EachPlanThatRunsIsFinalizedOnce) {
       << "the later run finalized each plan that runs once, checking it";
 }
 
+// The most configurations a kernel of the database at `path` had measured at the example's full
+// batch (16 images) within `limit`.
+int most_measured_at_the_full_batch(const std::string& path, std::uint64_t limit) {
+  return testing::sqlite_number(
+      path,
+      "SELECT max(n) FROM (SELECT count(*) AS n FROM measurements WHERE micro_batch = 16 AND "
+      "status = 'supported' AND workspace_bytes <= " +
+          std::to_string(limit) + " GROUP BY kernel_key)");
+}
+
+// UCUDNN_BENCHMARK_LIMIT: of what fits the limit at the full batch, the heuristics' first N are
+// measured (PyTorch's cudnn.benchmark times the first 10): a first run measures less, and its
+// plans compute the program's results.
+TEST_F(EndToEnd, TheBenchmarkLimitMeasuresTheHeuristicsFirstWithinTheLimit) {
+  const std::uint64_t limit = 64ull << 20;  // everything the doubles offer fits
+  const auto cap = std::to_string(limit);
+  const ProgramRun alone = baseline({"--workspace-limit", cap});
+  const ProgramRun every =
+      preloaded_like(alone, cap, "every.db", {{"UCUDNN_BENCHMARK_LIMIT", "0"}});
+  const ProgramRun first =
+      preloaded_like(alone, cap, "first.db", {{"UCUDNN_BENCHMARK_LIMIT", "1"}});
+  const auto every_line = measuring_line(every.process.err);
+  const auto first_line = measuring_line(first.process.err);
+  ASSERT_TRUE(every_line) << every.process.err;
+  ASSERT_TRUE(first_line) << first.process.err;
+  EXPECT_LT(first_line->pairs, every_line->pairs);
+  EXPECT_GT(most_measured_at_the_full_batch(folder_.file("every.db"), limit), 1);
+  EXPECT_EQ(most_measured_at_the_full_batch(folder_.file("first.db"), limit), 1);
+  EXPECT_NE(first.process.err.find("were not candidates"), std::string::npos) << first.process.err;
+  EXPECT_EQ(every.process.err.find("were not candidates"), std::string::npos) << every.process.err;
+}
+
 // Each transaction on the database file is a synchronous commit (milliseconds): a kernel's
 // planning saves its measurements and its plan in one, not one per measurement.
 TEST_F(EndToEnd, AKernelsPlanningIsSavedInOneTransaction) {
@@ -108,20 +140,7 @@ TEST_F(EndToEnd, AKernelsPlanningIsSavedInOneTransaction) {
   EXPECT_EQ(count_of(run.process.err, "] plan within "), kernels) << run.process.err;
   ASSERT_EQ(measured_kernels, kernels) << run.process.err;
   ASSERT_GT(pairs, 3 * kernels);
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open_v2(database_path().c_str(), &db, SQLITE_OPEN_READONLY, nullptr),
-            SQLITE_OK);
-  auto rows = [&](const char* sql) {
-    int count = -1;
-    sqlite3_exec(
-        db, sql,
-        [](void* out, int, char** values, char**) {
-          *static_cast<int*>(out) = std::atoi(values[0]);
-          return 0;
-        },
-        &count, nullptr);
-    return count;
-  };
+  const auto rows = [&](const char* sql) { return testing::sqlite_number(database_path(), sql); };
   // Every pair timed is saved, and those cuDNN refused; not those over the limit (never run).
   const auto line = measuring_line(run.process.err);
   ASSERT_TRUE(line) << run.process.err;
@@ -131,7 +150,6 @@ TEST_F(EndToEnd, AKernelsPlanningIsSavedInOneTransaction) {
   EXPECT_GE(saved, line->pairs);
   EXPECT_LE(saved, pairs);
   EXPECT_EQ(rows("SELECT count(*) FROM plans"), kernels);
-  sqlite3_close(db);
   // One for each kernel's planning, and a few to make the file (its schema).
   const std::uint32_t transactions = testing::sqlite_change_counter(database_path());
   EXPECT_GE(transactions, static_cast<std::uint32_t>(kernels));

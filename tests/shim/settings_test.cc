@@ -57,6 +57,7 @@ TEST(Settings, ReadsEveryVariable) {
                        {"UCUDNN_SYSTEM_DATABASE", "/shared/u.db"},
                        {"UCUDNN_LOG_LEVEL", "debug"},
                        {"UCUDNN_BENCHMARK_REPEATS", "7"},
+                       {"UCUDNN_BENCHMARK_LIMIT", "4"},
                        {"UCUDNN_DEVICES", "0,2"},
                        {"UCUDNN_DATABASE_LOCK_TIMEOUT", "2s"},
                        {"UCUDNN_HYBRID", "Auto"},
@@ -69,6 +70,9 @@ TEST(Settings, ReadsEveryVariable) {
   EXPECT_EQ(r.settings.total_workspace, 1ull << 30);
   EXPECT_EQ(r.settings.log_level, LogLevel::kDebug);
   EXPECT_EQ(r.settings.benchmark_repeats, 7);
+  EXPECT_EQ(r.settings.benchmark_limit, 4u);
+  EXPECT_EQ(read({}).settings.benchmark_limit, 10u) << "PyTorch's benchmark_limit";
+  EXPECT_EQ(read({{"UCUDNN_BENCHMARK_LIMIT", "0"}}).settings.benchmark_limit, 0u) << "all";
   EXPECT_EQ(r.settings.devices, (std::vector<int>{0, 2}));
   EXPECT_EQ(r.settings.database_lock_timeout, std::chrono::seconds(2));
   EXPECT_EQ(r.settings.hybrid, Hybrid::kAuto);
@@ -125,6 +129,8 @@ TEST(Settings, BadValuesWarnNamingVariableValueAndDefault) {
       {"UCUDNN_TOTAL_WORKSPACE_SIZE", "lots", "(WR)"},
       {"UCUDNN_LOG_LEVEL", "loud", "warning"},
       {"UCUDNN_BENCHMARK_REPEATS", "0", "3"},
+      {"UCUDNN_BENCHMARK_LIMIT", "-1", "10"},
+      {"UCUDNN_BENCHMARK_LIMIT", "ten", "10"},
       {"UCUDNN_DEVICES", "0,x", "all"},
       {"UCUDNN_DATABASE_LOCK_TIMEOUT", "soon", "100ms"},
       {"UCUDNN_DATABASE_LOCK_TIMEOUT", "2h", "100ms"},

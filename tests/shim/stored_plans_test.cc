@@ -15,6 +15,7 @@
 #include "end_to_end_fixture.h"
 #include "example_kernels.h"
 #include "model_benchmarker.h"
+#include "support/sqlite_count.h"
 
 namespace ucudnn {
 namespace {
@@ -28,18 +29,7 @@ using testing::micro_batched_calls;
 using testing::ProgramRun;
 
 int plan_rows(const std::string& database) {
-  sqlite3* db = nullptr;
-  int rows = -1;
-  if (sqlite3_open_v2(database.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK)
-    sqlite3_exec(
-        db, "SELECT count(*) FROM plans",
-        [](void* out, int, char** values, char**) {
-          *static_cast<int*>(out) = std::atoi(values[0]);
-          return 0;
-        },
-        &rows, nullptr);
-  sqlite3_close(db);
-  return rows;
+  return testing::sqlite_number(database, "SELECT count(*) FROM plans");
 }
 
 // A stored plan is the best by the measurements it was made from; where those were replaced

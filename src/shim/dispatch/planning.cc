@@ -147,6 +147,7 @@ PlannerContext context_for(HandleState& state, const Settings& settings) {
   context.store_plans = !settings.excludes_something;
   context.engine_candidates = settings.engine_candidates;
   context.knob_variants = settings.knob_variants;
+  context.benchmark_limit = settings.benchmark_limit;
   context.application_engines = &device.application_engines;
   context.heuristics = &device.heuristics;
   return context;
