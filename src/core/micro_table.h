@@ -27,6 +27,9 @@ struct MicroTable {
   bool complete = true;
   // (candidate, micro-batch) pairs not measured because they could not win (Pruning).
   std::size_t pruned = 0;
+  // Candidates the backend did not list for a limit on how many it measures
+  // (UCUDNN_BENCHMARK_LIMIT): a plan from this table is the best among the others only.
+  std::size_t left_out = 0;
 };
 
 // How much of the table is measured: what a job's first run spends measuring.

@@ -65,7 +65,7 @@ std::vector<std::string> CudnnBenchmarker::algorithms(const KernelKey& kernel) {
       engines.largest_workspace = largest_legacy_workspace(kernel);
     }
     for (const auto& c : options_.application_engines) add(c);
-    engines.beyond_limit = static_cast<std::size_t>(
+    engines.left_out = static_cast<std::size_t>(
         std::count_if(left_out.begin(), left_out.end(), [&](const std::string& name) {
           return std::find(engines.names.begin(), engines.names.end(), name) == engines.names.end();
         }));
@@ -117,9 +117,9 @@ std::vector<KnobRange> CudnnBenchmarker::workspace_knobs(const KernelKey& kernel
   return ranges;
 }
 
-std::size_t CudnnBenchmarker::beyond_benchmark_limit(const KernelKey& kernel) const {
+std::size_t CudnnBenchmarker::left_out_by_benchmark_limit(const KernelKey& kernel) const {
   const auto found = engines_.find(kernel.to_string());
-  return found == engines_.end() ? 0 : found->second.beyond_limit;
+  return found == engines_.end() ? 0 : found->second.left_out;
 }
 
 bool CudnnBenchmarker::Engines::add(const EngineConfiguration& c, const KernelKey& kernel,

@@ -133,12 +133,11 @@ class AllowedCandidates {
 };
 
 // What UCUDNN_BENCHMARK_LIMIT left out of a kernel's measuring, for its log line.
-std::string beyond_limit(const cudnn::CudnnBenchmarker& device, const KernelKey& kernel) {
-  const std::size_t left_out = device.beyond_benchmark_limit(kernel);
+std::string left_out_text(std::size_t left_out, std::size_t limit) {
   if (left_out == 0) return "";
   return "; " + std::to_string(left_out) +
-         " configurations within the limit after the heuristics' first " +
-         "UCUDNN_BENCHMARK_LIMIT were not candidates";
+         " configurations within the limit were not measured (UCUDNN_BENCHMARK_LIMIT=" +
+         std::to_string(limit) + "; 0: every one)";
 }
 
 // Online, the first run of a job waits for what is measured: only what could win (`pruning`).
@@ -171,18 +170,24 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
   const HeldSaves held(context.store);  // the kernel's measurements in one transaction
   StoredBenchmarker stored(context.may_measure ? allowed.benchmarker() : nothing, context.store);
   MicroTable table = measure_micro_table(stored, kernel, context.policy, limit, pruning);
+  table.left_out = device.left_out_by_benchmark_limit(kernel);
   if (excluded_all) *excluded_all = allowed.every_candidate_excluded();
   if (context.may_measure && stored.measurements_taken() > 0)
     log(LogLevel::kInfo, "benchmarked " + std::to_string(stored.measurements_taken()) +
                              " (algorithm, micro-batch) pairs of " + kernel.to_string() + " (" +
                              ran_and_the_others(stored) + "); " + std::to_string(table.pruned) +
-                             " could not win and were skipped" + beyond_limit(device, kernel));
+                             " could not win and were skipped" +
+                             left_out_text(table.left_out, context.benchmark_limit));
   return table;
 }
 
-PlanKey plan_key(const PlannerContext& context, const KernelKey& kernel, std::uint64_t limit) {
+// A WR plan's key; `left_out`: made where UCUDNN_BENCHMARK_LIMIT left candidates out.
+PlanKey plan_key(const PlannerContext& context, const KernelKey& kernel, std::uint64_t limit,
+                 bool left_out = false) {
   return {context.fingerprint.to_string(), kernel.to_string(), std::string(name_of(context.policy)),
-          limit, plan_mode(kReuseMode, context.deterministic_only, context.knob_variants)};
+          limit,
+          plan_mode(kReuseMode, context.deterministic_only, context.knob_variants,
+                    left_out ? context.benchmark_limit : 0)};
 }
 
 }  // namespace
@@ -224,13 +229,19 @@ std::optional<MicroConfiguration> undivided_within(const PlannerContext& context
 
 Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKey& kernel,
                                    std::uint64_t limit) {
-  const PlanKey key = plan_key(context, kernel, limit);
-  if (auto stored = context.store.find_plan(key); stored && stored->size() == 1) {
+  // A plan made among every candidate first; under UCUDNN_BENCHMARK_LIMIT, one made among the
+  // heuristics' first then (never without it: it may lack the best).
+  std::vector<PlanKey> keys{plan_key(context, kernel, limit)};
+  if (context.benchmark_limit > 0) keys.push_back(plan_key(context, kernel, limit, true));
+  std::optional<PlannerContext> every_candidate;
+  for (const PlanKey& key : keys) {
+    const auto stored = context.store.find_plan(key);
+    if (!stored || stored->size() != 1) continue;
     if (auto excluded = excluded_problem(context, stored->front()))
       log(LogLevel::kInfo, "a stored plan for " + kernel.to_string() + ": " + *excluded +
                                ": planning without it for this process");
     else if (auto problem = plan_problem(context, kernel, stored->front(), limit))
-      warn_once("invalid-plan:" + key.subject,
+      warn_once("invalid-plan:" + key.subject + key.mode,
                 "discarding an invalid stored plan for " + kernel.to_string() + ": " + *problem);
     else if (const auto reason = context.may_measure
                                      ? outdated(context, kernel, stored->front(), limit)
@@ -238,17 +249,29 @@ Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKe
       log(LogLevel::kInfo, "a stored plan for " + kernel.to_string() + *reason);
     else
       return stored->front();
+    // Planned again below, in its place: a plan made among every candidate, among all again
+    // (mostly stored measurements), so that it is not found wanting at each run.
+    if (key.mode == keys.front().mode && context.benchmark_limit > 0) {
+      every_candidate.emplace(context);
+      every_candidate->benchmark_limit = 0;
+    }
+    break;
   }
+  const PlannerContext& planning = every_candidate ? *every_candidate : context;
   std::optional<std::string> excluded_all;
-  const MicroTable table = measure(context, kernel, limit, context.pruning, &excluded_all);
+  const MicroTable table = measure(planning, kernel, limit, context.pruning, &excluded_all);
   if (excluded_all) return Error{*excluded_all};
   if (!table.complete && !context.may_measure) return Error{kNotEveryMeasurementStored};
   auto plan = plan_workspace_reuse(table);
-  // A plan made while some measurement was unavailable serves this process only.
+  // A plan made while some measurement was unavailable serves this process only. One made among
+  // some candidates answers no smaller limit: there, others the limit on their number left out
+  // come into the first N; so too one made among knob variants (of the limit's configurations).
+  const bool left_out = table.left_out > 0;
   if (plan && table.complete && context.store_plans)
     context.store.put_plan(
-        key, {*plan},
-        limits_answered(table, *plan, context.knob_variants ? std::optional(limit) : std::nullopt));
+        plan_key(planning, kernel, limit, left_out), {*plan},
+        limits_answered(table, *plan,
+                        context.knob_variants || left_out ? std::optional(limit) : std::nullopt));
   return plan;
 }
 
@@ -337,7 +360,10 @@ Expected<Configuration> plan_hybrid(const PlannerContext& context, const KernelK
     else
       return stored->front();
   }
-  const MicroTable device = measure(context, kernel, limit, Pruning::kDominated);
+  // A hybrid plan's key names no limit on the candidates' number: it is made among all.
+  PlannerContext every_candidate = context;
+  every_candidate.benchmark_limit = 0;
+  const MicroTable device = measure(every_candidate, kernel, limit, Pruning::kDominated);
   const MicroTable on_host = measure_host(context, kernel, cpu);
   const bool complete = device.complete && on_host.complete;
   if (!complete && !context.may_measure) return Error{kNotEveryMeasurementStored};

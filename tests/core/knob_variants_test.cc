@@ -5,8 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "core/plan_mode.h"
-
 namespace ucudnn {
 namespace {
 
@@ -56,20 +54,6 @@ TEST(KnobVariants, NoneWithoutAWorkspaceKnobAboveItsMinimumOrItsRange) {
   EXPECT_TRUE(
       smaller_workspace_variants(*EngineName::parse("eng5{k12=4}"), {{12, 4, 8, 0}}).empty())
       << "a zero stride reads as one; nothing under the minimum";
-}
-
-// WR plans made with the variants among the candidates are stored under a mode of their own,
-// which the database tools accept.
-TEST(KnobVariants, PlansMadeWithThemHaveAModeOfTheirOwn) {
-  EXPECT_EQ(plan_mode(kReuseMode, false, true), "WR+knobs");
-  EXPECT_EQ(plan_mode(kReuseMode, true, true), "WR+knobs+deterministic");
-  EXPECT_EQ(plan_mode(kReuseMode, true), "WR+deterministic");
-  for (const char* mode : {"WR+knobs", "WR+knobs+deterministic"}) {
-    EXPECT_TRUE(is_plan_mode(mode)) << mode;
-    EXPECT_TRUE(is_per_kernel_mode(mode)) << mode;
-  }
-  for (const char* mode : {"WR+deterministic+knobs", "WR+knobs+knobs", "+knobs"})
-    EXPECT_FALSE(is_plan_mode(mode)) << mode;
 }
 
 }  // namespace

@@ -14,9 +14,11 @@
 
 #include "core/algorithm_exclusion.h"
 #include "core/engine_name.h"
+#include "cudnn/convolution_graph.h"
 #include "cudnn/cuda_runtime.h"
 #include "cudnn/cudnn_api.h"
 #include "cudnn/cudnn_benchmarker.h"
+#include "cudnn/engine_configurations.h"
 #include "test_problem.h"
 
 namespace ucudnn::fakecuda {
@@ -31,17 +33,18 @@ cudnn::CudnnBenchmarker device_with(const Handle& handle, cudnn::GpuBenchmarkOpt
 
 struct Offered {
   std::vector<std::string> names;                  // every candidate, in the heuristics' order
-  std::map<std::string, std::uint64_t> workspace;  // each one's at the full batch
+  std::map<std::string, std::uint64_t> workspace;  // each one's at the full batch, as they say
 };
 
-Offered offered(const Handle& handle, const KernelKey& kernel) {
-  auto device = device_with(handle, {});
+Offered offered(const Handle& handle, const KernelKey& kernel, bool deterministic_only = false) {
+  cudnn::GpuBenchmarkOptions every;
+  every.deterministic_only = deterministic_only;
   Offered o;
-  o.names = device.algorithms(kernel);
-  for (const auto& name : o.names) {
-    const auto m = device.benchmark(kernel, name, kernel.problem.batch());
-    o.workspace[name] = m ? m->workspace_bytes : 0;
-  }
+  o.names = device_with(handle, every).algorithms(kernel);
+  const cudnn::ConvolutionGraph graph(handle, kernel.operation, kernel.problem, 1, 0);
+  for (const auto& c : cudnn::engine_configurations(graph))
+    o.workspace[c.name.to_string()] = c.workspace_bytes;
+  for (const auto& name : o.names) EXPECT_EQ(o.workspace.count(name), 1u) << name;
   return o;
 }
 
@@ -49,7 +52,7 @@ Offered offered(const Handle& handle, const KernelKey& kernel) {
 // of them within it.
 std::uint64_t limit_fitting(const Offered& o, std::size_t fitting) {
   std::vector<std::uint64_t> sizes;
-  for (const auto& [name, bytes] : o.workspace) sizes.push_back(bytes);
+  for (const auto& name : o.names) sizes.push_back(o.workspace.at(name));
   std::sort(sizes.begin(), sizes.end());
   return sizes.at(fitting - 1);
 }
@@ -63,6 +66,15 @@ std::vector<std::string> first_fitting(const Offered& o, std::uint64_t limit, st
     kept.push_back(name);
   }
   return kept;
+}
+
+// A benchmarker under `options` lists `names` for `kernel`, and says `left_out` were left out.
+void expect_listed(const Handle& handle, const KernelKey& kernel,
+                   const cudnn::GpuBenchmarkOptions& options, const std::vector<std::string>& names,
+                   std::size_t left_out) {
+  auto device = device_with(handle, options);
+  EXPECT_EQ(device.algorithms(kernel), names);
+  EXPECT_EQ(device.left_out_by_benchmark_limit(kernel), left_out);
 }
 
 KernelKey kernel_of(Operation operation) {
@@ -93,7 +105,7 @@ TEST(BenchmarkLimitCandidates, TheHeuristicsFirstWithinTheLimitAndEveryOneOverIt
     const auto names = limited.algorithms(kernel);
     EXPECT_EQ(names, first_fitting(all, limit, 2));
     EXPECT_EQ(std::count_if(names.begin(), names.end(), fits), 2);
-    EXPECT_EQ(limited.beyond_benchmark_limit(kernel), within - 2);
+    EXPECT_EQ(limited.left_out_by_benchmark_limit(kernel), within - 2);
     for (const auto& name : all.names) {
       if (fits(name)) continue;
       EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
@@ -105,7 +117,7 @@ TEST(BenchmarkLimitCandidates, TheHeuristicsFirstWithinTheLimitAndEveryOneOverIt
     options.benchmark_limit = within;
     auto enough = device_with(handle, options);
     EXPECT_EQ(enough.algorithms(kernel), all.names);
-    EXPECT_EQ(enough.beyond_benchmark_limit(kernel), 0u);
+    EXPECT_EQ(enough.left_out_by_benchmark_limit(kernel), 0u);
   }
 }
 
@@ -120,10 +132,8 @@ TEST(BenchmarkLimitCandidates, TheApplicationsConfigurationJoinsWhateverItsRank)
   const std::string last = all.names.back();
   ASSERT_NE(all.names.front(), last);
   options.application_engines = {{*EngineName::parse(last), {}, all.workspace.at(last)}};
-  auto device = device_with(handle, options);
-  EXPECT_EQ(device.algorithms(kernel), (std::vector<std::string>{all.names.front(), last}));
-  EXPECT_EQ(device.beyond_benchmark_limit(kernel), all.names.size() - 2)
-      << "the application's is no longer left out";
+  // The application's is not counted as left out.
+  expect_listed(handle, kernel, options, {all.names.front(), last}, all.names.size() - 2);
 }
 
 // An excluded configuration stays listed, for the exclusion to take out and account (an entry
@@ -138,8 +148,29 @@ TEST(BenchmarkLimitCandidates, AnExcludedConfigurationTakesNoPlace) {
   cudnn::GpuBenchmarkOptions options;
   options.benchmark_limit = 1;
   options.excluded = &*exclusion;
-  auto device = device_with(handle, options);
-  EXPECT_EQ(device.algorithms(kernel), (std::vector<std::string>{all.names[0], all.names[1]}));
+  // The excluded one is not counted as left out.
+  expect_listed(handle, kernel, options, {all.names[0], all.names[1]}, all.names.size() - 2);
+}
+
+// A configuration the kernel may not run (here: nondeterministic, where it must run
+// deterministically) is no candidate, and takes no place either.
+TEST(BenchmarkLimitCandidates, AConfigurationTheKernelMayNotRunTakesNoPlace) {
+  Handle handle;
+  const KernelKey kernel = kernel_of(Operation::kBackwardData);
+  const Offered any = offered(handle, kernel);
+  const Offered deterministic = offered(handle, kernel, true);
+  // The first nondeterministic one, at `place` among all: with one more place than that, the
+  // deterministic ones take them all.
+  std::size_t place = 0;
+  while (place < deterministic.names.size() && any.names.at(place) == deterministic.names.at(place))
+    ++place;
+  ASSERT_LT(place + 1, deterministic.names.size()) << "one nondeterministic, then two more";
+  cudnn::GpuBenchmarkOptions options;
+  options.deterministic_only = true;
+  options.benchmark_limit = place + 1;
+  const auto first = deterministic.names.begin() + static_cast<std::ptrdiff_t>(place) + 1;
+  expect_listed(handle, kernel, options, {deterministic.names.begin(), first},
+                deterministic.names.size() - place - 1);
 }
 
 }  // namespace

@@ -120,8 +120,44 @@ TEST_F(EndToEnd, TheBenchmarkLimitMeasuresTheHeuristicsFirstWithinTheLimit) {
   EXPECT_LT(first_line->pairs, every_line->pairs);
   EXPECT_GT(most_measured_at_the_full_batch(folder_.file("every.db"), limit), 1);
   EXPECT_EQ(most_measured_at_the_full_batch(folder_.file("first.db"), limit), 1);
-  EXPECT_NE(first.process.err.find("were not candidates"), std::string::npos) << first.process.err;
-  EXPECT_EQ(every.process.err.find("were not candidates"), std::string::npos) << every.process.err;
+  EXPECT_NE(first.process.err.find("(UCUDNN_BENCHMARK_LIMIT=1; 0: every one)"), std::string::npos)
+      << first.process.err;
+  EXPECT_EQ(every.process.err.find("UCUDNN_BENCHMARK_LIMIT"), std::string::npos)
+      << every.process.err;
+
+  // Its plans name the limit: a later run measuring every one plans again, and stores plans that
+  // a run under the limit then takes as they are.
+  const std::string database = folder_.file("first.db");
+  const auto plans = [&](const char* mode) {
+    return testing::sqlite_number(
+        database, std::string("SELECT count(*) FROM plans WHERE mode = '") + mode + "'");
+  };
+  EXPECT_GT(plans("WR+first1"), 0);
+  const ProgramRun all_later =
+      preloaded_like(alone, cap, "first.db", {{"UCUDNN_BENCHMARK_LIMIT", "0"}});
+  ASSERT_TRUE(measuring_line(all_later.process.err)) << all_later.process.err;
+  EXPECT_GT(most_measured_at_the_full_batch(database, limit), 1);
+  EXPECT_EQ(plans("WR"), count_of(all_later.process.err, " plan within "));
+  const ProgramRun first_later =
+      preloaded_like(alone, cap, "first.db", {{"UCUDNN_BENCHMARK_LIMIT", "1"}});
+  EXPECT_FALSE(measuring_line(first_later.process.err))
+      << "the plans made among every one: " << first_later.process.err;
+}
+
+// A WD division's tables serve every share of the total a kernel may get: the small-workspace
+// configurations a small share needs rank after the heuristics' first within the whole total,
+// so a division measures every one, whatever UCUDNN_BENCHMARK_LIMIT.
+TEST_F(EndToEnd, ADivisionMeasuresEveryConfigurationWhateverTheBenchmarkLimit) {
+  const auto total = std::to_string(kTotalWorkspace);
+  const ProgramRun run =
+      preloaded({"--workspace-limit", total}, {{"UCUDNN_TOTAL_WORKSPACE_SIZE", total},
+                                               {"UCUDNN_DATABASE", database_path()},
+                                               {"UCUDNN_LOG_LEVEL", "info"},
+                                               {"UCUDNN_BENCHMARK_LIMIT", "1"}});
+  expect_ran_on_doubles(run);
+  ASSERT_TRUE(measuring_line(run.process.err)) << run.process.err;
+  EXPECT_GT(most_measured_at_the_full_batch(database_path(), kTotalWorkspace), 1);
+  EXPECT_EQ(run.process.err.find("UCUDNN_BENCHMARK_LIMIT"), std::string::npos) << run.process.err;
 }
 
 // Each transaction on the database file is a synchronous commit (milliseconds): a kernel's

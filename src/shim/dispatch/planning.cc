@@ -197,6 +197,9 @@ PlannerContext division_context(HandleState& state, const Settings& settings) {
   PlannerContext context = context_for(state, settings);
   context.pruning = Pruning::kExhaustive;
   context.knob_variants = false;  // WR plans of their own only (core/plan_mode.h)
+  // A division's tables serve every share of the total a kernel may get: the small-workspace
+  // configurations a small share needs rank after the first N within the whole total.
+  context.benchmark_limit = 0;
   if (settings.hybrid != Hybrid::kOff)
     context.host = host_side(state, settings, state.total_workspace(settings).value_or(0),
                              context.may_measure);
