@@ -17,6 +17,31 @@ warmup_pairs() {
   END { printf "%d kernels measured: %d (candidate, micro-batch) pairs asked, %d ran and were timed, %d skipped as unable to win", k, asked, ran, skipped }' "$1"
 }
 
+# warmup_every_configuration OUT PRECISION LOG: beside the first run's warm-up (LOG, the
+# heuristics' first UCUDNN_BENCHMARK_LIMIT configurations), the same first run measuring every
+# configuration (UCUDNN_BENCHMARK_LIMIT=0) in a database of its own, and both runs' planned
+# convolution time: what the limit saves and what it costs, side by side
+# (GPU_VALIDATE_WARMUP_EVERY=0 leaves it out). Its database, every configuration measured, is
+# what bench/benchmark_limit_replay.py replays.
+warmup_every_configuration() {
+  local out=$1 precision=$2 first_log=$3 line
+  [ "${GPU_VALIDATE_WARMUP_EVERY:-1}" = 1 ] || return 0
+  line=$(UCUDNN_DATABASE="$out/every-$precision.db" UCUDNN_WORKSPACE_LIMIT=1GiB \
+    UCUDNN_LOG_LEVEL=info UCUDNN_BENCHMARK_LIMIT=0 bounded scripts/ucudnn-run python3 \
+    scripts/torch_train_step.py --precision "$precision" --steps 10 --profiled-steps 0 \
+    --label ucudnn-1GiB-every-configuration 2> "$out/every.log" | grep '^RESULT')
+  echo "   $line"
+  echo "   warm-up measuring every configuration: $(result_field "$line" warmup_s) s; $(warmup_pairs "$out/every.log")"
+  grep -E 'measuring [0-9]+ kernels took' "$out/every.log" | sed 's/^ucudnn: info: */   every configuration: /'
+  grep -E 'kernels planned' "$first_log" | sed 's/^ucudnn: info: */   the first 10: /'
+  grep -E 'kernels planned' "$out/every.log" | sed 's/^ucudnn: info: */   every configuration: /'
+  if [ -n "${GPU_VALIDATE_LOGS:-}" ]; then
+    cp "$out/every.log" "$GPU_VALIDATE_LOGS/train-$precision-every-configuration.log"
+    [ -f "$out/every-$precision.db" ] && cp "$out/every-$precision.db" "$GPU_VALIDATE_LOGS/part5-every-$precision.db"
+  fi
+  return 0
+}
+
 part_5() {
   echo "== 5. a real model: ResNet-50 training (batch 64) alone and under ucudnn; a JAX step"
   if ! torch_has_gpu; then
@@ -78,6 +103,7 @@ part_5() {
         # Where ucudnn's warm-up went: measuring's phases, the plans built outside it, slow
         # finalizes.
         grep -E 'measuring [0-9]+ kernels took|outside measuring, [0-9]+ plans' "$out/log" | sed 's/^ucudnn: info: */   /'
+        [ -n "$autotuned" ] && warmup_every_configuration "$out" "$precision" "$out/log"
       fi
     done
     # The gate: steps that run ahead of the GPU vary by several percent between identical runs
