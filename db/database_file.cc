@@ -273,6 +273,11 @@ bool has_database_header(const std::string& path) {
   return !readable || read == 0 || header;
 }
 
+namespace {
+
+// Whether a file that SQLite calls no database may be the user's rather than one of ours
+// damaged: it does not start with SQLite's header (a header with bad fields is ours), and its
+// first bytes are not all zero (what a crash leaves).
 bool may_be_users_file(const std::string& path) {
   if (has_database_header(path)) return false;
   std::ifstream file(path, std::ios::binary);
@@ -280,6 +285,34 @@ bool may_be_users_file(const std::string& path) {
   file.read(start, sizeof start);
   const auto read = file.gcount();
   return read > 0 && std::any_of(start, start + read, [](char c) { return c != 0; });
+}
+
+// Whether `path` starts as text does, not as a damaged database: no zero byte and no control
+// character but white space (a damaged file's bytes, random or zeroed, have them; UTF-8 text
+// passes). False where it is empty or cannot be read.
+bool looks_like_text(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  char start[4096];
+  file.read(start, sizeof start);
+  const auto read = file.gcount();
+  if (read <= 0) return false;
+  // A database cut short within its header ("SQLite format") is damage, not the user's text.
+  static constexpr std::string_view kHeader = "SQLite format 3";
+  if (static_cast<std::size_t>(read) <= kHeader.size() &&
+      kHeader.starts_with(std::string_view(start, static_cast<std::size_t>(read))))
+    return false;
+  return std::all_of(start, start + read, [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte >= 0x20 || byte == '\n' || byte == '\r' || byte == '\t';
+  });
+}
+
+}  // namespace
+
+UsersFile users_file(const std::string& path, const std::function<bool()>& database_was_here) {
+  if (has_database_header(path)) return UsersFile::kNo;
+  if (looks_like_text(path)) return UsersFile::kText;
+  return may_be_users_file(path) && !database_was_here() ? UsersFile::kOther : UsersFile::kNo;
 }
 
 bool is_database_file(const std::string& path) {
@@ -299,23 +332,6 @@ std::string write_error(const std::string& path, const std::exception& error) {
   return message;
 }
 
-bool looks_like_text(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  char start[4096];
-  file.read(start, sizeof start);
-  const auto read = file.gcount();
-  if (read <= 0) return false;
-  // A database cut short within its header ("SQLite format") is damage, not the user's text.
-  static constexpr std::string_view kHeader = "SQLite format 3";
-  if (static_cast<std::size_t>(read) <= kHeader.size() &&
-      kHeader.starts_with(std::string_view(start, static_cast<std::size_t>(read))))
-    return false;
-  return std::all_of(start, start + read, [](char c) {
-    const auto byte = static_cast<unsigned char>(c);
-    return byte >= 0x20 || byte == '\n' || byte == '\r' || byte == '\t';
-  });
-}
-
 OpenOutcome open_database(const std::string& path, Access access, const OpenOptions& options,
                           FileLease* held) {
   try {
@@ -329,19 +345,20 @@ OpenOutcome open_database(const std::string& path, Access access, const OpenOpti
     if (access == Access::kReadOnly && !fs::exists(path, missing))
       return failure(FileProblem::kCannotOpen, "no such file");
     if (fs::is_directory(path, missing)) return failure(FileProblem::kCannotOpen, "a directory");
-    // Never leased, opened or set aside, by readers and writers alike.
-    if (!has_database_header(path) && looks_like_text(path))
+    // The user's file, where no database has ever been: no lock file (none is made beside the
+    // user's checkpoint). Where one is, the lease's own mark decides (FileLease).
+    std::error_code no_lock;
+    const UsersFile users = users_file(path, [&] { return fs::exists(path + ".lock", no_lock); });
+    // Text is never leased, opened or set aside, by readers and writers alike.
+    if (users == UsersFile::kText)
       return failure(FileProblem::kText, "a text file, not a SQLite database");
     // Nor does a reader of a file that is no database (a network file given by mistake): no
     // lock file beside it, and no connection without a lease (a writer may set the file aside
     // and put a fresh one in its place meanwhile). A writer leases it, to set it aside.
     if (access == Access::kReadOnly && !has_database_header(path))
       return failure(FileProblem::kNotDatabase, "not a SQLite database");
-    // Nor a writer of one where no database has ever been (no lock file): no lock file is made
-    // beside the user's checkpoint. Where one is, the lease's own mark decides (FileLease).
-    std::error_code no_lock;
-    if (!held && !has_database_header(path) && may_be_users_file(path) &&
-        !fs::exists(path + ".lock", no_lock))
+    // Nor a writer of the user's other files, unless it holds the lease already (and asks).
+    if (!held && users == UsersFile::kOther)
       return failure(FileProblem::kUsersFile, "not a SQLite database");
     std::optional<FileLease> lease;
     if (!held) {

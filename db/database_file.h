@@ -7,6 +7,7 @@
 // (never a text file: that is the user's); the maintenance commands report it.
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -113,15 +114,14 @@ bool is_database_file(const std::string& path);
 // own message blames the database: "attempt to write a readonly database").
 std::string write_error(const std::string& path, const std::exception& error);
 
-// Whether a file that SQLite calls no database may be the user's rather than one of ours
-// damaged: it does not start with SQLite's header (a header with bad fields is ours), and its
-// first bytes are not all zero (what a crash leaves). The caller also asks the lock file
-// (FileLease): where a ucudnn database has been, it is damage whatever it holds.
-bool may_be_users_file(const std::string& path);
-
-// Whether `path` starts as text does, not as a damaged database: no zero byte and no control
-// character but white space (a damaged file's bytes, random or zeroed, have them; UTF-8 text
-// passes). False where it is empty or cannot be read.
-bool looks_like_text(const std::string& path);
+// Whether a file that is no SQLite database is the user's, left as it is whoever finds it: text
+// (a script, a network file named by a slip), or bytes that are no damaged database's
+// (not SQLite's header, where a header with bad fields is ours, nor all zeros, what a crash
+// leaves) where no ucudnn database has been. Where one has, they are its damage.
+// What says one has depends on the lease the caller holds (the lock file's being there, its
+// mark read through the lease, or read without one: FileLease), so the caller answers
+// `database_was_here`, asked only where it decides.
+enum class UsersFile { kNo, kText, kOther };
+UsersFile users_file(const std::string& path, const std::function<bool()>& database_was_here);
 
 }  // namespace ucudnn::db

@@ -188,8 +188,8 @@ SqliteStore::Impl::Replaced SqliteStore::Impl::replace_damaged(const std::string
   // Something else now (another process made it foreign?): the next open says what.
   if (!db::replaceable(failure.problem)) return Replaced::kSetAside;
   // Asked under the exclusive lease, through its descriptor (closing another would drop it).
-  if (failure.problem == db::FileProblem::kNotDatabase && !exclusive->says_database_held() &&
-      db::may_be_users_file(path))
+  if (failure.problem == db::FileProblem::kNotDatabase &&
+      db::users_file(path, [&] { return exclusive->says_database_held(); }) != db::UsersFile::kNo)
     return Replaced::kUsersFile;
   auto aside = db::set_aside(path, db::name_of(failure.problem));
   if (!aside) {

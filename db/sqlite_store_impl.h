@@ -77,7 +77,7 @@ struct SqliteStore::Impl {
   void open_read_write();
   void open_read_only(db::Access access);
   bool adopt(db::OpenedDatabase database, StoreState new_state);
-  // kUsersFile: no database, where none has been (db::may_be_users_file, FileLease): left alone.
+  // kUsersFile: no database, where none has been (db::users_file, FileLease): left alone.
   enum class Replaced { kAdopted, kSetAside, kInUse, kGaveUp, kUsersFile };
   void warn_users_file(const std::string& why);
   // The rows of a damaged file set aside, copied into the fresh one: the warning's words for it.

@@ -58,17 +58,22 @@ std::string locked_out(const std::string& path) {
 // store sets aside.
 std::optional<std::string> users_file_error(const std::string& database) {
   std::error_code error;
-  if (db::has_database_header(database) || !std::filesystem::is_regular_file(database, error) ||
+  if (!std::filesystem::is_regular_file(database, error) ||
       std::filesystem::file_size(database, error) == 0)
     return std::nullopt;
   const char* what = nullptr;
-  if (db::looks_like_text(database))
-    what = "a text file, not a SQLite database";
-  else if (db::may_be_users_file(database) && !db::FileLease::database_was_held(database))
-    what =
-        "not a SQLite database, and its .lock file does not say that a ucudnn database has "
-        "been there";
-  if (!what) return std::nullopt;
+  switch (db::users_file(database, [&] { return db::FileLease::database_was_held(database); })) {
+    case db::UsersFile::kNo:
+      return std::nullopt;
+    case db::UsersFile::kText:
+      what = "a text file, not a SQLite database";
+      break;
+    case db::UsersFile::kOther:
+      what =
+          "not a SQLite database, and its .lock file does not say that a ucudnn database has "
+          "been there";
+      break;
+  }
   return "--database: '" + database + "' is " + what +
          "; it is left as it is: name a database file, or a new one";
 }
