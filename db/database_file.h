@@ -120,7 +120,8 @@ std::string write_error(const std::string& path, const std::exception& error);
 // leaves) where no ucudnn database has been. Where one has, they are its damage.
 // What says one has depends on the lease the caller holds (the lock file's being there, its
 // mark read through the lease, or read without one: FileLease), so the caller answers
-// `database_was_here`, asked only where it decides.
+// `database_was_here`, asked only where it decides. kNo too where the file is empty, missing or
+// cannot be read (opening it says why).
 enum class UsersFile { kNo, kText, kOther };
 UsersFile users_file(const std::string& path, const std::function<bool()>& database_was_here);
 

@@ -188,8 +188,9 @@ SqliteStore::Impl::Replaced SqliteStore::Impl::replace_damaged(const std::string
   // Something else now (another process made it foreign?): the next open says what.
   if (!db::replaceable(failure.problem)) return Replaced::kSetAside;
   // Asked under the exclusive lease, through its descriptor (closing another would drop it).
+  const auto database_was_here = [&] { return exclusive->says_database_held(); };
   if (failure.problem == db::FileProblem::kNotDatabase &&
-      db::users_file(path, [&] { return exclusive->says_database_held(); }) != db::UsersFile::kNo)
+      db::users_file(path, database_was_here) == db::UsersFile::kOther)
     return Replaced::kUsersFile;
   auto aside = db::set_aside(path, db::name_of(failure.problem));
   if (!aside) {

@@ -74,6 +74,7 @@ std::optional<std::string> users_file_error(const std::string& database) {
           "been there";
       break;
   }
+  if (!what) return std::nullopt;
   return "--database: '" + database + "' is " + what +
          "; it is left as it is: name a database file, or a new one";
 }
