@@ -60,8 +60,8 @@ struct GpuBenchmarkOptions {
   // heuristics say; one they cannot say counts) is within `workspace_limit`, the first in the
   // heuristics' order, as PyTorch's cudnn.benchmark_limit; those over it stay (only a micro-batch
   // can run them). 0: every one. Measuring every one was most of a first run's warm-up: replayed
-  // on an H200's measurements of ResNet-50 B=64, the first 10 left out three quarters of the
-  // pairs measured at the full batch and planned within 0.24% of the time planned among all
+  // on an H200's measurements of ResNet-50 B=64, the first 10 left out half to three quarters
+  // of the pairs measured at the full batch and planned within 0.24% of the time planned among all
   // (UCUDNN_BENCHMARK_LIMIT). There cuDNN finalized every configuration offered at the full
   // batch, so none of the N places went to one it refuses.
   std::size_t benchmark_limit = 0;

@@ -34,6 +34,14 @@ std::optional<bool> switch_value(std::string_view v) {
 
 constexpr const char* kSwitchValues = "is not 1/true/yes/on or 0/false/no/off";
 
+// A whole number from `low` to `high` (as the text says it, nothing after it); nullopt else.
+std::optional<long> count_within(const std::string& text, long low, long high) {
+  char* end = nullptr;
+  const long count = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || count < low || count > high) return std::nullopt;
+  return count;
+}
+
 }  // namespace
 
 Settings read_settings(const Environment& getenv,
@@ -87,18 +95,14 @@ Settings read_settings(const Environment& getenv,
                     "the default: warning"));
   }
   if (const auto value = setting_value(getenv, "UCUDNN_BENCHMARK_REPEATS", nullptr, used)) {
-    char* end = nullptr;
-    const long repeats = std::strtol(value->c_str(), &end, 10);
-    if (*end == '\0' && repeats >= 1 && repeats <= 1000)
-      settings.benchmark_repeats = static_cast<int>(repeats);
+    if (const auto repeats = count_within(*value, 1, 1000))
+      settings.benchmark_repeats = static_cast<int>(*repeats);
     else
       warn(rejected(used, *value, "is not a count from 1 to 1000", "the default: 3"));
   }
   if (const auto value = setting_value(getenv, "UCUDNN_BENCHMARK_LIMIT", nullptr, used)) {
-    char* end = nullptr;
-    const long limit = std::strtol(value->c_str(), &end, 10);
-    if (!value->empty() && *end == '\0' && limit >= 0 && limit <= 100000)
-      settings.benchmark_limit = static_cast<std::size_t>(limit);
+    if (const auto limit = count_within(*value, 0, 100000))
+      settings.benchmark_limit = static_cast<std::size_t>(*limit);
     else
       warn(rejected(used, *value, "is not a count from 0 (every configuration) to 100000",
                     "the default: 10"));
