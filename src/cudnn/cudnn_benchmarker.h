@@ -31,6 +31,7 @@
 #include "cudnn/cudnn_api.h"
 #include "cudnn/device_memory.h"
 #include "cudnn/engine_configurations.h"
+#include "cudnn/event_timer.h"
 #include "cudnn/finalized_plans.h"
 #include "cudnn/heuristics_cache.h"
 
@@ -167,6 +168,7 @@ class CudnnBenchmarker final : public Benchmarker {
   std::string workspace_failed_for_;     // for this kernel
   std::size_t device_bytes_ = 0;         // the device's whole memory, once known
   EarlyStop early_stop_;                 // what was measured at each (kernel text, micro-batch)
+  Gating gating_;                        // whether its timing holds the stream (event_timer.h)
 };
 
 }  // namespace ucudnn::cudnn

@@ -18,14 +18,19 @@ std::optional<HostLink> probe_host_link(const CudaRuntime& runtime, std::size_t 
   const CudaStream stream(runtime);
   if (!host || !device || !stream.valid()) return std::nullopt;
   // Both directions, as a share's copies go both ways; the slower decides.
+  // Without a gate: a share's copies are waited for by the host, issuing included.
+  Gating ungated{false};
   auto median_ms = [&](std::size_t count) -> std::optional<double> {
     double slowest = 0;
     for (const auto kind : {cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost}) {
       void* to = kind == cudaMemcpyHostToDevice ? device->data() : host->data();
       const void* from = kind == cudaMemcpyHostToDevice ? host->data() : device->data();
-      const auto times = time_with_events(runtime, stream.get(), repeats, [&] {
-        return runtime.cudaMemcpyAsync(to, from, count, kind, stream.get()) == cudaSuccess;
-      });
+      const auto times = time_with_events(
+          runtime, stream.get(), repeats,
+          [&] {
+            return runtime.cudaMemcpyAsync(to, from, count, kind, stream.get()) == cudaSuccess;
+          },
+          ungated);
       if (times.failure != EventTimes::Failure::kNone) {
         runtime.cudaGetLastError();
         return std::nullopt;

@@ -41,7 +41,7 @@ struct SlowPlans {
 struct Gathered {
   bool open = false;
   std::uint64_t phase_ns[kMeasuringPhases] = {};
-  std::uint64_t heuristics_queries = 0, plans = 0, pairs = 0, stopped_early = 0;
+  std::uint64_t heuristics_queries = 0, plans = 0, pairs = 0, stopped_early = 0, ungated = 0;
   SlowPlans slow;
 };
 thread_local Gathered gathered;
@@ -95,6 +95,7 @@ MeasuringTime::~MeasuringTime() {
   a.sum.plans += mine.plans;
   a.sum.pairs += mine.pairs;
   a.sum.stopped_early += mine.stopped_early;
+  a.sum.ungated += mine.ungated;
   a.sum.slow.add(mine.slow);
 }
 
@@ -115,9 +116,10 @@ void count_finalized_plan(std::uint64_t nanoseconds, const EngineName& configura
   a.outside_plans_ns += nanoseconds;
   if (slow) a.outside_slow.add(nanoseconds, configuration, images);
 }
-void count_measured_pair(bool stopped) {
+void count_measured_pair(bool stopped, bool ungated) {
   ++gathered.pairs;
   if (stopped) ++gathered.stopped_early;
+  if (ungated) ++gathered.ungated;
 }
 
 MeasuringAccount measuring_account() {
@@ -132,6 +134,7 @@ MeasuringAccount measuring_account() {
   a.plans = sum.sum.plans;
   a.pairs = sum.sum.pairs;
   a.stopped_early = sum.sum.stopped_early;
+  a.ungated = sum.sum.ungated;
   a.outside_plans = sum.outside_plans;
   a.outside_plans_s = static_cast<double>(sum.outside_plans_ns) * 1e-9;
   SlowPlans slow = sum.sum.slow;
@@ -166,6 +169,9 @@ std::string MeasuringAccount::to_string() const {
     part(std::to_string(slow_plans) + " finalizations took over " +
          std::to_string(kSlowFinalizeNs / 1'000'000) + " ms, " + seconds(slow_plans_s) +
          " in all, the slowest " + slowest + " (" + seconds(slowest_s) + ")");
+  if (ungated > 0)
+    part(std::to_string(ungated) + (ungated == 1 ? " pair" : " pairs") +
+         " timed without holding the stream, their times with the host's issuing in them");
   return line;
 }
 

@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/engine_name.h"
 #include "core/kernel_key.h"
 
 namespace ucudnn::fakecuda {
@@ -177,6 +178,13 @@ inline Modeled model(const KernelKey& kernel, int algorithm) {
 // operation's output (growing with the batch, except for BackwardFilter's dw) for time.
 inline constexpr std::int64_t kTileKnob = 2, kSplitKnob = 12;
 inline constexpr std::int64_t kSplits[] = {1, 2, 4};
+
+// The split-K buffers a configuration's knobs choose (1 where they choose none).
+inline std::int64_t split_of(const EngineName& engine) {
+  for (const auto& [type, value] : engine.knobs)
+    if (type == kSplitKnob) return value;
+  return 1;
+}
 
 inline bool has_knobs(Operation operation, int algorithm) {
   const AlgorithmModel* a = algorithm_model(operation, algorithm);

@@ -47,6 +47,10 @@ cudaError_t fakecuda_stream_time(cudaStream_t stream, double* ms) {
   return runtime().clocks.now(stream, ms);
 }
 
+void fakecuda_host_busy(double ms) {
+  runtime().clocks.host_busy(ms);
+}
+
 int fakecuda_find_allocation(const void* p, size_t bytes) {
   return on_device(p, bytes) ? 1 : 0;
 }
@@ -84,6 +88,7 @@ cudaError_t cudaFree(void* devPtr) {
   if (cudaError_t forbidden = runtime().captures.forbid("cudaFree")) return report(forbidden);
   if (!devPtr) return cudaSuccess;
   runtime().order.finish_all();  // cudaFree synchronizes the device
+  runtime().clocks.host_waits_for_all();
   const auto bytes = runtime().memory.release(devPtr);
   if (!bytes) return report(cudaErrorInvalidValue);
   trace_line("free bytes=%zu", *bytes);
@@ -102,6 +107,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpy
     return cudaSuccess;
   }
   runtime().order.finish_stream(nullptr);
+  runtime().clocks.host_waits_for_all();  // the legacy stream waits for the blocking ones
   trace_line("sync kind=memcpy");
   return report(copy(dst, src, count, kind));
 }
@@ -164,6 +170,7 @@ cudaError_t cudaFreeHost(void* ptr) {
   if (cudaError_t forbidden = runtime().captures.forbid("cudaFreeHost")) return report(forbidden);
   if (!ptr) return cudaSuccess;
   runtime().order.finish_all();  // as cudaFree, it synchronizes the device
+  runtime().clocks.host_waits_for_all();
   if (!runtime().pinned_host.release(ptr)) return report(cudaErrorInvalidValue);
   trace_line("free-host");
   return cudaSuccess;
@@ -173,7 +180,16 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userD
   if (StreamOrder::running_work()) return report(cudaErrorNotPermitted);
   if (!fn) return report(cudaErrorInvalidValue);
   if (!valid_stream(stream)) return report(cudaErrorInvalidResourceHandle);
-  issue(stream, [fn, userData] { fn(userData); });
+  if (runtime().captures.status(stream) != cudaStreamCaptureStatusNone) {
+    issue(stream, [fn, userData] { fn(userData); });
+    return cudaSuccess;
+  }
+  // Held before it is queued: a full launch queue runs the oldest work at once.
+  runtime().clocks.hold(stream);
+  issue(stream, [fn, userData, stream] {
+    fn(userData);
+    runtime().clocks.release(stream);
+  });
   return cudaSuccess;
 }
 

@@ -156,6 +156,7 @@ void copy_in_order(void* dst, const void* src, std::size_t count, cudaMemcpyKind
                          (kind == cudaMemcpyDefault && !on_device(src, count));
   if (to_host && !pinned(dst, count)) {
     runtime().order.finish_stream(stream);
+    runtime().clocks.host_waits_for_stream(stream);
     copy(dst, src, count, kind);
   } else if (from_host && !pinned(src, count)) {
     auto taken = std::make_shared<std::vector<char>>(static_cast<const char*>(src),

@@ -21,6 +21,7 @@ cudaError_t cudaDeviceSynchronize(void) {
     return report(forbidden);
   trace_line("sync kind=device");
   runtime().order.finish_all();
+  runtime().clocks.host_waits_for_all();
   return cudaSuccess;
 }
 
@@ -56,6 +57,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     return report(runtime().captures.forbid("cudaStreamSynchronize"));
   trace_line("sync kind=stream");
   runtime().order.finish_stream(stream);
+  runtime().clocks.host_waits_for_stream(stream);
   return cudaSuccess;
 }
 
@@ -185,6 +187,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     return report(runtime().captures.forbid("cudaEventSynchronize"));
   trace_line("sync kind=event");
   runtime().order.finish_event(event);
+  runtime().clocks.host_waits_for_event(event);
   return cudaSuccess;
 }
 

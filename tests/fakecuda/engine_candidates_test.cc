@@ -97,9 +97,7 @@ TEST(EngineCandidates, AMeasurementIsTheModelsAtThatMicroBatchWithItsWorkspace) 
       const auto engine = EngineName::parse(name);
       ASSERT_TRUE(engine) << name;
       const int algorithm = static_cast<int>(engine->engine);
-      std::int64_t split = 1;
-      for (const auto& [type, value] : engine->knobs)
-        if (type == kSplitKnob) split = value;
+      const std::int64_t split = split_of(*engine);
       std::uint64_t previous = 0;
       for (const std::int64_t b : {1, 2, 4, 8}) {
         const auto measured = device.benchmark(kernel, name, b);
@@ -130,9 +128,7 @@ TEST(EngineCandidates, BelowTheBatchABackwardFilterConfigurationIsOneThatAccumul
   for (const auto& name : device.algorithms(kernel)) {
     const auto engine = EngineName::parse(name);
     ASSERT_TRUE(engine) << name;
-    std::int64_t split = 1;
-    for (const auto& [type, value] : engine->knobs)
-      if (type == kSplitKnob) split = value;
+    const std::int64_t split = split_of(*engine);
     if (split == 1) continue;
     ++split_engines;
     EXPECT_TRUE(device.benchmark(kernel, name, batch)) << name << ": undivided, beta = 0 only";

@@ -20,6 +20,10 @@ cudaError_t fakecuda_advance_stream(cudaStream_t stream, double ms);
 // The stream's virtual clock in ms (0 when created).
 cudaError_t fakecuda_stream_time(cudaStream_t stream, double* ms);
 
+// The calling thread spent `ms` of host work in a library call: from the first such call on,
+// the GPU waits for the host (virtual_clock.h says how).
+void fakecuda_host_busy(double ms);
+
 // 1 when [p, p + bytes) lies inside one live cudaMalloc allocation, else 0.
 int fakecuda_find_allocation(const void* p, size_t bytes);
 

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string>
 
+#include "fakecuda_hooks.h"
+
 namespace ucudnn::fakecuda {
 
 namespace {
@@ -51,6 +53,7 @@ void charge_host_cost(HostCost call) {
                     : call == HostCost::kPlanExecution   ? costs.execute_us
                                                          : costs.compile_us;
   if (us <= 0) return;
+  fakecuda_host_busy(us / 1000);  // the GPU waits for it where the stream has nothing queued
   // Busy: the real library spends this time computing on the calling thread.
   const auto until = std::chrono::steady_clock::now() +
                      std::chrono::nanoseconds(static_cast<long long>(us * 1000));

@@ -27,12 +27,6 @@ namespace {
 
 using testing::Handle;
 
-std::int64_t split_of(const EngineName& name) {
-  for (const auto& [type, value] : name.knobs)
-    if (type == kSplitKnob) return value;
-  return 1;
-}
-
 struct Measured {
   std::string name;
   Measurement m;

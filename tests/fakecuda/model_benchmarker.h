@@ -51,9 +51,7 @@ class ModelBenchmarker final : public Benchmarker {
   std::optional<Measurement> benchmark(const KernelKey& kernel, const std::string& algorithm,
                                        std::int64_t micro_batch) override {
     if (const auto engine = EngineName::parse(algorithm)) {
-      std::int64_t split = 1;
-      for (const auto& [type, value] : engine->knobs)
-        if (type == kSplitKnob) split = value;
+      const std::int64_t split = split_of(*engine);
       return measured(
           model_engine(kernel.with_batch(micro_batch), static_cast<int>(engine->engine), split));
     }

@@ -12,6 +12,10 @@ struct CUevent_st {
 
 namespace ucudnn::fakecuda {
 
+namespace {
+thread_local double host_ms = 0;  // the calling thread's virtual clock (VirtualClocks' timeline)
+}  // namespace
+
 template <typename Self>
 auto VirtualClocks::clock_of(Self& self, cudaStream_t stream) -> decltype(&self.default_clock_ms_) {
   if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
@@ -30,16 +34,26 @@ cudaStream_t VirtualClocks::create_stream() {
 cudaError_t VirtualClocks::destroy_stream(cudaStream_t stream) {
   {
     std::lock_guard lock(mutex_);
-    if (streams_.erase(stream) == 0) return cudaErrorInvalidResourceHandle;
+    const auto it = streams_.find(stream);
+    if (it == streams_.end()) return cudaErrorInvalidResourceHandle;
+    held_.erase(&it->second);
+    streams_.erase(it);
   }
   delete stream;
   return cudaSuccess;
+}
+
+void VirtualClocks::wait_for_host(double* clock) {
+  if (!timeline_) return;
+  const auto held = held_.find(clock);
+  if (held == held_.end() || held->second == 0) *clock = std::max(*clock, host_ms);
 }
 
 cudaError_t VirtualClocks::advance(cudaStream_t stream, double ms) {
   std::lock_guard lock(mutex_);
   double* clock = clock_of(*this, stream);
   if (!clock) return cudaErrorInvalidResourceHandle;
+  wait_for_host(clock);
   *clock += ms;
   return cudaSuccess;
 }
@@ -79,9 +93,10 @@ cudaError_t VirtualClocks::destroy_event(cudaEvent_t event) {
 
 cudaError_t VirtualClocks::record(cudaEvent_t event, cudaStream_t stream) {
   std::lock_guard lock(mutex_);
-  const double* clock = clock_of(*this, stream);
+  double* clock = clock_of(*this, stream);
   auto it = events_.find(event);
   if (!clock || it == events_.end()) return cudaErrorInvalidResourceHandle;
+  wait_for_host(clock);
   it->second.recorded_ms = *clock;
   return cudaSuccess;
 }
@@ -101,6 +116,47 @@ cudaError_t VirtualClocks::elapsed(float* ms, cudaEvent_t start, cudaEvent_t end
     return cudaErrorInvalidResourceHandle;
   *ms = static_cast<float>(*last->second.recorded_ms - *first->second.recorded_ms);
   return cudaSuccess;
+}
+
+void VirtualClocks::host_busy(double ms) {
+  std::lock_guard lock(mutex_);
+  timeline_ = true;
+  host_ms += ms;
+}
+
+void VirtualClocks::host_waits_for_stream(cudaStream_t stream) {
+  std::lock_guard lock(mutex_);
+  if (const double* clock = clock_of(*this, stream); clock && timeline_)
+    host_ms = std::max(host_ms, *clock);
+}
+
+void VirtualClocks::host_waits_for_event(cudaEvent_t event) {
+  std::lock_guard lock(mutex_);
+  const auto it = events_.find(event);
+  if (it != events_.end() && it->second.recorded_ms && timeline_)
+    host_ms = std::max(host_ms, *it->second.recorded_ms);
+}
+
+void VirtualClocks::host_waits_for_all() {
+  std::lock_guard lock(mutex_);
+  if (!timeline_) return;
+  host_ms = std::max(host_ms, default_clock_ms_);
+  for (const auto& [stream, clock] : streams_) host_ms = std::max(host_ms, clock);
+}
+
+void VirtualClocks::hold(cudaStream_t stream) {
+  std::lock_guard lock(mutex_);
+  double* clock = clock_of(*this, stream);
+  if (!clock) return;
+  wait_for_host(clock);  // the gate stands from when the host issued it
+  ++held_[clock];
+}
+
+void VirtualClocks::release(cudaStream_t stream) {
+  std::lock_guard lock(mutex_);
+  const double* clock = clock_of(*this, stream);
+  const auto held = held_.find(clock);
+  if (held != held_.end() && held->second > 0 && --held->second == 0) held_.erase(held);
 }
 
 }  // namespace ucudnn::fakecuda
