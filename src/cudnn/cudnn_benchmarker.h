@@ -79,6 +79,10 @@ struct GpuBenchmarkOptions {
   // Where the execution plans it times are kept for the kernel's executor (finalized_plans.h;
   // nullptr: dropped once timed).
   FinalizedPlans* kept_plans = nullptr;
+  // Whether timing holds the stream (event_timer.h), shared by benchmarkers that measure one at a
+  // time on a device (the shim makes one per kernel): where the gate keeps timing out, it stays
+  // off for all of them, not for each anew. Null: the benchmarker's own.
+  Gating* gating = nullptr;
 
   static GpuBenchmarkOptions with_repeats(int repeats) {
     GpuBenchmarkOptions options;
@@ -104,6 +108,7 @@ class CudnnBenchmarker final : public Benchmarker {
                                        std::int64_t micro_batch) override;
 
  private:
+  Gating& gating() { return options_.gating ? *options_.gating : own_gating_; }
   // x, w and y of the kernel for micro-batches up to `batch` images, reused for each of them.
   struct Scratch {
     DeviceBuffer x, w, y;
@@ -168,7 +173,7 @@ class CudnnBenchmarker final : public Benchmarker {
   std::string workspace_failed_for_;     // for this kernel
   std::size_t device_bytes_ = 0;         // the device's whole memory, once known
   EarlyStop early_stop_;                 // what was measured at each (kernel text, micro-batch)
-  Gating gating_;                        // whether its timing holds the stream (event_timer.h)
+  Gating own_gating_;                    // where options_.gating is null
 };
 
 }  // namespace ucudnn::cudnn

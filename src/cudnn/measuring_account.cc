@@ -42,6 +42,7 @@ struct Gathered {
   bool open = false;
   std::uint64_t phase_ns[kMeasuringPhases] = {};
   std::uint64_t heuristics_queries = 0, plans = 0, pairs = 0, stopped_early = 0, ungated = 0;
+  std::uint64_t gate_timeouts = 0;
   SlowPlans slow;
 };
 thread_local Gathered gathered;
@@ -96,6 +97,7 @@ MeasuringTime::~MeasuringTime() {
   a.sum.pairs += mine.pairs;
   a.sum.stopped_early += mine.stopped_early;
   a.sum.ungated += mine.ungated;
+  a.sum.gate_timeouts += mine.gate_timeouts;
   a.sum.slow.add(mine.slow);
 }
 
@@ -122,6 +124,10 @@ void count_measured_pair(bool stopped, bool ungated) {
   if (ungated) ++gathered.ungated;
 }
 
+void count_gate_timeouts(int timeouts) {
+  gathered.gate_timeouts += static_cast<std::uint64_t>(std::max(timeouts, 0));
+}
+
 MeasuringAccount measuring_account() {
   Account& sum = account();
   std::lock_guard lock(sum.mutex);
@@ -135,6 +141,7 @@ MeasuringAccount measuring_account() {
   a.pairs = sum.sum.pairs;
   a.stopped_early = sum.sum.stopped_early;
   a.ungated = sum.sum.ungated;
+  a.gate_timeouts = sum.sum.gate_timeouts;
   a.outside_plans = sum.outside_plans;
   a.outside_plans_s = static_cast<double>(sum.outside_plans_ns) * 1e-9;
   SlowPlans slow = sum.sum.slow;
@@ -171,7 +178,8 @@ std::string MeasuringAccount::to_string() const {
          " in all, the slowest " + slowest + " (" + seconds(slowest_s) + ")");
   if (ungated > 0)
     part(std::to_string(ungated) + (ungated == 1 ? " pair" : " pairs") +
-         " timed without holding the stream, their times with the host's issuing in them");
+         " timed without holding the stream, their times with the host's issuing in them (" +
+         std::to_string(gate_timeouts) + (gate_timeouts == 1 ? " gate" : " gates") + " timed out)");
   return line;
 }
 

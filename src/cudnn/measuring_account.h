@@ -59,12 +59,15 @@ inline constexpr std::uint64_t kSlowFinalizeNs = 50'000'000;
 // One (candidate, micro-batch) pair measured; `stopped_early` where the early stop cut it;
 // `ungated` where a run was timed without holding the stream (event_timer.h).
 void count_measured_pair(bool stopped_early, bool ungated = false);
+// Gates that opened by themselves (event_timer.h), each a run timed again.
+void count_gate_timeouts(int timeouts);
 
 struct MeasuringAccount {
   std::uint64_t kernels = 0;  // distinct kernels measured
   double total_s = 0;
   double phase_s[kMeasuringPhases] = {};
   std::uint64_t heuristics_queries = 0, plans = 0, pairs = 0, stopped_early = 0, ungated = 0;
+  std::uint64_t gate_timeouts = 0;
   // Outside measuring: the plans made to run (the chosen configurations' micro-batches), and
   // those built to check a stored plan's workspace.
   std::uint64_t outside_plans = 0;
@@ -78,8 +81,8 @@ struct MeasuringAccount {
   // 1.50 s (68 queries), allocating 0.21 s, the rest 0.30 s; outside measuring, 161 plans
   // finalized in 0.05 s; 14 finalizations took over 50 ms, 2.10 s in all, the slowest
   // cudnn:eng12{k2=1} at 16 images (0.41 s); 3 pairs timed without holding the stream, their
-  // times with the host's issuing in them", each part where there is one; empty when there is
-  // none.
+  // times with the host's issuing in them (3 gates timed out)", each part where there is one;
+  // empty when there is none.
   std::string to_string() const;
 };
 

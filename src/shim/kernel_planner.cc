@@ -162,6 +162,7 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
   if (context.application_engines)
     options.application_engines = context.application_engines->of(kernel.to_string());
   options.heuristics = context.heuristics;
+  options.gating = context.gating;
   options.kept_plans = context.kept_plans;
   cudnn::CudnnBenchmarker device(context.api, context.runtime, context.handle, context.fingerprint,
                                  options);

@@ -79,6 +79,7 @@ struct PlannerContext {
   // heuristics' for their kernels (the device's; null: none).
   const ApplicationEngines* application_engines = nullptr;
   cudnn::HeuristicsCache* heuristics = nullptr;  // the device's; nullptr: asked per measuring
+  cudnn::Gating* gating = nullptr;  // the device's (GpuBenchmarkOptions::gating); nullptr: own
   // A configuration the application runs for the kernel that its stored plans were made
   // without (none measured it): they are planned again where it fits their limit and planning
   // may measure. Read by for_kernel, before planning measures it (the GPU's own plan is made,

@@ -21,6 +21,7 @@
 #include "core/device_fingerprint.h"
 #include "core/host_backend.h"
 #include "core/hybrid_split.h"
+#include "cudnn/event_timer.h"
 #include "cudnn/heuristics_cache.h"
 #include "shim/application_engines.h"
 #include "shim/backend/descriptor_table.h"
@@ -61,7 +62,8 @@ class Registry {
     // What the application's execution plans run: candidates for the kernels it plans.
     ApplicationEngines application_engines;
     cudnn::HeuristicsCache heuristics;  // cuDNN's heuristics, asked once per kernel
-    PlannedKernels planned;             // for the line logged at exit
+    cudnn::Gating gating;    // whether measuring times behind a gate, under benchmark_mutex
+    PlannedKernels planned;  // for the line logged at exit
   };
   Device& device(int ordinal);
   // The WD session of a device for a total and batch-size policy, shared by every handle that

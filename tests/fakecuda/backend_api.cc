@@ -395,7 +395,13 @@ cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t
                   "not a finalized execution plan and variant pack");
     if (!plan->graph || !plan->engine)
       return fail(CUDNN_STATUS_BAD_PARAM, function, "the plan has no engine");
-    return execute_convolution(handle, *plan->graph, *plan->engine, *pack);
+    const cudnnStatus_t status = execute_convolution(handle, *plan->graph, *plan->engine, *pack);
+    // FAKECUDA_EXECUTE_SYNCHRONIZES=1: each execution waits for its stream before it returns, as
+    // a real one may where CUDA loads its kernels then (lazy loading can synchronize).
+    const char* synchronizes = std::getenv("FAKECUDA_EXECUTE_SYNCHRONIZES");
+    if (status == CUDNN_STATUS_SUCCESS && synchronizes && std::strcmp(synchronizes, "1") == 0)
+      cudaStreamSynchronize(handle->stream);
+    return status;
   });
 }
 

@@ -25,6 +25,7 @@
 #include "cudnn/measuring_account.h"
 #include "cudnn/stream_gate.h"
 #include "fakecuda_hooks.h"
+#include "support/scoped_environment.h"
 #include "test_problem.h"
 
 namespace ucudnn::fakecuda {
@@ -191,6 +192,40 @@ TEST(GatedTiming, WorkThatWaitsForItsOwnStreamIsTimedWithoutTheGate) {
   EXPECT_EQ(later.gates_timed_out, 0);
   EXPECT_EQ(later.ungated, 2);
   EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
+// The shim makes a benchmarker per kernel: where the gate keeps timing out (here every plan
+// execution waits for its stream), a setting they share turns it off once for all of them.
+TEST(GatedTiming, BenchmarkersThatShareASettingTurnTheGateOffOnceForAll) {
+  const ucudnn::testing::ScopedEnvironment synchronizing("FAKECUDA_EXECUTE_SYNCHRONIZES", "1");
+  Handle handle;
+  cudnn::Gating shared;
+  const int allowed = shared.timeouts_left;
+  cudnn::GpuBenchmarkOptions options;
+  options.gating = &shared;
+  const KernelKey kernel = forward_kernel();
+  const std::uint64_t before = cudnn::measuring_account().gate_timeouts;
+  int measured_count = 0;
+  for (int kernel_number = 0; kernel_number < 3; ++kernel_number) {
+    cudnn::CudnnBenchmarker device(cudnn::cudnn_api(), cudnn::cuda_runtime(), handle,
+                                   DeviceFingerprint{}, options);
+    const cudnn::MeasuringTime measuring(kernel.to_string());
+    for (const auto& name : device.algorithms(kernel)) {
+      const auto engine = EngineName::parse(name);
+      ASSERT_TRUE(engine) << name;
+      const auto measured = device.benchmark(kernel, name, 4);
+      const Modeled m =
+          model_engine(kernel.with_batch(4), static_cast<int>(engine->engine), split_of(*engine));
+      if (!measured || !m.supported) continue;
+      ++measured_count;
+      EXPECT_FLOAT_EQ(static_cast<float>(measured->time_ms),
+                      static_cast<float>(m.time_ms + kIssueMs))
+          << name << ": timed without the gate, the host's issuing in it";
+    }
+  }
+  EXPECT_GT(measured_count, allowed);
+  EXPECT_FALSE(shared.enabled);
+  EXPECT_EQ(cudnn::measuring_account().gate_timeouts, before + allowed);
 }
 
 // A run that fails behind the gate leaves the stream open at once: the work queued after it runs

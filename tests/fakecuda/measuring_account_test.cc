@@ -22,9 +22,10 @@ TEST(MeasuringAccount, EachPartIsSaidWhereThereIsOne) {
       "outside measuring, 30 plans finalized in 0.00 s; 2 finalizations took over 50 ms, 0.25 s "
       "in all, the slowest cudnn:eng3{k2=1} at 16 images (0.20 s)");
   a.ungated = 3;
+  a.gate_timeouts = 1;
   EXPECT_EQ(a.to_string().substr(a.to_string().rfind("; ")),
             "; 3 pairs timed without holding the stream, their times with the host's issuing in "
-            "them");
+            "them (1 gate timed out)");
   a.kernels = 1;
   a.total_s = 1.5;
   a.phase_s[static_cast<int>(MeasuringPhase::kRuns)] = 1.0;

@@ -193,5 +193,34 @@ TEST_F(EndToEnd, AKernelsPlanningIsSavedInOneTransaction) {
       << "of " << pairs << " measurements and " << kernels << " plans";
 }
 
+// Where cuDNN's plan executions wait for their own stream (as CUDA's lazy loading may), the gate
+// that keeps the host's issuing out of measurements (cudnn/stream_gate.h) times out; the
+// device's benchmarkers share whether it is on, so that a job pays a few timeouts, not a few per
+// kernel, and the exit line says how many.
+TEST_F(EndToEnd, AGateThatKeepsTimingOutIsTurnedOffOnceForTheDevice) {
+  const auto cap = std::to_string(kTightLimit);
+  const ProgramRun run =
+      preloaded({"--workspace-limit", cap}, {{"UCUDNN_WORKSPACE_LIMIT", cap},
+                                             {"UCUDNN_DATABASE", database_path()},
+                                             {"UCUDNN_LOG_LEVEL", "info"},
+                                             {"FAKECUDA_EXECUTE_SYNCHRONIZES", "1"},
+                                             {"FAKECUDA_HOST_COST_US", "execute=20,legacy=20"}});
+  expect_ran_on_doubles(run);
+  const auto line = measuring_line(run.process.err);
+  ASSERT_TRUE(line) << run.process.err;
+  EXPECT_GT(line->kernels, 3);
+  const auto at = run.process.err.find(" pairs timed without holding the stream");
+  ASSERT_NE(at, std::string::npos) << run.process.err;
+  int ungated = 0, timeouts = 0;
+  ASSERT_EQ(std::sscanf(run.process.err.c_str() + run.process.err.rfind("; ", at) + 2,
+                        "%d pairs timed without holding the stream, their times with the host's "
+                        "issuing in them (%d gate",
+                        &ungated, &timeouts),
+            2)
+      << run.process.err;
+  EXPECT_EQ(timeouts, 3) << "the device's three, not three per kernel";
+  EXPECT_GT(ungated, line->kernels);
+}
+
 }  // namespace
 }  // namespace ucudnn

@@ -150,6 +150,7 @@ PlannerContext context_for(HandleState& state, const Settings& settings) {
   context.benchmark_limit = settings.benchmark_limit;
   context.application_engines = &device.application_engines;
   context.heuristics = &device.heuristics;
+  context.gating = &device.gating;
   return context;
 }
 
