@@ -8,7 +8,8 @@
 namespace ucudnn::cudnn {
 
 std::optional<PlanTiming> time_plan(const CudaRuntime& runtime, const CudnnApi& api,
-                                    cudnnHandle_t handle, const PlanExecutor& plan, int repeats) {
+                                    cudnnHandle_t handle, const PlanExecutor& plan, int repeats,
+                                    Gating* gating) {
   const auto& p = plan.kernel().problem;
   const std::size_t element = element_size(p.data_type);
   auto x = DeviceBuffer::allocate(runtime, p.x.span_elements() * element);
@@ -28,7 +29,8 @@ std::optional<PlanTiming> time_plan(const CudaRuntime& runtime, const CudnnApi& 
                .status == CUDNN_STATUS_SUCCESS;
   };
   if (!run()) return std::nullopt;  // warm-up
-  const auto timed = time_with_events(runtime, stream, repeats, run);
+  Gating own{true, 1};
+  const auto timed = time_with_events(runtime, stream, repeats, run, gating ? *gating : own);
   if (timed.failure != EventTimes::Failure::kNone) return std::nullopt;
   return PlanTiming{timed.median(), timed.least_host()};
 }

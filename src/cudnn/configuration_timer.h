@@ -16,9 +16,11 @@ namespace ucudnn::cudnn {
 class PlanExecutor;
 
 // The plan as it is (a CPU/GPU split included): its GPU time and what issuing it costs the host;
-// nullopt when memory cannot be allocated or a run fails.
+// nullopt when memory cannot be allocated or a run fails. `gating`: whether timing holds the
+// stream (event_timer.h), the device's where the caller keeps one; null: this call's own.
 std::optional<PlanTiming> time_plan(const CudaRuntime& runtime, const CudnnApi& api,
-                                    cudnnHandle_t handle, const PlanExecutor& plan, int repeats);
+                                    cudnnHandle_t handle, const PlanExecutor& plan, int repeats,
+                                    Gating* gating = nullptr);
 
 // Milliseconds; nullopt when memory cannot be allocated or a run fails.
 std::optional<double> time_configuration(const CudnnApi& api, const CudaRuntime& runtime,

@@ -51,7 +51,8 @@ std::optional<PlanTiming> time_execution_plan(const BackendApi& backend, const C
                                               const CudaRuntime& runtime, cudnnHandle_t handle,
                                               cudnnBackendDescriptor_t plan,
                                               const std::vector<PlanTensor>& tensors,
-                                              std::size_t workspace_bytes, int repeats) {
+                                              std::size_t workspace_bytes, int repeats,
+                                              Gating* gating) {
   if (!backend.cudnnBackendExecute || !api.cudnnGetStream) return std::nullopt;
   const MeasuringScope measuring;
   cudaStream_t stream = nullptr;
@@ -75,7 +76,8 @@ std::optional<PlanTiming> time_execution_plan(const BackendApi& backend, const C
     return backend.cudnnBackendExecute(handle, plan, pack.get()) == CUDNN_STATUS_SUCCESS;
   };
   if (!run()) return std::nullopt;  // warm-up
-  const auto timed = time_with_events(runtime, stream, repeats, run);
+  Gating own{true, 1};
+  const auto timed = time_with_events(runtime, stream, repeats, run, gating ? *gating : own);
   if (timed.failure != EventTimes::Failure::kNone) return std::nullopt;
   return PlanTiming{timed.median(), timed.least_host()};
 }

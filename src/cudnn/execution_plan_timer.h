@@ -22,11 +22,12 @@ struct PlanTensor {
   std::size_t bytes = 0;
 };
 
-// nullopt when memory cannot be allocated or the plan does not run.
+// nullopt when memory cannot be allocated or the plan does not run. `gating` as time_plan's.
 std::optional<PlanTiming> time_execution_plan(const BackendApi& backend, const CudnnApi& api,
                                               const CudaRuntime& runtime, cudnnHandle_t handle,
                                               cudnnBackendDescriptor_t plan,
                                               const std::vector<PlanTensor>& tensors,
-                                              std::size_t workspace_bytes, int repeats);
+                                              std::size_t workspace_bytes, int repeats,
+                                              Gating* gating = nullptr);
 
 }  // namespace ucudnn::cudnn

@@ -23,6 +23,7 @@
 #include "cudnn/cudnn_benchmarker.h"
 #include "cudnn/event_timer.h"
 #include "cudnn/measuring_account.h"
+#include "cudnn/plan_executor.h"
 #include "cudnn/stream_gate.h"
 #include "fakecuda_hooks.h"
 #include "support/scoped_environment.h"
@@ -226,6 +227,29 @@ TEST(GatedTiming, BenchmarkersThatShareASettingTurnTheGateOffOnceForAll) {
   EXPECT_GT(measured_count, allowed);
   EXPECT_FALSE(shared.enabled);
   EXPECT_EQ(cudnn::measuring_account().gate_timeouts, before + allowed);
+}
+
+// A plan's timer follows the setting it is given: the shim passes the device's to its comparisons
+// of an application's plans, which an autotuning framework has by the hundred.
+TEST(GatedTiming, APlanTimerFollowsTheSettingItIsGiven) {
+  Handle handle;
+  auto device = benchmarker(handle);
+  const KernelKey kernel = forward_kernel();
+  const std::int64_t batch = kernel.problem.batch();
+  const std::string name = device.algorithms(kernel).front();
+  const auto measured = device.benchmark(kernel, name, batch);
+  ASSERT_TRUE(measured) << name;
+  const cudnn::PlanExecutor plan(
+      cudnn::cudnn_api(), handle, kernel,
+      Configuration{{{"cudnn", name, batch, measured->time_ms, measured->workspace_bytes}}});
+  cudnn::Gating off{false};
+  const auto gated = cudnn::time_plan(cudnn::cuda_runtime(), cudnn::cudnn_api(), handle, plan, 3);
+  const auto ungated =
+      cudnn::time_plan(cudnn::cuda_runtime(), cudnn::cudnn_api(), handle, plan, 3, &off);
+  ASSERT_TRUE(gated && ungated);
+  EXPECT_FLOAT_EQ(static_cast<float>(gated->gpu_ms), static_cast<float>(measured->time_ms));
+  EXPECT_FLOAT_EQ(static_cast<float>(ungated->gpu_ms),
+                  static_cast<float>(measured->time_ms + kIssueMs));
 }
 
 // A run that fails behind the gate leaves the stream open at once: the work queued after it runs

@@ -53,11 +53,12 @@ bool application_plan_wins(cudnnBackendDescriptor_t plan_descriptor, const Graph
     const cudnn::CurrentDevice on(cudnn::cuda_runtime(), state->device);
     const cudnn::MeasuringScope measuring;
     const auto& runtime = cudnn::cuda_runtime();
+    // The device's gate setting: an autotuning framework has hundreds of plans compared.
     theirs = cudnn::time_execution_plan(cudnn::backend_api(), cudnn::cudnn_api(), runtime, c.handle,
                                         plan_descriptor, tensors, engine_bytes,
-                                        settings.benchmark_repeats);
-    mine =
-        cudnn::time_plan(runtime, cudnn::cudnn_api(), c.handle, ours, settings.benchmark_repeats);
+                                        settings.benchmark_repeats, &device.gating);
+    mine = cudnn::time_plan(runtime, cudnn::cudnn_api(), c.handle, ours, settings.benchmark_repeats,
+                            &device.gating);
     double& best = device.fastest_application_plan_ms[convolution.to_string()];
     if (theirs && (best <= 0 || theirs->gpu_ms < best)) best = theirs->gpu_ms;
     if (best > 0) fastest = best;
