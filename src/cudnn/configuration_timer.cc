@@ -29,8 +29,7 @@ std::optional<PlanTiming> time_plan(const CudaRuntime& runtime, const CudnnApi& 
                .status == CUDNN_STATUS_SUCCESS;
   };
   if (!run()) return std::nullopt;  // warm-up
-  Gating own{true, 1};
-  const auto timed = time_with_events(runtime, stream, repeats, run, gating ? *gating : own);
+  const auto timed = time_with_events(runtime, stream, repeats, run, gating);
   if (timed.failure != EventTimes::Failure::kNone) return std::nullopt;
   return PlanTiming{timed.median(), timed.least_host()};
 }

@@ -305,7 +305,7 @@ std::optional<Measurement> CudnnBenchmarker::time(const KernelKey& kernel,
   // loading), and the hopeless rule it serves is far above the host's issuing.
   auto timed = [&](int n, std::vector<double>& times, bool cold = false) {
     Gating first_run{false};
-    const auto t = time_with_events(runtime_, stream, n, run, cold ? first_run : gating());
+    const auto t = time_with_events(runtime_, stream, n, run, cold ? &first_run : &gating());
     count_gate_timeouts(t.gates_timed_out);
     switch (t.failure) {
       case EventTimes::Failure::kNone:

@@ -10,7 +10,9 @@
 namespace ucudnn::cudnn {
 
 EventTimes time_with_events(const CudaRuntime& runtime, cudaStream_t stream, int repeats,
-                            const std::function<bool()>& run, Gating& gating) {
+                            const std::function<bool()>& run, Gating* kept) {
+  Gating own{true, 1};
+  Gating& gating = kept ? *kept : own;
   EventTimes result;
   CudaEvent start(runtime), stop(runtime);
   if (!start.valid() || !stop.valid()) {
@@ -56,12 +58,6 @@ EventTimes time_with_events(const CudaRuntime& runtime, cudaStream_t stream, int
   std::sort(result.sorted_ms.begin(), result.sorted_ms.end());
   std::sort(result.sorted_host_ms.begin(), result.sorted_host_ms.end());
   return result;
-}
-
-EventTimes time_with_events(const CudaRuntime& runtime, cudaStream_t stream, int repeats,
-                            const std::function<bool()>& run) {
-  Gating gating{true, 1};
-  return time_with_events(runtime, stream, repeats, run, gating);
 }
 
 }  // namespace ucudnn::cudnn

@@ -54,11 +54,9 @@ struct Gating {
   int timeouts_left = 3;
 };
 
-// Times `run` (which queues work on `stream`) with events, max(1, repeats) times.
+// Times `run` (which queues work on `stream`) with events, max(1, repeats) times. `gating`:
+// whoever keeps the setting; null: one of this call's own, off after one timeout.
 EventTimes time_with_events(const CudaRuntime& runtime, cudaStream_t stream, int repeats,
-                            const std::function<bool()>& run, Gating& gating);
-// With a setting of this call's own, off after one timeout.
-EventTimes time_with_events(const CudaRuntime& runtime, cudaStream_t stream, int repeats,
-                            const std::function<bool()>& run);
+                            const std::function<bool()>& run, Gating* gating = nullptr);
 
 }  // namespace ucudnn::cudnn

@@ -76,8 +76,7 @@ std::optional<PlanTiming> time_execution_plan(const BackendApi& backend, const C
     return backend.cudnnBackendExecute(handle, plan, pack.get()) == CUDNN_STATUS_SUCCESS;
   };
   if (!run()) return std::nullopt;  // warm-up
-  Gating own{true, 1};
-  const auto timed = time_with_events(runtime, stream, repeats, run, gating ? *gating : own);
+  const auto timed = time_with_events(runtime, stream, repeats, run, gating);
   if (timed.failure != EventTimes::Failure::kNone) return std::nullopt;
   return PlanTiming{timed.median(), timed.least_host()};
 }

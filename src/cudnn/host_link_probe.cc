@@ -30,7 +30,7 @@ std::optional<HostLink> probe_host_link(const CudaRuntime& runtime, std::size_t 
           [&] {
             return runtime.cudaMemcpyAsync(to, from, count, kind, stream.get()) == cudaSuccess;
           },
-          ungated);
+          &ungated);
       if (times.failure != EventTimes::Failure::kNone) {
         runtime.cudaGetLastError();
         return std::nullopt;

@@ -180,7 +180,7 @@ TEST(GatedTiming, WorkThatWaitsForItsOwnStreamIsTimedWithoutTheGate) {
   const int allowed = gating.timeouts_left;
   const auto began = std::chrono::steady_clock::now();
   const auto first =
-      cudnn::time_with_events(runtime, stream, allowed + 2, waits_for_its_stream, gating);
+      cudnn::time_with_events(runtime, stream, allowed + 2, waits_for_its_stream, &gating);
   const auto took = std::chrono::steady_clock::now() - began;
   ASSERT_EQ(first.failure, cudnn::EventTimes::Failure::kNone);
   EXPECT_EQ(first.gates_timed_out, allowed);
@@ -189,7 +189,7 @@ TEST(GatedTiming, WorkThatWaitsForItsOwnStreamIsTimedWithoutTheGate) {
   ASSERT_EQ(first.sorted_ms.size(), static_cast<std::size_t>(allowed + 2));
   for (double ms : first.sorted_ms) EXPECT_FLOAT_EQ(static_cast<float>(ms), 1.25f);
   EXPECT_LT(took, (allowed + 5) * cudnn::StreamGate::kTimeout) << "a timeout per gate at most";
-  const auto later = cudnn::time_with_events(runtime, stream, 2, waits_for_its_stream, gating);
+  const auto later = cudnn::time_with_events(runtime, stream, 2, waits_for_its_stream, &gating);
   EXPECT_EQ(later.gates_timed_out, 0);
   EXPECT_EQ(later.ungated, 2);
   EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
