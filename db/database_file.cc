@@ -146,19 +146,21 @@ OpenOutcome inspect(const std::string& path, sqlite::Connection connection, Acce
     const auto verdict = connection.query_text("PRAGMA quick_check(1)");
     if (verdict != "ok") return failure(FileProblem::kCorrupt, "quick_check: " + verdict);
   }
-  if (migrating) {
-    if (access != Access::kReadWrite)
-      return failure(FileProblem::kOlderSchema,
-                     header.empty() ? std::string("an empty database, without ucudnn's tables")
-                                    : "schema version " + std::to_string(header.version) +
-                                          " needs a migration, and the file is opened read-only");
+  // Read-only, an older file is read as it is: migrations only add, and the readers know what
+  // each version lacks. (A damaged one is rescued so: its migration is what found the damage.)
+  int readable_version = schema_version();
+  if (migrating && access != Access::kReadWrite) {
+    if (header.empty() || header.version < 1)
+      return failure(FileProblem::kOlderSchema, "an empty database, without ucudnn's tables");
+    readable_version = header.version;
+  } else if (migrating) {
     // Another process may have migrated it further meanwhile: migrate() reads it again.
     if (migrate(connection) > schema_version())
       return failure(FileProblem::kNewerSchema, "a newer ucudnn migrated it while it was opened");
   }
-  if (!opened.newer_schema && !schema_complete(connection))
+  if (!opened.newer_schema && !schema_complete(connection, readable_version))
     return failure(FileProblem::kCorrupt, "tables or columns of schema version " +
-                                              std::to_string(schema_version()) + " are missing");
+                                              std::to_string(readable_version) + " are missing");
 
   if (access == Access::kReadWrite && connection.query_text("PRAGMA journal_mode") == "wal") {
     // WAL's shared memory does not work on network file systems. Switching needs the file to

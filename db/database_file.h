@@ -32,7 +32,7 @@ enum class FileProblem {
   kCorrupt,      // one of ours, damaged or truncated
   kForeign,      // another application's SQLite database
   kNewerSchema,  // written by a newer ucudnn, and its tables are not ours to read
-  kOlderSchema,  // needs a migration, but opened read-only
+  kOlderSchema,  // an empty file (no schema yet), opened read-only
 };
 const char* name_of(FileProblem problem);
 

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "db/configuration_json.h"
+#include "db/schema.h"
 
 namespace ucudnn::db {
 
@@ -13,10 +14,14 @@ constexpr const char* kMeasurementColumns =
     "SELECT f.canonical, m.kernel_key, m.kernel_hash, m.backend, m.algorithm, m.micro_batch, "
     "m.status, m.time_ms, m.min_ms, m.max_ms, m.repeats, m.workspace_bytes, m.measured_at, m.id "
     "FROM measurements m LEFT JOIN fingerprints f ON f.id = m.fingerprint_id";
-constexpr const char* kPlanColumns =
-    "SELECT f.canonical, p.subject, p.policy, p.workspace_limit, p.mode, p.configurations, "
-    "p.created_at, p.id, p.valid_below FROM plans p "
-    "LEFT JOIN fingerprints f ON f.id = p.fingerprint_id";
+// A file of schema version 1, read without migrating it (read-only), has no valid_below.
+std::string plan_columns(sqlite::Connection& connection) {
+  return std::string(
+             "SELECT f.canonical, p.subject, p.policy, p.workspace_limit, p.mode, "
+             "p.configurations, p.created_at, p.id, ") +
+         (plans_have_limit_ranges(connection) ? "p.valid_below" : "NULL") +
+         " FROM plans p LEFT JOIN fingerprints f ON f.id = p.fingerprint_id";
+}
 
 constexpr const char* kMeasurementColumnNames[] = {
     "fingerprint", "kernel_key",      "kernel_hash", "backend", "algorithm",
@@ -101,7 +106,7 @@ Unreadable for_each_measurement(
 Unreadable for_each_plan(sqlite::Connection& connection,
                          const std::function<void(std::int64_t id, Expected<PlanRow>)>& visit) {
   return scan_past_damage(
-      connection, "plans", std::string(kPlanColumns) + " WHERE p.id >= ?1 ORDER BY p.id", 7,
+      connection, "plans", plan_columns(connection) + " WHERE p.id >= ?1 ORDER BY p.id", 7,
       [&](const sqlite::Cursor& row) { visit(row.integer(7), read_plan(row)); });
 }
 
@@ -119,7 +124,7 @@ void for_each_measurement_of(
 void for_each_plan_of(sqlite::Connection& connection, const std::string& fingerprint,
                       const std::function<void(std::int64_t id, Expected<PlanRow>)>& visit) {
   auto statement = connection.prepare(
-      std::string(kPlanColumns) +
+      plan_columns(connection) +
       " WHERE p.fingerprint_id = (SELECT id FROM fingerprints WHERE canonical = ?1)");
   auto cursor = statement.start();
   cursor.bind(1, fingerprint);

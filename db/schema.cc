@@ -93,27 +93,47 @@ int migrate(sqlite::Connection& connection, std::span<const Migration> steps) {
   return found;
 }
 
-bool schema_complete(sqlite::Connection& connection) {
+bool schema_complete(sqlite::Connection& connection, int version) {
   // Preparing a statement resolves every table, column and constraint it names, without
-  // running it.
-  static constexpr const char* kProbes[] = {
-      "SELECT id, canonical, fields FROM fingerprints",
-      "SELECT id, fingerprint_id, kernel_key, kernel_hash, backend, algorithm, micro_batch, "
-      "status, time_ms, min_ms, max_ms, repeats, workspace_bytes, measured_at FROM measurements",
-      "SELECT id, fingerprint_id, subject, policy, workspace_limit, mode, configurations, "
-      "created_at, valid_below FROM plans",
+  // running it. Each probe names what its version added.
+  struct Probe {
+    int since;
+    const char* sql;
+  };
+  static constexpr Probe kProbes[] = {
+      {1, "SELECT id, canonical, fields FROM fingerprints"},
+      {1,
+       "SELECT id, fingerprint_id, kernel_key, kernel_hash, backend, algorithm, micro_batch, "
+       "status, time_ms, min_ms, max_ms, repeats, workspace_bytes, measured_at FROM measurements"},
+      {1,
+       "SELECT id, fingerprint_id, subject, policy, workspace_limit, mode, configurations, "
+       "created_at FROM plans"},
+      {2, "SELECT valid_below FROM plans"},
       // Upserts name their conflict target: these check that the unique constraints exist.
-      "INSERT INTO fingerprints (canonical, fields) VALUES (NULL, NULL) "
-      "ON CONFLICT (canonical) DO NOTHING",
-      "INSERT INTO measurements (fingerprint_id, kernel_key, backend, algorithm) "
-      "VALUES (NULL, NULL, NULL, NULL) "
-      "ON CONFLICT (fingerprint_id, kernel_key, backend, algorithm) DO NOTHING",
-      "INSERT INTO plans (fingerprint_id, subject, policy, workspace_limit, mode) "
-      "VALUES (NULL, NULL, NULL, NULL, NULL) "
-      "ON CONFLICT (fingerprint_id, subject, policy, workspace_limit, mode) DO NOTHING",
+      {1,
+       "INSERT INTO fingerprints (canonical, fields) VALUES (NULL, NULL) "
+       "ON CONFLICT (canonical) DO NOTHING"},
+      {1,
+       "INSERT INTO measurements (fingerprint_id, kernel_key, backend, algorithm) "
+       "VALUES (NULL, NULL, NULL, NULL) "
+       "ON CONFLICT (fingerprint_id, kernel_key, backend, algorithm) DO NOTHING"},
+      {1,
+       "INSERT INTO plans (fingerprint_id, subject, policy, workspace_limit, mode) "
+       "VALUES (NULL, NULL, NULL, NULL, NULL) "
+       "ON CONFLICT (fingerprint_id, subject, policy, workspace_limit, mode) DO NOTHING"},
   };
   try {
-    for (const char* probe : kProbes) connection.prepare(probe);
+    for (const auto& probe : kProbes)
+      if (probe.since <= version) connection.prepare(probe.sql);
+    return true;
+  } catch (const sqlite::Error&) {
+    return false;
+  }
+}
+
+bool plans_have_limit_ranges(sqlite::Connection& connection) {
+  try {
+    connection.prepare("SELECT valid_below FROM plans");
     return true;
   } catch (const sqlite::Error&) {
     return false;

@@ -29,8 +29,13 @@ int schema_version();
 // version above the newest step is left untouched (the caller decides). Throws sqlite::Error.
 int migrate(sqlite::Connection& connection, std::span<const Migration> steps = migrations());
 
-// Whether every table and column this build reads and writes exists, whatever user_version
-// claims (a file can have the right id and version but damaged or dropped tables).
-bool schema_complete(sqlite::Connection& connection);
+// Whether every table and column of schema `version` (default: this build's, which it reads
+// and writes) exists, whatever user_version claims (a file can have the right id and version
+// but damaged or dropped tables).
+bool schema_complete(sqlite::Connection& connection, int version = schema_version());
+
+// Whether the plans table has version 2's valid_below: a file of version 1 opened read-only
+// (not migrated) lacks it, and its plans answer their exact limit.
+bool plans_have_limit_ranges(sqlite::Connection& connection);
 
 }  // namespace ucudnn::db

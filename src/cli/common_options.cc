@@ -156,6 +156,7 @@ Expected<PlanningRequest> resolve(const PlanningOptions& options,
                    "UCUDNN_WORKSPACE_LIMIT", "UCUDNN_DEFAULT_WORKSPACE_LIMIT", notes);
   auto limit = parse_byte_size(limit_text);
   if (!limit) return Error{limit_named + limit.error()};
+  if (const auto note = unitless_size_note(limit_text)) notes.push_back(limit_named + *note);
   request.workspace_limit = *limit;
   request.workspace_limit_text = limit_text;
   const auto [total_text, total_named] =
@@ -166,6 +167,7 @@ Expected<PlanningRequest> resolve(const PlanningOptions& options,
   if (options.total_workspace_given || !total_text.empty()) {
     auto total = parse_byte_size(total_text);
     if (!total) return Error{total_named + total.error()};
+    if (const auto note = unitless_size_note(total_text)) notes.push_back(total_named + *note);
     if (*total > 0) request.total_workspace = *total;
     request.total_workspace_text = total_text;
   }

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <string>
@@ -13,6 +14,7 @@
 #include "db/warning.h"
 #include "db_command.h"
 #include "exit_status.h"
+#include "help_formatter.h"
 #include "openmp_environment.h"
 #include "output_file.h"
 #include "plan_command.h"
@@ -83,6 +85,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("ucudnn ") + ucudnn::kUcudnnVersion);
   app.require_subcommand(1);
   app.failure_message(failure_message);
+  app.formatter(std::make_shared<ucudnn::cli::HelpFormatter>());  // before the commands: inherited
   ucudnn::cli::BenchOptions bench;
   ucudnn::cli::add_bench_command(app, bench);
   ucudnn::cli::PlanOptions plan;

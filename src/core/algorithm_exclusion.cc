@@ -126,6 +126,16 @@ void ExclusionAccount::filter(const std::string& backend, const KernelKey& kerne
   if (listed && names.empty()) emptied_.insert(kernel.to_string());
 }
 
+void ExclusionAccount::note_stored_candidates(const std::string& backend,
+                                              const std::vector<std::string>& names) {
+  if (names.empty()) return;  // the database knows nothing of the kernel: no evidence either way
+  std::lock_guard lock(mutex_);
+  backends_filtered_.insert(backend);
+  for (std::size_t i = 0; i < exclusion_.size(); ++i)
+    for (const auto& name : names)
+      if (!entry_used_[i] && exclusion_.entry_excludes(i, backend, name)) entry_used_[i] = true;
+}
+
 std::vector<std::string> ExclusionAccount::entries_that_excluded_nothing(
     const std::string& backend) const {
   std::vector<std::string> idle;

@@ -59,14 +59,18 @@ class ExclusionAccount {
   const AlgorithmExclusion& exclusion() const { return exclusion_; }
   // Removes the excluded ones from `names`, the algorithms `backend` lists for `kernel`.
   void filter(const std::string& backend, const KernelKey& kernel, std::vector<std::string>& names);
-  // Of the lists filtered so far: the entries that name `backend` and excluded none of its
-  // algorithms, and the kernels (KernelKey::to_string) that had algorithms and have none left.
+  // The candidates of a kernel that runs from a stored plan, as the database knows them (those it
+  // has measurements of): nothing is filtered then, but an entry that matches one is not idle.
+  void note_stored_candidates(const std::string& backend, const std::vector<std::string>& names);
+  // Of the lists filtered (or noted) so far: the entries that name `backend` and excluded none of
+  // its algorithms, and the kernels (KernelKey::to_string) that had algorithms and have none left.
   std::vector<std::string> entries_that_excluded_nothing(const std::string& backend) const;
   std::set<std::string> kernels_left_without_algorithms() const;
   // The kernels for which the backend listed no algorithm at all, before any exclusion (a data
   // type it does not compute).
   std::set<std::string> kernels_listed_without_algorithms() const;
-  // Whether a list of `backend`'s has been filtered: before, no entry can be said to be idle.
+  // Whether a list of `backend`'s has been filtered or noted: before, no entry can be said to be
+  // idle.
   bool filtered(const std::string& backend) const;
 
  private:

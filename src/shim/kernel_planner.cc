@@ -1,6 +1,7 @@
 #include "shim/kernel_planner.h"
 
 #include <algorithm>
+#include <set>
 
 #include "core/engine_name.h"
 #include "core/plan_mode.h"
@@ -191,7 +192,30 @@ PlanKey plan_key(const PlannerContext& context, const KernelKey& kernel, std::ui
                     left_out ? context.benchmark_limit : 0)};
 }
 
+// The host measures sizes the policy allows, but not every size where it allows all: the CPU
+// has no workspace limit to fit, so its finest sizes buy nothing (any share is a sum of powers
+// of two) and would cost a measurement each.
+BatchSizePolicy host_policy(BatchSizePolicy policy) {
+  return policy == BatchSizePolicy::kAll ? BatchSizePolicy::kPowerOfTwo : policy;
+}
+
 }  // namespace
+
+void note_stored_candidates(const PlannerContext& context, const KernelKey& kernel,
+                            Benchmarker* host) {
+  if (!context.exclusion_account) return;
+  const auto note = [&](const std::string& backend, const std::string& fingerprint,
+                        BatchSizePolicy policy) {
+    std::set<std::string> micro_kernels;
+    for (const auto size : planned_micro_batch_sizes(kernel, policy))
+      micro_kernels.insert(kernel.with_batch(size).to_string());
+    context.exclusion_account->note_stored_candidates(
+        backend, context.store.measured_algorithms(fingerprint, backend, micro_kernels));
+  };
+  note("cudnn", context.fingerprint.to_string(), context.policy);
+  if (host)
+    note(host->backend_name(), host->fingerprint().to_string(), host_policy(context.policy));
+}
 
 namespace {
 
@@ -248,8 +272,10 @@ Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKe
                                      ? outdated(context, kernel, stored->front(), limit)
                                      : std::nullopt)
       log(LogLevel::kInfo, "a stored plan for " + kernel.to_string() + *reason);
-    else
+    else {
+      note_stored_candidates(context, kernel);
       return stored->front();
+    }
     // Planned again below, in its place: a plan made among every candidate, among all again
     // (mostly stored measurements), so that it is not found wanting at each run.
     if (key.mode == keys.front().mode && context.benchmark_limit > 0) {
@@ -283,13 +309,6 @@ DeviceFingerprint joint_fingerprint(const DeviceFingerprint& gpu, const DeviceFi
   DeviceFingerprint joint = gpu;
   for (const auto& [name, value] : cpu.fields) joint.fields.emplace_back("host." + name, value);
   return joint;
-}
-
-// The host measures sizes the policy allows, but not every size where it allows all: the CPU
-// has no workspace limit to fit, so its finest sizes buy nothing (any share is a sum of powers
-// of two) and would cost a measurement each.
-BatchSizePolicy host_policy(BatchSizePolicy policy) {
-  return policy == BatchSizePolicy::kAll ? BatchSizePolicy::kPowerOfTwo : policy;
 }
 
 std::optional<std::string> hybrid_problem(const PlannerContext& context, const KernelKey& kernel,
@@ -358,8 +377,10 @@ Expected<Configuration> plan_hybrid(const PlannerContext& context, const KernelK
                                      ? outdated(context, kernel, stored->front(), limit)
                                      : std::nullopt)
       log(LogLevel::kInfo, "a stored hybrid plan for " + kernel.to_string() + *reason);
-    else
+    else {
+      note_stored_candidates(context, kernel, &cpu);
       return stored->front();
+    }
   }
   // A hybrid plan's key names no limit on the candidates' number: it is made among all.
   PlannerContext every_candidate = context;

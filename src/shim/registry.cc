@@ -199,9 +199,9 @@ void Registry::warn_about_idle_exclusions() {
     for (const auto& entry : exclusion_account_->entries_that_excluded_nothing(backend))
       warn_once("idle-exclusion:" + entry,
                 "UCUDNN_EXCLUDE_ALGORITHMS: '" + entry +
-                    "' matched none of the candidates of the kernels measured in this process "
-                    "(kernels run from stored plans are not counted); if it is meant for them, "
-                    "check its spelling (`ucudnn db export` lists the names measured)");
+                    "' matched none of the candidates of the kernels planned in this process "
+                    "(of those run from stored plans, the ones the database has measurements "
+                    "of); check its spelling (`ucudnn db export` lists the names measured)");
   }
 }
 

@@ -71,9 +71,10 @@ Settings read_settings(const Environment& getenv,
         std::tuple{"UCUDNN_TOTAL_WORKSPACE_SIZE", static_cast<const char*>(nullptr),
                    &settings.total_workspace}}) {
     if (const auto value = setting_value(getenv, name, alias, used)) {
-      if (auto bytes = parse_byte_size(*value))
+      if (auto bytes = parse_byte_size(*value)) {
         *target = *bytes;
-      else
+        if (const auto note = unitless_size_note(*value)) warn(used + "=" + *note);
+      } else
         warn(used + ": " + bytes.error() + "; using the default: " +
              (target == &settings.workspace_limit ? "the application's workspace size, else " +
                                                         format_byte_size(kDefaultWorkspaceLimit)

@@ -188,6 +188,7 @@ std::optional<std::vector<Configuration>> WorkspaceDivisionSession::stored_divis
               "discarding an invalid stored workspace division: " + *problem);
     return std::nullopt;
   }
+  for (const int kernel : kernels) note_stored(entries_[static_cast<std::size_t>(kernel)], context);
   return stored;
 }
 
@@ -277,6 +278,13 @@ void WorkspaceDivisionSession::adopt_stored_division(const KernelIdentity& kerne
   }
 }
 
+// A kernel that runs from a stored division lists no candidates: the exclusion's account notes
+// those the database knows (note_stored_candidates).
+void WorkspaceDivisionSession::note_stored(const Entry& e, const PlannerContext& context) {
+  note_stored_candidates(for_kernel(context, e.kernel), e.kernel.key,
+                         context.host ? &context.host->backend->benchmarker() : nullptr);
+}
+
 // Gives the kernel its segment in the adopted stored division, when it is one of its kernels
 // and the stored configuration can run here.
 void WorkspaceDivisionSession::take_stored_segment(int kernel, const PlannerContext& context) {
@@ -305,6 +313,7 @@ void WorkspaceDivisionSession::take_stored_segment(int kernel, const PlannerCont
               "discarding an invalid stored workspace division: " + *problem);
     return;
   }
+  note_stored(e, context);
   e.segment = stored.segment;
   account_plan(e, *executor, segments_[static_cast<std::size_t>(stored.segment)].bytes, context);
   e.in_segment = std::move(executor);

@@ -149,6 +149,7 @@ class WorkspaceDivisionSession {
   bool divide(const std::vector<Member>& members, const PlannerContext& context);
   void adopt_stored_division(const KernelIdentity& kernel, const PlannerContext& context);
   void take_stored_segment(int kernel, const PlannerContext& context);
+  void note_stored(const Entry& e, const PlannerContext& context);
   std::optional<std::vector<Configuration>> stored_division(
       const std::string& subject, const std::vector<int>& kernels,
       const std::vector<std::size_t>& segment_of, const PlannerContext& context);

@@ -1,5 +1,6 @@
 #include "user_input/byte_size.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -99,6 +100,25 @@ Expected<std::uint64_t> parse_byte_size(std::string_view text) {
     return Error{"byte size '" + original + "' is not a whole number of bytes"};
   if (std::round(bytes) >= 18446744073709551616.0) return too_large();  // 2^64
   return static_cast<std::uint64_t>(std::round(bytes));
+}
+
+std::optional<std::string> unitless_size_note(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
+  if (text.empty() || text.size() > 5 || !std::all_of(text.begin(), text.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c));
+      }))
+    return std::nullopt;
+  const std::uint64_t bytes = std::stoull(std::string(text));
+  // Read as mebibytes, more than 64 GiB is no workspace anyone sets: bytes meant.
+  if (bytes == 0 || bytes > 64 * kKi) return std::nullopt;
+  const std::string number(text);
+  return "'" + number + "' is " + number + (bytes == 1 ? " byte" : " bytes") +
+         " (a number without a unit is bytes), too little for most fast convolution algorithms; "
+         "for mebibytes write " +
+         number + "MiB";
 }
 
 std::string format_byte_size(std::uint64_t bytes) {

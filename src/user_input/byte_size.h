@@ -1,6 +1,7 @@
 #pragma once
 // Byte sizes as people write them: "64MiB", "1GiB", "512 KiB", "1.5GB", "4096".
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,12 @@ namespace ucudnn {
 // plain number is bytes, whole, to 2^64 - 1 exactly. The error names the text and the forms
 // accepted.
 Expected<std::uint64_t> parse_byte_size(std::string_view text);
+
+// Where `text` is a number without a unit from 1 to 65536: a note that it is bytes, as
+// parse_byte_size reads it, since "512" for a workspace is mostly a slip for 512MiB, and costs
+// every fast algorithm without a word. nullopt otherwise: 0 (no workspace), and larger numbers,
+// which as mebibytes would be more than 64 GiB (bytes meant: 204800).
+std::optional<std::string> unitless_size_note(std::string_view text);
 
 std::string format_byte_size(std::uint64_t bytes);  // "64 MiB", "1.5 GiB", "100 B"
 

@@ -91,6 +91,21 @@ TEST_F(CliTest, AnOptionGivenTwiceIsSaidSo) {
       << r.err;
 }
 
+// Options that exclude each other say so in their descriptions: CLI11 put "Excludes: --explain"
+// beside the option's name, where it read as part of its syntax.
+TEST_F(CliTest, HelpSaysWhichOptionsExcludeEachOtherInTheirDescriptions) {
+  const auto r = run({"plan", "--help"});
+  EXPECT_EQ(r.status, 0) << describe(r);
+  EXPECT_EQ(r.out.find("Excludes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  --json  "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("print the plan as JSON (not with --explain)\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("what a larger limit would buy (not with --json)\n"), std::string::npos)
+      << r.out;
+  const auto both = run({"plan", "--json", "--explain"});
+  EXPECT_EQ(both.status, 2) << describe(both);
+}
+
 // A file in the current folder named as a built-in network: the built-in is taken, with a note
 // saying how to name the file, which is then read.
 TEST_F(CliTest, AFileNamedAsABuiltInNetworkIsNoted) {
@@ -113,6 +128,22 @@ TEST_F(CliTest, AFileNamedAsABuiltInNetworkIsNoted) {
   // Elsewhere, with no such file, the built-in is taken without a note.
   const auto elsewhere = run({"plan", "--network", "alexnet", "--batch", "8"});
   EXPECT_EQ(elsewhere.err.find("note: "), std::string::npos) << describe(elsewhere);
+}
+
+// "--workspace-limit 512" is 512 bytes, as the shim reads its settings: taken, and noted (here
+// before the plan says which measurements the empty database lacks).
+TEST_F(CliTest, ASmallWorkspaceSizeWithoutAUnitIsNotedAsBytes) {
+  const auto r = run({"plan", "--network", "alexnet", "--batch", "8", "--workspace-limit", "512",
+                      "--database", path("a.db")});
+  EXPECT_NE(r.err.find("ucudnn plan: note: --workspace-limit: '512' is 512 bytes (a number "
+                       "without a unit is bytes), too little for most fast convolution "
+                       "algorithms; for mebibytes write 512MiB\n"),
+            std::string::npos)
+      << describe(r);
+  const auto mebibytes = run({"plan", "--network", "alexnet", "--batch", "8", "--workspace-limit",
+                              "512MiB", "--database", path("a.db")});
+  EXPECT_EQ(mebibytes.err.find("note: --workspace-limit"), std::string::npos)
+      << describe(mebibytes);
 }
 
 // What `db import` is given in place of an export: a folder (it used to say "basic_filebuf::

@@ -120,5 +120,20 @@ TEST(ExcludingBenchmarker, NamesEntriesThatExcludeNothingAndKernelsLeftWithoutAl
   EXPECT_TRUE(some.account().kernels_left_without_algorithms().empty());
 }
 
+// A kernel run from a stored plan lists nothing: the candidates the database knows of it are
+// noted instead, so that an entry matching one is not named idle, and one matching none is.
+TEST(ExclusionAccount, NotedStoredCandidatesCountAsListedButExcludeNothing) {
+  const auto exclusion = *AlgorithmExclusion::parse("cudnn:eng1*,cudnn:nosuch,cpu:DIRECT");
+  ExclusionAccount account(exclusion);
+  account.note_stored_candidates("cudnn", {});
+  EXPECT_FALSE(account.filtered("cudnn")) << "nothing known is no evidence";
+  account.note_stored_candidates("cudnn", {"eng0", "eng12{k2=1}"});
+  EXPECT_TRUE(account.filtered("cudnn"));
+  EXPECT_FALSE(account.filtered("cpu"));
+  EXPECT_EQ(account.entries_that_excluded_nothing("cudnn"),
+            std::vector<std::string>{"cudnn:nosuch"});
+  EXPECT_TRUE(account.kernels_left_without_algorithms().empty());
+}
+
 }  // namespace
 }  // namespace ucudnn

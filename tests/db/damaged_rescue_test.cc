@@ -35,10 +35,18 @@ void fill_rows(const std::string& path) {
   store.put_plan(plan_key(gpu_fingerprint()), sample_plan());
 }
 
-// fill_rows; then one to three leaves of the measurements, drawn at random (the first and last
-// among them), overwritten with random bytes. Returns the rows they held.
-std::int64_t damage_leaves(const std::string& path, SeededRandom& random) {
+// fill_rows, as schema version 1 wrote them (no valid_below: its plans answer their exact limit).
+void fill_version_one_rows(const std::string& path) {
   fill_rows(path);
+  raw_connection(path).execute(
+      "ALTER TABLE plans DROP COLUMN valid_below; PRAGMA user_version = 1; VACUUM");
+}
+
+// fill_rows (or `fill`); then one to three leaves of the measurements, drawn at random (the
+// first and last among them), overwritten with random bytes. Returns the rows they held.
+std::int64_t damage_leaves(const std::string& path, SeededRandom& random,
+                           void (*fill)(const std::string&) = fill_rows) {
+  fill(path);
   auto pages = pages_of(path, "measurements");
   std::erase_if(pages, [](const TablePage& page) { return page.type != "leaf"; });
   EXPECT_GT(pages.size(), 3u);
@@ -70,6 +78,27 @@ std::size_t rows_found_intact(const std::string& path) {
     }
   }
   return found;
+}
+
+// Opens the damaged file at `path` as a job's store does: the first lookup reads the device's
+// rows, finds the damage, and sets the file aside, copying into the fresh one the `left`
+// measurements and the plan it still holds. Returns the warning that says so.
+std::string expect_set_aside_with_rows_kept(const std::string& path, std::size_t left) {
+  Warnings warnings;
+  {
+    SqliteStore store(path, store_options(StoreAccess::kReadWrite, warnings.sink()));
+    EXPECT_FALSE(store.find_measurement(gpu_fingerprint(), kernel(kRows + 1), "cudnn", "FFT"));
+    EXPECT_EQ(store.state(), StoreState::kReadWrite);
+  }
+  EXPECT_EQ(warnings.count(), 1u) << warnings.all();
+  const std::string warning = warnings.messages.empty() ? "" : warnings.messages[0];
+  EXPECT_NE(warning.find("; the " + std::to_string(left) +
+                         " measurements and 1 plan it still held were copied into it"),
+            std::string::npos)
+      << warning;
+  EXPECT_EQ(rows_found_intact(path), left);
+  EXPECT_EQ(SqliteStore(path).find_plan(plan_key(gpu_fingerprint())), sample_plan());
+  return warning;
 }
 
 // Exactly the ids the damaged leaves held, each stretch searched row by row.
@@ -131,26 +160,52 @@ TEST(DamagedRescue, AStoreThatSetsADamagedFileAsideKeepsWhatItStillHolds) {
   const std::int64_t lost = damage_leaves(path, random);
   ASSERT_GT(lost, 0);
   const auto left = static_cast<std::size_t>(kRows - lost);
-  Warnings warnings;
-  {
-    SqliteStore store(path, store_options(StoreAccess::kReadWrite, warnings.sink()));
-    // The first lookup reads the device's rows, finds the damage, and sets the file aside.
-    EXPECT_FALSE(store.find_measurement(gpu_fingerprint(), kernel(kRows + 1), "cudnn", "FFT"));
-    EXPECT_EQ(store.state(), StoreState::kReadWrite);
-  }
-  ASSERT_EQ(warnings.count(), 1u) << warnings.all();
-  EXPECT_NE(warnings.messages[0].find("; the " + std::to_string(left) +
-                                      " measurements and 1 plan it still held were copied into it "
-                                      "(`ucudnn db check --database "),
-            std::string::npos)
-      << warnings.messages[0];
-  EXPECT_EQ(rows_found_intact(path), left);
-  EXPECT_EQ(SqliteStore(path).find_plan(plan_key(gpu_fingerprint())), sample_plan());
+  const std::string warning = expect_set_aside_with_rows_kept(path, left);
+  EXPECT_NE(warning.find("copied into it (`ucudnn db check --database "), std::string::npos)
+      << warning;
   const auto aside = folder.names_starting_with("ucudnn.db.corrupt-");
   ASSERT_EQ(aside.size(), 1u) << "the damaged file is kept as it was, and nothing beside it";
   const auto report = db::check_database(path);
   ASSERT_TRUE(report) << report.error();
   EXPECT_TRUE(report->ok()) << "the fresh file is whole";
+}
+
+// A file of schema version 1 found damaged when it is opened to be migrated: its rows are
+// rescued as a current file's are, by the store that sets it aside and by check, export and
+// merge. They read it with the columns of the current schema, which version 1 lacks, so none
+// was copied, and the commands refused it as a file that needs a migration.
+TEST(DamagedRescue, AVersionOneFileDamagedAtItsMigrationKeepsWhatItStillHolds) {
+  SeededRandom random;
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db"), copy = folder.file("copy.db");
+  const auto rescued = folder.file("rescued.db");
+  const std::int64_t lost = damage_leaves(path, random, fill_version_one_rows);
+  ASSERT_GT(lost, 0);
+  const auto left = static_cast<std::size_t>(kRows - lost);
+  write_file(copy, read_file(path));
+
+  const auto report = db::check_database(copy);
+  ASSERT_TRUE(report) << report.error();
+  EXPECT_EQ(report->measurements_checked, left);
+  EXPECT_EQ(report->plans_checked, 1u);
+  expect_lost(report->unreadable, lost);
+  std::ostringstream out;
+  const auto exported = db::export_database(copy, out, db::ExportLayout::kLines);
+  ASSERT_TRUE(exported) << exported.error();
+  EXPECT_EQ(exported->measurements, left);
+  EXPECT_EQ(exported->plans, 1u);
+  const auto merged = db::merge_database(copy, rescued);
+  ASSERT_TRUE(merged) << merged.error();
+  EXPECT_EQ(merged->measurements_written, left);
+  EXPECT_EQ(merged->plans_written, 1u);
+  EXPECT_EQ(rows_found_intact(rescued), left);
+  EXPECT_EQ(raw_connection(copy).query_integer("PRAGMA user_version"), 1) << "read, not migrated";
+
+  expect_set_aside_with_rows_kept(path, left);
+  SqliteStore store(path);
+  PlanKey above = plan_key(gpu_fingerprint());
+  ++above.workspace_limit;
+  EXPECT_FALSE(store.find_plan(above)) << "a plan of version 1 answers its exact limit only";
 }
 
 // A file cut short (a copy stopped, a disk full while it grew) loses its last pages, and with

@@ -89,26 +89,21 @@ TEST(StoreCache, OpeningAHealthyFileReadsAFewPagesNotTheWholeFile) {
   });
 }
 
-// A file of schema version 1 is migrated once (with a quick_check first: a migration is a
-// reason); its plans answer the exact limit they were stored under, as before.
-TEST(StoreCache, AVersionOneFileIsMigratedAndItsPlansKeepTheirMeaning) {
-  TempFolder folder;
-  const auto path = folder.file("ucudnn.db");
-  {
-    auto raw = raw_connection(path);
-    db::migrate(raw, db::migrations().first(1));
-    raw.execute(
-        "INSERT INTO fingerprints (canonical, fields) VALUES ('kind=gpu', '[]');"
-        "INSERT INTO plans (fingerprint_id, subject, policy, workspace_limit, mode, "
-        "configurations, created_at) VALUES (1, 'k', 'powerOfTwo', 1000, 'WR', "
-        "'[{\"micro\":[{\"backend\":\"cudnn\",\"algorithm\":\"FFT\",\"batch\":4,"
-        "\"time_ms\":1.0,\"workspace_bytes\":10}]}]', 1700000000)");
-  }
-  Warnings warnings;
-  SqliteStore store(path, store_options(StoreAccess::kReadWrite, warnings.sink()));
-  ASSERT_EQ(store.state(), StoreState::kReadWrite) << warnings.all();
-  EXPECT_EQ(raw_connection(path).query_integer("PRAGMA user_version"), db::schema_version());
-  const PlanKey key{"kind=gpu", "k", "powerOfTwo", 1000, "WR"};
+// A file of schema version 1 holding one plan, stored under the limit 1000: its key.
+PlanKey write_version_one_file(const std::string& path) {
+  auto raw = raw_connection(path);
+  db::migrate(raw, db::migrations().first(1));
+  raw.execute(
+      "INSERT INTO fingerprints (canonical, fields) VALUES ('kind=gpu', '[]');"
+      "INSERT INTO plans (fingerprint_id, subject, policy, workspace_limit, mode, "
+      "configurations, created_at) VALUES (1, 'k', 'powerOfTwo', 1000, 'WR', "
+      "'[{\"micro\":[{\"backend\":\"cudnn\",\"algorithm\":\"FFT\",\"batch\":4,"
+      "\"time_ms\":1.0,\"workspace_bytes\":10}]}]', 1700000000)");
+  return PlanKey{"kind=gpu", "k", "powerOfTwo", 1000, "WR"};
+}
+
+// The version 1 plan answers the exact limit it was stored under, as it did then.
+void expect_version_one_plan(SqliteStore& store, const PlanKey& key) {
   ASSERT_TRUE(store.find_plan(key));
   EXPECT_EQ(store.find_plan(key)->front().micro.front().algorithm, "FFT");
   for (std::uint64_t other : {999u, 1001u, 1u << 30}) {
@@ -116,7 +111,37 @@ TEST(StoreCache, AVersionOneFileIsMigratedAndItsPlansKeepTheirMeaning) {
     elsewhere.workspace_limit = other;
     EXPECT_FALSE(store.find_plan(elsewhere)) << other;
   }
+}
+
+// A file of schema version 1 is migrated once (with a quick_check first: a migration is a
+// reason); its plans answer the exact limit they were stored under, as before.
+TEST(StoreCache, AVersionOneFileIsMigratedAndItsPlansKeepTheirMeaning) {
+  TempFolder folder;
+  const auto path = folder.file("ucudnn.db");
+  const PlanKey key = write_version_one_file(path);
+  Warnings warnings;
+  SqliteStore store(path, store_options(StoreAccess::kReadWrite, warnings.sink()));
+  ASSERT_EQ(store.state(), StoreState::kReadWrite) << warnings.all();
+  EXPECT_EQ(raw_connection(path).query_integer("PRAGMA user_version"), db::schema_version());
+  expect_version_one_plan(store, key);
   EXPECT_EQ(warnings.count(), 0u) << warnings.all();
+}
+
+// Read-only (`ucudnn plan`, a system database on a read-only file system), a file of version 1
+// is read as it is, never migrated: it was refused as one that needs a migration, and the store
+// ran without its rows.
+TEST(StoreCache, AVersionOneFileOpenedReadOnlyIsReadWithoutAMigration) {
+  for (const auto access : {StoreAccess::kReadOnly, StoreAccess::kShared}) {
+    TempFolder folder;
+    const auto path = folder.file("ucudnn.db");
+    const PlanKey key = write_version_one_file(path);
+    Warnings warnings;
+    SqliteStore store(path, store_options(access, warnings.sink()));
+    expect_version_one_plan(store, key);
+    EXPECT_EQ(store.state(), StoreState::kReadOnly) << warnings.all();
+    EXPECT_EQ(warnings.count(), 0u) << warnings.all();
+    EXPECT_EQ(raw_connection(path).query_integer("PRAGMA user_version"), 1);
+  }
 }
 
 // One plan row per step of the time-vs-workspace curve, however many limits are asked with.

@@ -106,14 +106,34 @@ TEST(Settings, LockTimeoutTakesMillisecondsOrSeconds) {
 
 TEST(Settings, AcceptsTheOriginalNamesAsAliases) {
   const auto r =
-      read({{"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "123456"}, {"UCUDNN_BENCHMARK_DEVICES", "3"}});
+      read({{"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "1234567"}, {"UCUDNN_BENCHMARK_DEVICES", "3"}});
   EXPECT_TRUE(r.warnings.empty());
-  EXPECT_EQ(r.settings.workspace_limit, 123456u);
+  EXPECT_EQ(r.settings.workspace_limit, 1234567u);
   EXPECT_EQ(r.settings.devices, (std::vector<int>{3}));
   // The new name wins over the alias.
   EXPECT_EQ(read({{"UCUDNN_WORKSPACE_LIMIT", "1KiB"}, {"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "2KiB"}})
                 .settings.workspace_limit,
             1024u);
+}
+
+// A workspace of "512" is 512 bytes, and every fast algorithm then loses its place without a
+// word (the doubles' example network ran 3.4x slower at UCUDNN_TOTAL_WORKSPACE_SIZE=1): it is
+// taken as written, and said to be bytes.
+TEST(Settings, ASmallWorkspaceSizeWithoutAUnitIsSaidToBeBytes) {
+  for (const char* name : {"UCUDNN_WORKSPACE_LIMIT", "UCUDNN_DEFAULT_WORKSPACE_LIMIT",
+                           "UCUDNN_TOTAL_WORKSPACE_SIZE"}) {
+    const auto r = read({{name, "512"}});
+    ASSERT_EQ(r.warnings.size(), 1u) << name;
+    EXPECT_EQ(r.warnings[0], std::string(name) +
+                                 "='512' is 512 bytes (a number without a unit is bytes), too "
+                                 "little for most fast convolution algorithms; for mebibytes "
+                                 "write 512MiB");
+    const bool total = std::string(name) == "UCUDNN_TOTAL_WORKSPACE_SIZE";
+    EXPECT_EQ(total ? r.settings.total_workspace.value_or(0) : r.settings.workspace_limit, 512u)
+        << name;
+  }
+  for (const char* quiet : {"0", "512KiB", "204800", "2097152"})
+    EXPECT_TRUE(read({{"UCUDNN_TOTAL_WORKSPACE_SIZE", quiet}}).warnings.empty()) << quiet;
 }
 
 TEST(Settings, BadValuesWarnNamingVariableValueAndDefault) {

@@ -324,7 +324,7 @@ TEST_F(EndToEnd, AnExclusionOfEveryCandidateIsNamedOnceAndAMistypedEntryAtExit) 
     EXPECT_EQ(count_of(excluded.process.err, "fits"), 0) << excluded.process.err;
     EXPECT_EQ(count_of(excluded.process.err,
                        "UCUDNN_EXCLUDE_ALGORITHMS: 'cudnn:nosuch' matched none of the "
-                       "candidates of the kernels measured in this process"),
+                       "candidates of the kernels planned in this process"),
               1)
         << excluded.process.err;
     environment["UCUDNN_LOG_LEVEL"] = "info";
@@ -338,6 +338,34 @@ TEST_F(EndToEnd, AnExclusionOfEveryCandidateIsNamedOnceAndAMistypedEntryAtExit) 
       {}, {{"UCUDNN_DATABASE", database_path()}, {"UCUDNN_EXCLUDE_ALGORITHMS", "cudnn:eng1*"}});
   EXPECT_EQ(count_of(some.process.err, "matched none"), 0) << some.process.err;
   EXPECT_EQ(count_of(some.process.err, "no plan for"), 0) << some.process.err;
+}
+
+// With a warm database every kernel runs from its stored plan and nothing is measured: a
+// mistyped entry was never named, since only the candidates of kernels measured were counted.
+// Those run from stored plans count now, with the candidates the database has measurements of:
+// an entry matching one of them is not idle, though no plan uses it.
+TEST_F(EndToEnd, AMistypedExclusionIsNamedThoughEveryKernelRunsFromAStoredPlan) {
+  for (const char* total : {"", "64MiB"}) {
+    SCOPED_TRACE(std::string("UCUDNN_TOTAL_WORKSPACE_SIZE=") + total);
+    const std::string database = database_path();
+    Environment environment = {{"UCUDNN_DATABASE", database},
+                               {"UCUDNN_TOTAL_WORKSPACE_SIZE", total}};
+    expect_ran_on_doubles(preloaded({}, environment));
+    const std::string unused = testing::sqlite_text(
+        database,
+        "SELECT algorithm FROM measurements WHERE backend = 'cudnn' AND status = 'supported' AND "
+        "instr((SELECT group_concat(configurations, ' ') FROM plans), "
+        "'\"' || algorithm || '\"') = 0 ORDER BY algorithm");
+    ASSERT_FALSE(unused.empty()) << "a candidate measured that no stored plan uses";
+    environment["UCUDNN_EXCLUDE_ALGORITHMS"] = "cudnn:nosuch,cudnn:" + unused;
+    const ProgramRun warm = preloaded({}, environment);
+    expect_ran_on_doubles(warm);
+    EXPECT_EQ(count_of(warm.process.err, "UCUDNN_EXCLUDE_ALGORITHMS: 'cudnn:nosuch' matched none"),
+              1)
+        << warm.process.err;
+    EXPECT_EQ(count_of(warm.process.err, "matched none"), 1)
+        << unused << " is a candidate the database knows: " << warm.process.err;
+  }
 }
 
 }  // namespace

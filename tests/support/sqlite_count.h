@@ -1,5 +1,5 @@
 #pragma once
-// A number a test reads from an SQLite database file, such as a count of rows.
+// A number or a text a test reads from an SQLite database file, such as a count of rows.
 #include <sqlite3.h>
 
 #include <cstdlib>
@@ -22,6 +22,23 @@ inline int sqlite_number(const std::string& path, const std::string& sql) {
         &number, nullptr);
   sqlite3_close(db);
   return number;
+}
+
+// The first column of the first row `sql` gives, as text: empty where there is none, where it
+// is NULL, or where the file cannot be opened or the query fails.
+inline std::string sqlite_text(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  std::string text;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK)
+    sqlite3_exec(
+        db, sql.c_str(),
+        [](void* out, int, char** values, char**) {
+          if (values[0]) *static_cast<std::string*>(out) = values[0];
+          return 1;  // the first row only
+        },
+        &text, nullptr);
+  sqlite3_close(db);
+  return text;
 }
 
 }  // namespace ucudnn::testing

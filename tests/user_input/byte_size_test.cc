@@ -82,6 +82,22 @@ TEST(ByteSize, APlainNumberIsAWholeNumberOfBytes) {
   EXPECT_EQ(*parse_byte_size("0.5KiB"), 512u);
 }
 
+// "512" for a workspace is mostly a slip for 512MiB: it is read as bytes, as before, and noted.
+TEST(ByteSize, ASmallNumberWithoutAUnitIsNotedAsBytes) {
+  EXPECT_EQ(unitless_size_note("512"),
+            "'512' is 512 bytes (a number without a unit is bytes), too little for most fast "
+            "convolution algorithms; for mebibytes write 512MiB");
+  EXPECT_EQ(unitless_size_note(" 1 "),
+            "'1' is 1 byte (a number without a unit is bytes), too little for most fast "
+            "convolution algorithms; for mebibytes write 1MiB");
+  EXPECT_TRUE(unitless_size_note("65536"));
+  // Nothing to note: no workspace at all, a number that as mebibytes would be more than 64 GiB
+  // (bytes meant), or a unit written.
+  for (const char* text :
+       {"0", "65537", "204800", "1048576", "67108864", "512B", "512KiB", "64MiB", "2.0", "", "x"})
+    EXPECT_FALSE(unitless_size_note(text)) << text;
+}
+
 TEST(ByteSize, Formats) {
   EXPECT_EQ(format_byte_size(64u << 20), "64 MiB");
   EXPECT_EQ(format_byte_size(3u << 29), "1.5 GiB");
