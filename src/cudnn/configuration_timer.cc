@@ -31,7 +31,7 @@ std::optional<PlanTiming> time_plan(const CudaRuntime& runtime, const CudnnApi& 
   if (!run()) return std::nullopt;  // warm-up
   const auto timed = time_with_events(runtime, stream, repeats, run, gating);
   if (timed.failure != EventTimes::Failure::kNone) return std::nullopt;
-  return PlanTiming{timed.median(), timed.least_host()};
+  return PlanTiming{timed.median(), timed.least_host(), timed.ungated, timed.gates_timed_out};
 }
 
 std::optional<double> time_configuration(const CudnnApi& api, const CudaRuntime& runtime,

@@ -40,6 +40,9 @@ struct EventTimes {
 struct PlanTiming {
   double gpu_ms = 0;
   double host_ms = 0;
+  // As EventTimes says them: repeats timed without holding the stream, gates that timed out.
+  int ungated = 0;
+  int gates_timed_out = 0;
 };
 
 // Whether timing holds the stream while each repeat is issued. A gate that opens by itself (the

@@ -78,7 +78,7 @@ std::optional<PlanTiming> time_execution_plan(const BackendApi& backend, const C
   if (!run()) return std::nullopt;  // warm-up
   const auto timed = time_with_events(runtime, stream, repeats, run, gating);
   if (timed.failure != EventTimes::Failure::kNone) return std::nullopt;
-  return PlanTiming{timed.median(), timed.least_host()};
+  return PlanTiming{timed.median(), timed.least_host(), timed.ungated, timed.gates_timed_out};
 }
 
 }  // namespace ucudnn::cudnn

@@ -56,6 +56,7 @@ struct Account {
   Gathered sum;
   std::uint64_t outside_plans = 0, outside_plans_ns = 0;
   SlowPlans outside_slow;
+  std::uint64_t compared = 0, compared_ns = 0, compared_ungated = 0, compared_gate_timeouts = 0;
 };
 
 Account& account() {
@@ -68,6 +69,10 @@ std::string seconds(double s) {
   char text[32];
   std::snprintf(text, sizeof text, "%.2f s", s);
   return text;
+}
+
+std::string timeouts(std::uint64_t n) {
+  return std::to_string(n) + (n == 1 ? " gate" : " gates") + " timed out";
 }
 
 }  // namespace
@@ -128,6 +133,15 @@ void count_gate_timeouts(int timeouts) {
   gathered.gate_timeouts += static_cast<std::uint64_t>(std::max(timeouts, 0));
 }
 
+void count_compared_plan(std::uint64_t nanoseconds, bool ungated, int gate_timeouts) {
+  Account& a = account();
+  std::lock_guard lock(a.mutex);
+  ++a.compared;
+  a.compared_ns += nanoseconds;
+  if (ungated) ++a.compared_ungated;
+  a.compared_gate_timeouts += static_cast<std::uint64_t>(std::max(gate_timeouts, 0));
+}
+
 MeasuringAccount measuring_account() {
   Account& sum = account();
   std::lock_guard lock(sum.mutex);
@@ -150,6 +164,10 @@ MeasuringAccount measuring_account() {
   a.slow_plans_s = static_cast<double>(slow.total_ns) * 1e-9;
   a.slowest_s = static_cast<double>(slow.slowest_ns) * 1e-9;
   a.slowest = slow.slowest;
+  a.compared_plans = sum.compared;
+  a.compared_s = static_cast<double>(sum.compared_ns) * 1e-9;
+  a.compared_ungated = sum.compared_ungated;
+  a.compared_gate_timeouts = sum.compared_gate_timeouts;
   return a;
 }
 
@@ -179,7 +197,14 @@ std::string MeasuringAccount::to_string() const {
   if (ungated > 0)
     part(std::to_string(ungated) + (ungated == 1 ? " pair" : " pairs") +
          " timed without holding the stream, their times with the host's issuing in them (" +
-         std::to_string(gate_timeouts) + (gate_timeouts == 1 ? " gate" : " gates") + " timed out)");
+         timeouts(gate_timeouts) + ")");
+  if (compared_plans > 0)
+    part("comparing " + std::to_string(compared_plans) + " of the application's graph " +
+         (compared_plans == 1 ? "plan" : "plans") + " with ucudnn's took " + seconds(compared_s) +
+         (compared_ungated > 0
+              ? " (" + std::to_string(compared_ungated) + " timed without holding the stream, " +
+                    timeouts(compared_gate_timeouts) + ")"
+              : ""));
   return line;
 }
 

@@ -21,11 +21,21 @@ TEST(MeasuringAccount, EachPartIsSaidWhereThereIsOne) {
       a.to_string(),
       "outside measuring, 30 plans finalized in 0.00 s; 2 finalizations took over 50 ms, 0.25 s "
       "in all, the slowest cudnn:eng3{k2=1} at 16 images (0.20 s)");
+  const auto last_part = [&] { return a.to_string().substr(a.to_string().rfind("; ")); };
   a.ungated = 3;
   a.gate_timeouts = 1;
-  EXPECT_EQ(a.to_string().substr(a.to_string().rfind("; ")),
+  EXPECT_EQ(last_part(),
             "; 3 pairs timed without holding the stream, their times with the host's issuing in "
             "them (1 gate timed out)");
+  a.compared_plans = 12;
+  a.compared_s = 0.5;
+  EXPECT_EQ(last_part(),
+            "; comparing 12 of the application's graph plans with ucudnn's took 0.50 s");
+  a.compared_ungated = 10;
+  a.compared_gate_timeouts = 2;
+  EXPECT_EQ(last_part(),
+            "; comparing 12 of the application's graph plans with ucudnn's took 0.50 s (10 timed "
+            "without holding the stream, 2 gates timed out)");
   a.kernels = 1;
   a.total_s = 1.5;
   a.phase_s[static_cast<int>(MeasuringPhase::kRuns)] = 1.0;

@@ -175,5 +175,46 @@ TEST_F(GraphApi, AnAutotunerTimesUcudnnAsOneCandidateAmongCudnns) {
   EXPECT_NE(with.trace.find("backend-finalize plan"), std::string::npos);
 }
 
+// Where every gate times out (work that waits for its own stream, as CUDA's lazy loading may
+// make a plan's execution do), the device turns its gate off after three timeouts, for its own
+// measuring and for the comparisons of an autotuner's plans with ucudnn's alike: with a setting
+// of their own, each comparison would pay a timeout of 20 ms for each of the two plans it times,
+// and a framework under cudnn.benchmark has hundreds compared. The exit line says both.
+TEST_F(GraphApi, AnAutotunersComparisonsShareTheDevicesGateSetting) {
+  const Environment compare = {{"UCUDNN_GRAPH_PLANS", "compare"},
+                               {"UCUDNN_WORKSPACE_LIMIT", "1GiB"},
+                               {"UCUDNN_LOG_LEVEL", "info"},
+                               {"FAKECUDA_EXECUTE_SYNCHRONIZES", "1"},
+                               {"FAKECUDA_HOST_COST_US", "execute=20,legacy=20"}};
+  const ProgramRun with = run({"--iterations", "2", "--benchmark"}, compare, true);
+  ASSERT_EQ(with.process.status, 0) << with.process.err;
+  const std::string& err = with.process.err;
+  int compared = 0, compared_ungated = 0, compared_timeouts = 0;
+  double compared_s = 0;
+  const auto at = err.find("comparing ");
+  ASSERT_NE(at, std::string::npos) << err;
+  ASSERT_EQ(std::sscanf(err.c_str() + at,
+                        "comparing %d of the application's graph plans with ucudnn's took %lf s "
+                        "(%d timed without holding the stream, %d gate",
+                        &compared, &compared_s, &compared_ungated, &compared_timeouts),
+            4)
+      << err.substr(at, 200);
+  EXPECT_GT(compared, 3 * kLayers) << "an autotuner has every plan it times compared";
+  EXPECT_EQ(compared_ungated, compared) << "the gate is off for them all";
+  // The measuring's own timeouts, where it met them first.
+  int measured_timeouts = 0;
+  if (const auto pairs = err.find(" pairs timed without holding the stream");
+      pairs != std::string::npos) {
+    int ungated = 0;
+    ASSERT_EQ(std::sscanf(err.c_str() + err.rfind("; ", pairs) + 2,
+                          "%d pairs timed without holding the stream, their times with the host's "
+                          "issuing in them (%d gate",
+                          &ungated, &measured_timeouts),
+              2)
+        << err;
+  }
+  EXPECT_EQ(measured_timeouts + compared_timeouts, 3) << "the device's three in all";
+}
+
 }  // namespace
 }  // namespace ucudnn

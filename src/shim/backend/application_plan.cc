@@ -10,6 +10,8 @@
 #include "cudnn/configuration_timer.h"
 #include "cudnn/current_device.h"
 #include "cudnn/execution_plan_timer.h"
+#include "cudnn/measuring_account.h"
+#include "cudnn/real_call_clock.h"
 #include "cudnn/runtime_call_counts.h"
 #include "shim/log.h"
 #include "shim/registry.h"
@@ -53,12 +55,17 @@ bool application_plan_wins(cudnnBackendDescriptor_t plan_descriptor, const Graph
     const cudnn::CurrentDevice on(cudnn::cuda_runtime(), state->device);
     const cudnn::MeasuringScope measuring;
     const auto& runtime = cudnn::cuda_runtime();
+    const std::uint64_t start = cudnn::RealCallClock::now();
     // The device's gate setting: an autotuning framework has hundreds of plans compared.
     theirs = cudnn::time_execution_plan(cudnn::backend_api(), cudnn::cudnn_api(), runtime, c.handle,
                                         plan_descriptor, tensors, engine_bytes,
                                         settings.benchmark_repeats, &device.gating);
     mine = cudnn::time_plan(runtime, cudnn::cudnn_api(), c.handle, ours, settings.benchmark_repeats,
                             &device.gating);
+    cudnn::count_compared_plan(
+        cudnn::RealCallClock::now() - start,
+        (theirs && theirs->ungated > 0) || (mine && mine->ungated > 0),
+        (theirs ? theirs->gates_timed_out : 0) + (mine ? mine->gates_timed_out : 0));
     double& best = device.fastest_application_plan_ms[convolution.to_string()];
     if (theirs && (best <= 0 || theirs->gpu_ms < best)) best = theirs->gpu_ms;
     if (best > 0) fastest = best;
