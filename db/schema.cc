@@ -135,7 +135,9 @@ bool plans_have_limit_ranges(sqlite::Connection& connection) {
   try {
     connection.prepare("SELECT valid_below FROM plans");
     return true;
-  } catch (const sqlite::Error&) {
+  } catch (const sqlite::Error& error) {
+    // "no such column"; a busy or failing file is not read as one of version 1.
+    if (error.code() != SQLITE_ERROR) throw;
     return false;
   }
 }

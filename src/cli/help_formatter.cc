@@ -1,6 +1,7 @@
 #include "help_formatter.h"
 
-#include <string_view>
+#include <algorithm>
+#include <vector>
 
 namespace ucudnn::cli {
 
@@ -15,9 +16,11 @@ std::string HelpFormatter::make_option_opts(const CLI::Option* option) const {
 
 std::string HelpFormatter::make_option_desc(const CLI::Option* option) const {
   std::string description = CLI::Formatter::make_option_desc(option);
+  std::vector<std::string> names;  // by name: CLI11 keeps them in a set of pointers
+  for (const CLI::Option* other : option->get_excludes()) names.push_back(other->get_name());
+  std::sort(names.begin(), names.end());
   std::string excluded;
-  for (const CLI::Option* other : option->get_excludes())
-    excluded += (excluded.empty() ? "" : " or ") + other->get_name();
+  for (const auto& name : names) excluded += (excluded.empty() ? "" : " or ") + name;
   if (!excluded.empty()) description += " (not with " + excluded + ")";
   return description;
 }

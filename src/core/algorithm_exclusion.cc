@@ -126,11 +126,22 @@ void ExclusionAccount::filter(const std::string& backend, const KernelKey& kerne
   if (listed && names.empty()) emptied_.insert(kernel.to_string());
 }
 
+bool ExclusionAccount::wants_stored_candidates(const std::string& backend,
+                                               const std::string& kernel) {
+  std::lock_guard lock(mutex_);
+  bool idle = false;
+  for (std::size_t i = 0; i < exclusion_.size(); ++i)
+    idle |= !entry_used_[i] && exclusion_.entry_names_backend(i, backend);
+  return idle && noted_.emplace(backend, kernel).second;
+}
+
 void ExclusionAccount::note_stored_candidates(const std::string& backend,
-                                              const std::vector<std::string>& names) {
+                                              const std::vector<std::string>& names,
+                                              bool complete) {
   if (names.empty()) return;  // the database knows nothing of the kernel: no evidence either way
   std::lock_guard lock(mutex_);
   backends_filtered_.insert(backend);
+  if (!complete) backends_noted_from_database_.insert(backend);
   for (std::size_t i = 0; i < exclusion_.size(); ++i)
     for (const auto& name : names)
       if (!entry_used_[i] && exclusion_.entry_excludes(i, backend, name)) entry_used_[i] = true;
@@ -154,6 +165,11 @@ std::set<std::string> ExclusionAccount::kernels_left_without_algorithms() const 
 std::set<std::string> ExclusionAccount::kernels_listed_without_algorithms() const {
   std::lock_guard lock(mutex_);
   return unlisted_;
+}
+
+bool ExclusionAccount::noted_from_database(const std::string& backend) const {
+  std::lock_guard lock(mutex_);
+  return backends_noted_from_database_.contains(backend);
 }
 
 bool ExclusionAccount::filtered(const std::string& backend) const {

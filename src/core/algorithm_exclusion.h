@@ -59,9 +59,18 @@ class ExclusionAccount {
   const AlgorithmExclusion& exclusion() const { return exclusion_; }
   // Removes the excluded ones from `names`, the algorithms `backend` lists for `kernel`.
   void filter(const std::string& backend, const KernelKey& kernel, std::vector<std::string>& names);
-  // The candidates of a kernel that runs from a stored plan, as the database knows them (those it
-  // has measurements of): nothing is filtered then, but an entry that matches one is not idle.
-  void note_stored_candidates(const std::string& backend, const std::vector<std::string>& names);
+  // Whether the candidates of `kernel` (KernelKey::to_string), run from a stored plan, are still
+  // worth noting: not noted yet, and some entry naming `backend` has matched nothing so far (a
+  // note scans the database's rows of the device). A true answer counts the kernel as noted.
+  bool wants_stored_candidates(const std::string& backend, const std::string& kernel);
+  // The candidates of a kernel that runs from a stored plan, where nothing is listed or filtered:
+  // an entry that matches one is not idle. `complete`: the backend's own list; else those the
+  // database has measurements of, which lack those never measured (UCUDNN_BENCHMARK_LIMIT's
+  // left-out): an entry then idle may still name one (noted_from_database).
+  void note_stored_candidates(const std::string& backend, const std::vector<std::string>& names,
+                              bool complete = false);
+  // Whether some of `backend`'s candidates were known only from the database's measurements.
+  bool noted_from_database(const std::string& backend) const;
   // Of the lists filtered (or noted) so far: the entries that name `backend` and excluded none of
   // its algorithms, and the kernels (KernelKey::to_string) that had algorithms and have none left.
   std::vector<std::string> entries_that_excluded_nothing(const std::string& backend) const;
@@ -78,6 +87,8 @@ class ExclusionAccount {
   mutable std::mutex mutex_;
   std::vector<bool> entry_used_;
   std::set<std::string> backends_filtered_;
+  std::set<std::string> backends_noted_from_database_;
+  std::set<std::pair<std::string, std::string>> noted_;  // (backend, kernel)
   std::set<std::string> emptied_;
   std::set<std::string> unlisted_;
 };

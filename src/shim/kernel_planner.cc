@@ -203,18 +203,23 @@ BatchSizePolicy host_policy(BatchSizePolicy policy) {
 
 void note_stored_candidates(const PlannerContext& context, const KernelKey& kernel,
                             Benchmarker* host) {
-  if (!context.exclusion_account) return;
-  const auto note = [&](const std::string& backend, const std::string& fingerprint,
-                        BatchSizePolicy policy) {
+  ExclusionAccount* account = context.exclusion_account;
+  if (!account) return;
+  if (account->wants_stored_candidates("cudnn", kernel.to_string())) {
     std::set<std::string> micro_kernels;
-    for (const auto size : planned_micro_batch_sizes(kernel, policy))
+    for (const auto size : planned_micro_batch_sizes(kernel, context.policy))
       micro_kernels.insert(kernel.with_batch(size).to_string());
-    context.exclusion_account->note_stored_candidates(
-        backend, context.store.measured_algorithms(fingerprint, backend, micro_kernels));
-  };
-  note("cudnn", context.fingerprint.to_string(), context.policy);
-  if (host)
-    note(host->backend_name(), host->fingerprint().to_string(), host_policy(context.policy));
+    auto names =
+        context.store.measured_algorithms(context.fingerprint.to_string(), "cudnn", micro_kernels);
+    // Those of the candidates asked for: a legacy algorithm's old rows name no engine's.
+    std::erase_if(names, [&](const std::string& name) {
+      return is_engine_name(name) != context.engine_candidates;
+    });
+    account->note_stored_candidates("cudnn", names);
+  }
+  // The host lists its solvers without measuring: its own list.
+  if (host && account->wants_stored_candidates(host->backend_name(), kernel.to_string()))
+    account->note_stored_candidates(host->backend_name(), host->algorithms(kernel), true);
 }
 
 namespace {

@@ -1,6 +1,8 @@
 #include "shim/registry.h"
 
+#include <cctype>
 #include <stdexcept>
+#include <string_view>
 
 #include "core/memory_store.h"
 #include "cudnn/algorithms.h"
@@ -191,17 +193,46 @@ ExclusionAccount& Registry::exclusion_account() {
   return *exclusion_account_;
 }
 
+namespace {
+
+// Whether a cudnn entry may name a candidate the database never measured (an engine
+// UCUDNN_BENCHMARK_LIMIT left out): a legacy algorithm's name, or a pattern that can match an
+// engine configuration's ("eng12{k2=1}", "eng3*", "*"). What cannot ("nosuch", "FTT", "egn12")
+// is a slip whatever the database holds.
+bool may_name_an_unmeasured_candidate(const std::string& entry) {
+  const std::string pattern = entry.substr(entry.find(':') + 1);
+  const auto as_entry = AlgorithmExclusion::parse("cudnn:" + pattern);
+  if (!as_entry) return false;
+  for (const Operation operation :
+       {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter})
+    for (const auto& name : cudnn::algorithm_names(operation))
+      if (as_entry->excludes("cudnn", name)) return true;
+  constexpr std::string_view kEngine = "eng";
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(pattern[i])));
+    if (c == '*') return true;
+    if (i == kEngine.size()) return c == '?' || std::isdigit(static_cast<unsigned char>(c));
+    if (c != '?' && c != kEngine[i]) return false;
+  }
+  return false;
+}
+
+}  // namespace
+
 void Registry::warn_about_idle_exclusions() {
   std::lock_guard lock(mutex_);
   if (!exclusion_account_) return;
   for (const char* backend : {"cudnn", "cpu"}) {
     if (!exclusion_account_->filtered(backend)) continue;
+    const bool measured_only = exclusion_account_->noted_from_database(backend);
     for (const auto& entry : exclusion_account_->entries_that_excluded_nothing(backend))
-      warn_once("idle-exclusion:" + entry,
-                "UCUDNN_EXCLUDE_ALGORITHMS: '" + entry +
-                    "' matched none of the candidates of the kernels planned in this process "
-                    "(of those run from stored plans, the ones the database has measurements "
-                    "of); check its spelling (`ucudnn db export` lists the names measured)");
+      if (!(measured_only && std::string_view(backend) == "cudnn" &&
+            may_name_an_unmeasured_candidate(entry)))
+        warn_once("idle-exclusion:" + entry,
+                  "UCUDNN_EXCLUDE_ALGORITHMS: '" + entry +
+                      "' matched none of the candidates of the kernels planned in this process "
+                      "(of those run from stored plans, the ones the database has measurements "
+                      "of); check its spelling (`ucudnn db export` lists the names measured)");
   }
 }
 

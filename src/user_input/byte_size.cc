@@ -107,15 +107,18 @@ std::optional<std::string> unitless_size_note(std::string_view text) {
     text.remove_prefix(1);
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
     text.remove_suffix(1);
-  if (text.empty() || text.size() > 5 || !std::all_of(text.begin(), text.end(), [](char c) {
+  if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) {
         return std::isdigit(static_cast<unsigned char>(c));
       }))
     return std::nullopt;
-  const std::uint64_t bytes = std::stoull(std::string(text));
+  const std::string written(text);
+  while (text.size() > 1 && text.front() == '0') text.remove_prefix(1);  // "0064" is 64
   // Read as mebibytes, more than 64 GiB is no workspace anyone sets: bytes meant.
+  if (text.size() > 5) return std::nullopt;
+  const std::uint64_t bytes = std::stoull(std::string(text));
   if (bytes == 0 || bytes > 64 * kKi) return std::nullopt;
-  const std::string number(text);
-  return "'" + number + "' is " + number + (bytes == 1 ? " byte" : " bytes") +
+  const std::string number = std::to_string(bytes);
+  return "'" + written + "' is " + number + (bytes == 1 ? " byte" : " bytes") +
          " (a number without a unit is bytes), too little for most fast convolution algorithms; "
          "for mebibytes write " +
          number + "MiB";

@@ -133,6 +133,22 @@ TEST(ExclusionAccount, NotedStoredCandidatesCountAsListedButExcludeNothing) {
   EXPECT_EQ(account.entries_that_excluded_nothing("cudnn"),
             std::vector<std::string>{"cudnn:nosuch"});
   EXPECT_TRUE(account.kernels_left_without_algorithms().empty());
+  EXPECT_TRUE(account.noted_from_database("cudnn"));
+  account.note_stored_candidates("cpu", {"DIRECT"}, true);
+  EXPECT_FALSE(account.noted_from_database("cpu")) << "the backend's own list is complete";
+  EXPECT_TRUE(account.entries_that_excluded_nothing("cpu").empty());
+}
+
+// A kernel is noted once, and none once every entry has matched something: a note scans the
+// database's rows of the device.
+TEST(ExclusionAccount, AKernelsStoredCandidatesAreWantedOnceAndOnlyWhileAnEntryIsIdle) {
+  const auto exclusion = *AlgorithmExclusion::parse("cudnn:eng1*");
+  ExclusionAccount account(exclusion);
+  EXPECT_TRUE(account.wants_stored_candidates("cudnn", "k1"));
+  EXPECT_FALSE(account.wants_stored_candidates("cudnn", "k1"));
+  EXPECT_FALSE(account.wants_stored_candidates("cpu", "k2")) << "no entry names the CPU";
+  account.note_stored_candidates("cudnn", {"eng12"});
+  EXPECT_FALSE(account.wants_stored_candidates("cudnn", "k2"));
 }
 
 }  // namespace

@@ -106,9 +106,9 @@ TEST(Settings, LockTimeoutTakesMillisecondsOrSeconds) {
 
 TEST(Settings, AcceptsTheOriginalNamesAsAliases) {
   const auto r =
-      read({{"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "1234567"}, {"UCUDNN_BENCHMARK_DEVICES", "3"}});
+      read({{"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "123456"}, {"UCUDNN_BENCHMARK_DEVICES", "3"}});
   EXPECT_TRUE(r.warnings.empty());
-  EXPECT_EQ(r.settings.workspace_limit, 1234567u);
+  EXPECT_EQ(r.settings.workspace_limit, 123456u);
   EXPECT_EQ(r.settings.devices, (std::vector<int>{3}));
   // The new name wins over the alias.
   EXPECT_EQ(read({{"UCUDNN_WORKSPACE_LIMIT", "1KiB"}, {"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "2KiB"}})

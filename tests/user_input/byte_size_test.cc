@@ -91,6 +91,10 @@ TEST(ByteSize, ASmallNumberWithoutAUnitIsNotedAsBytes) {
             "'1' is 1 byte (a number without a unit is bytes), too little for most fast "
             "convolution algorithms; for mebibytes write 1MiB");
   EXPECT_TRUE(unitless_size_note("65536"));
+  EXPECT_EQ(unitless_size_note("0064"),
+            "'0064' is 64 bytes (a number without a unit is bytes), too little for most fast "
+            "convolution algorithms; for mebibytes write 64MiB");
+  EXPECT_TRUE(unitless_size_note("000000512")) << "leading zeros say nothing of the size";
   // Nothing to note: no workspace at all, a number that as mebibytes would be more than 64 GiB
   // (bytes meant), or a unit written.
   for (const char* text :

@@ -62,10 +62,10 @@ bool application_plan_wins(cudnnBackendDescriptor_t plan_descriptor, const Graph
                                         settings.benchmark_repeats, &device.gating);
     mine = cudnn::time_plan(runtime, cudnn::cudnn_api(), c.handle, ours, settings.benchmark_repeats,
                             &device.gating);
-    cudnn::count_compared_plan(
-        cudnn::RealCallClock::now() - start,
-        (theirs && theirs->ungated > 0) || (mine && mine->ungated > 0),
-        (theirs ? theirs->gates_timed_out : 0) + (mine ? mine->gates_timed_out : 0));
+    if (theirs && mine)
+      cudnn::count_compared_plan(cudnn::RealCallClock::now() - start,
+                                 theirs->ungated > 0 || mine->ungated > 0,
+                                 theirs->gates_timed_out + mine->gates_timed_out);
     double& best = device.fastest_application_plan_ms[convolution.to_string()];
     if (theirs && (best <= 0 || theirs->gpu_ms < best)) best = theirs->gpu_ms;
     if (best > 0) fastest = best;
