@@ -151,7 +151,10 @@ OpenOutcome inspect(const std::string& path, sqlite::Connection connection, Acce
   int readable_version = schema_version();
   if (migrating && access != Access::kReadWrite) {
     if (header.empty() || header.version < 1)
-      return failure(FileProblem::kOlderSchema, "an empty database, without ucudnn's tables");
+      return failure(FileProblem::kOlderSchema,
+                     header.empty() ? std::string("an empty database, without ucudnn's tables")
+                                    : "schema version " + std::to_string(header.version) +
+                                          " with ucudnn's application id, which no ucudnn writes");
     readable_version = header.version;
   } else if (migrating) {
     // Another process may have migrated it further meanwhile: migrate() reads it again.

@@ -71,5 +71,21 @@ TEST(Schema, ReadOnlyAccessNeverMigrates) {
             FileProblem::kCannotOpen);
 }
 
+// A file with ucudnn's application id and no schema version is none of ucudnn's versions, read
+// only or not: said as it is, not as an empty database.
+TEST(Schema, ReadOnlyAFileOfVersionZeroWithOurIdIsNamedByItsVersion) {
+  TempFolder folder;
+  const auto path = folder.file("zero.db");
+  {
+    auto raw = sqlite::Connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    raw.execute(("PRAGMA application_id = " + std::to_string(kApplicationId)).c_str());
+  }
+  auto opened = open_database(path, Access::kReadOnly);
+  ASSERT_FALSE(opened.database);
+  EXPECT_EQ(opened.failure->problem, FileProblem::kOlderSchema);
+  EXPECT_EQ(opened.failure->message,
+            "schema version 0 with ucudnn's application id, which no ucudnn writes");
+}
+
 }  // namespace
 }  // namespace ucudnn::db
