@@ -1,7 +1,6 @@
 #include "shim/kernel_planner.h"
 
 #include <algorithm>
-#include <set>
 
 #include "core/engine_name.h"
 #include "core/plan_mode.h"
@@ -23,6 +22,7 @@
 #include "shim/log.h"
 #include "shim/outdated_plans.h"
 #include "shim/registry.h"
+#include "shim/stored_plan_candidates.h"
 
 namespace ucudnn::shim {
 
@@ -192,35 +192,7 @@ PlanKey plan_key(const PlannerContext& context, const KernelKey& kernel, std::ui
                     left_out ? context.benchmark_limit : 0)};
 }
 
-// The host measures sizes the policy allows, but not every size where it allows all: the CPU
-// has no workspace limit to fit, so its finest sizes buy nothing (any share is a sum of powers
-// of two) and would cost a measurement each.
-BatchSizePolicy host_policy(BatchSizePolicy policy) {
-  return policy == BatchSizePolicy::kAll ? BatchSizePolicy::kPowerOfTwo : policy;
-}
-
 }  // namespace
-
-void note_stored_candidates(const PlannerContext& context, const KernelKey& kernel,
-                            Benchmarker* host) {
-  ExclusionAccount* account = context.exclusion_account;
-  if (!account) return;
-  if (account->wants_stored_candidates("cudnn", kernel.to_string())) {
-    std::set<std::string> micro_kernels;
-    for (const auto size : planned_micro_batch_sizes(kernel, context.policy))
-      micro_kernels.insert(kernel.with_batch(size).to_string());
-    auto names =
-        context.store.measured_algorithms(context.fingerprint.to_string(), "cudnn", micro_kernels);
-    // Those of the candidates asked for: a legacy algorithm's old rows name no engine's.
-    std::erase_if(names, [&](const std::string& name) {
-      return is_engine_name(name) != context.engine_candidates;
-    });
-    account->note_stored_candidates("cudnn", names);
-  }
-  // The host lists its solvers without measuring: its own list.
-  if (host && account->wants_stored_candidates(host->backend_name(), kernel.to_string()))
-    account->note_stored_candidates(host->backend_name(), host->algorithms(kernel), true);
-}
 
 namespace {
 
@@ -314,6 +286,13 @@ DeviceFingerprint joint_fingerprint(const DeviceFingerprint& gpu, const DeviceFi
   DeviceFingerprint joint = gpu;
   for (const auto& [name, value] : cpu.fields) joint.fields.emplace_back("host." + name, value);
   return joint;
+}
+
+// The host measures sizes the policy allows, but not every size where it allows all: the CPU
+// has no workspace limit to fit, so its finest sizes buy nothing (any share is a sum of powers
+// of two) and would cost a measurement each.
+BatchSizePolicy host_policy(BatchSizePolicy policy) {
+  return policy == BatchSizePolicy::kAll ? BatchSizePolicy::kPowerOfTwo : policy;
 }
 
 std::optional<std::string> hybrid_problem(const PlannerContext& context, const KernelKey& kernel,

@@ -102,12 +102,6 @@ PlannerContext for_kernel(const PlannerContext& context, const KernelIdentity& k
 std::optional<MicroConfiguration> undivided_within(const PlannerContext& context,
                                                    const KernelKey& kernel, std::uint64_t limit);
 
-// A kernel run from a stored plan lists no candidates, so that UCUDNN_EXCLUDE_ALGORITHMS's
-// account (an entry that matched none is named at exit) notes those the database has
-// measurements of at the sizes the policy plans; `host`: the CPU's too, for a hybrid plan.
-void note_stored_candidates(const PlannerContext& context, const KernelKey& kernel,
-                            Benchmarker* host = nullptr);
-
 // WR: the fastest configuration whose every micro-batch fits `limit`. Where planning may not
 // measure and the store lacks measurements, the error is kNotEveryMeasurementStored.
 Expected<Configuration> plan_reuse(const PlannerContext& context, const KernelKey& kernel,

@@ -10,6 +10,7 @@
 #include "core/workspace_sharing.h"
 #include "shim/log.h"
 #include "shim/outdated_plans.h"
+#include "shim/stored_plan_candidates.h"
 #include "shim/workspace_division_session.h"
 #include "user_input/byte_size.h"
 

@@ -43,6 +43,14 @@ constexpr Unit kUnits[] = {{"", 1, false},
                            {"PB", 1000'000'000'000'000ull, true},
                            {"EB", 1000'000'000'000'000'000ull, true}};
 
+std::string_view without_surrounding_space(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
+  return text;
+}
+
 }  // namespace
 
 Expected<std::uint64_t> parse_byte_size(std::string_view text) {
@@ -56,10 +64,7 @@ Expected<std::uint64_t> parse_byte_size(std::string_view text) {
                  "' is too large: the most is 2^64 - 1 bytes (18446744073709551615, just under "
                  "16 EiB)"};
   };
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
-    text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-    text.remove_suffix(1);
+  text = without_surrounding_space(text);
   std::size_t digits = 0;
   while (digits < text.size() &&
          (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.'))
@@ -103,25 +108,21 @@ Expected<std::uint64_t> parse_byte_size(std::string_view text) {
 }
 
 std::optional<std::string> unitless_size_note(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
-    text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-    text.remove_suffix(1);
+  text = without_surrounding_space(text);
   if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) {
         return std::isdigit(static_cast<unsigned char>(c));
       }))
     return std::nullopt;
-  const std::string written(text);
-  while (text.size() > 1 && text.front() == '0') text.remove_prefix(1);  // "0064" is 64
+  const auto bytes = parse_byte_size(text);
   // Read as mebibytes, more than 64 GiB is no workspace anyone sets: bytes meant.
-  if (text.size() > 5) return std::nullopt;
-  const std::uint64_t bytes = std::stoull(std::string(text));
-  if (bytes == 0 || bytes > 64 * kKi) return std::nullopt;
-  const std::string number = std::to_string(bytes);
-  return "'" + written + "' is " + number + (bytes == 1 ? " byte" : " bytes") +
-         " (a number without a unit is bytes), too little for most fast convolution algorithms; "
-         "for mebibytes write " +
-         number + "MiB";
+  if (!bytes || *bytes == 0 || *bytes > 64 * kKi) return std::nullopt;
+  const std::string number = std::to_string(*bytes);
+  std::string note = "'";
+  note.append(text).append("' is ").append(number).append(*bytes == 1 ? " byte" : " bytes");
+  note.append(
+      " (a number without a unit is bytes), too little for most fast convolution algorithms; for "
+      "mebibytes write ");
+  return note.append(number).append("MiB");
 }
 
 std::string format_byte_size(std::uint64_t bytes) {
