@@ -40,18 +40,20 @@ std::vector<std::string> CudnnBenchmarker::algorithms(const KernelKey& kernel) {
     // `c`, and where it is over the limit its smaller-workspace knob values.
     const auto add = [&](const EngineConfiguration& c) {
       const bool added = engines.add(c, kernel, options_);
-      if (options_.knob_variants_over && c.workspace_bytes > *options_.knob_variants_over)
+      if (options_.knob_variants_over && c.workspace_bytes &&
+          *c.workspace_bytes > *options_.knob_variants_over)
         for (auto& variant :
              smaller_workspace_variants(c.name, workspace_knobs(kernel, c.name, knob_ranges)))
-          engines.add({std::move(variant), c.notes, 0}, kernel, options_);
+          engines.add({std::move(variant), c.notes, std::nullopt}, kernel, options_);
       return added;
     };
     std::size_t fitting = 0;
     std::vector<std::string> left_out;
     for (const auto& c : offered(kernel)) {
-      // Only a micro-batch can run one over the limit; an excluded one is never measured.
+      // Only a micro-batch can run one over the limit (or one cuDNN refuses at the full
+      // batch); an excluded one is never measured.
       const bool counts =
-          c.workspace_bytes <= options_.workspace_limit &&
+          c.workspace_bytes && *c.workspace_bytes <= options_.workspace_limit &&
           !(options_.excluded && options_.excluded->excludes(backend_name(), c.name.to_string()));
       if (counts && options_.benchmark_limit && fitting >= options_.benchmark_limit) {
         if (allowed(c.notes, kernel.problem.math_type, options_.deterministic_only))
@@ -69,12 +71,13 @@ std::vector<std::string> CudnnBenchmarker::algorithms(const KernelKey& kernel) {
         std::count_if(left_out.begin(), left_out.end(), [&](const std::string& name) {
           return std::find(engines.names.begin(), engines.names.end(), name) == engines.names.end();
         }));
+    sizing_.keep_only(engines.names);
     found = engines_.emplace(key, std::move(engines)).first;
   }
   return found->second.names;
 }
 
-std::vector<EngineConfiguration> CudnnBenchmarker::offered(const KernelKey& kernel) const {
+std::vector<EngineConfiguration> CudnnBenchmarker::offered(const KernelKey& kernel) {
   const std::string key = kernel.to_string();
   if (options_.heuristics)
     if (auto known = options_.heuristics->find(key)) return std::move(*known);
@@ -87,6 +90,7 @@ std::vector<EngineConfiguration> CudnnBenchmarker::offered(const KernelKey& kern
     count_heuristics_query();
     const ConvolutionGraph graph(handle_, kernel.operation, kernel.problem, 1, 0);
     offered = engine_configurations(graph, &complete);
+    sizing_.size(handle_, kernel, offered);
   } catch (const std::exception&) {
     // A graph cuDNN refuses: none (the legacy algorithms are the candidates).
   }
@@ -128,8 +132,8 @@ bool CudnnBenchmarker::Engines::add(const EngineConfiguration& c, const KernelKe
   const std::string name = c.name.to_string();
   if (std::find(names.begin(), names.end(), name) != names.end()) return false;
   names.push_back(name);
-  if (c.workspace_bytes <= options.workspace_limit)
-    largest_workspace = std::max<std::size_t>(largest_workspace, c.workspace_bytes);
+  if (c.workspace_bytes && *c.workspace_bytes <= options.workspace_limit)
+    largest_workspace = std::max<std::size_t>(largest_workspace, *c.workspace_bytes);
   return true;
 }
 
@@ -371,7 +375,11 @@ std::optional<Measurement> CudnnBenchmarker::benchmark_engine(const KernelKey& k
   std::uint64_t bytes = 0;
   try {
     const PhaseTime building(MeasuringPhase::kPlans);
-    plan = std::make_unique<EnginePlan>(handle_, kernel.operation, shape.problem, engine, 1, 0);
+    // At the full batch, the plan that said the configuration's workspace where the
+    // heuristics could not.
+    if (micro_batch == kernel.problem.batch()) plan = sizing_.take(kernel, engine);
+    if (!plan)
+      plan = std::make_unique<EnginePlan>(handle_, kernel.operation, shape.problem, engine, 1, 0);
     bytes = plan->workspace_bytes();
     // Below the batch, later micro-batches may add to the output (beta = 1): the configuration
     // is a candidate there only if cuDNN finalizes that too, with the larger workspace.

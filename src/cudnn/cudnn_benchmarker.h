@@ -26,6 +26,7 @@
 #include "core/benchmarker.h"
 #include "core/early_stop.h"
 #include "core/engine_name.h"
+#include "cudnn/configuration_sizing.h"
 #include "cudnn/convolution_graph.h"
 #include "cudnn/cuda_runtime.h"
 #include "cudnn/cudnn_api.h"
@@ -58,7 +59,7 @@ struct GpuBenchmarkOptions {
   // offer them, under the same rule for numerics (engines only), whatever `benchmark_limit`.
   std::vector<EngineConfiguration> application_engines;
   // At most this many of the configurations offered whose workspace at the full batch (as the
-  // heuristics say; one they cannot say counts) is within `workspace_limit`, the first in the
+  // heuristics say, else as its plan does) is within `workspace_limit`, the first in the
   // heuristics' order, as PyTorch's cudnn.benchmark_limit; those over it stay (only a micro-batch
   // can run them). 0: every one. Measuring every one was most of a first run's warm-up: replayed
   // on an H200's measurements of ResNet-50 B=64, the first 10 left out half to three quarters
@@ -72,8 +73,8 @@ struct GpuBenchmarkOptions {
   // The device's answers of cuDNN's heuristics, asked once per kernel (nullptr: asked per
   // benchmarker).
   HeuristicsCache* heuristics = nullptr;
-  // Where a configuration's workspace at the full batch (as the heuristics say) is over this,
-  // its smaller-workspace knob values are candidates too (core/knob_variants.h;
+  // Where a configuration's workspace at the full batch (as the heuristics say, else its plan) is
+  // over this, its smaller-workspace knob values are candidates too (core/knob_variants.h;
   // UCUDNN_KNOB_VARIANTS). nullopt: only the configurations offered.
   std::optional<std::uint64_t> knob_variants_over;
   // Where the execution plans it times are kept for the kernel's executor (finalized_plans.h;
@@ -145,7 +146,8 @@ class CudnnBenchmarker final : public Benchmarker {
   // needs at the full batch within the limit: the first workspace's size.
   // What cuDNN's heuristics offer for the kernel (the device's cache, else asked); none where
   // cuDNN refuses its graph.
-  std::vector<EngineConfiguration> offered(const KernelKey& kernel) const;
+  // (Their workspaces sized by plans where cuDNN cannot say them.)
+  std::vector<EngineConfiguration> offered(const KernelKey& kernel);
   // The ranges of the knobs of `name`'s engine that size a workspace, read from cuDNN only where
   // `name` sets such a knob (empty otherwise, or where cuDNN cannot say); each engine's once per
   // kernel, on one graph (`read`: what the kernel's reads have found).
@@ -164,6 +166,7 @@ class CudnnBenchmarker final : public Benchmarker {
              const GpuBenchmarkOptions& options);
   };
   std::map<std::string, Engines> engines_;
+  ConfigurationSizing sizing_;  // plans that said workspaces the heuristics could not
   std::string scratch_key_;
   std::unique_ptr<Scratch> scratch_;
   std::int64_t scratch_failed_at_ = 0;  // the smallest batch of scratch_key_ that did not fit

@@ -119,12 +119,12 @@ std::optional<EngineConfiguration> read_configuration(const BackendDescriptor& c
   auto name = read_name(configuration.get(), *engine);
   if (!name) return std::nullopt;
   std::int64_t workspace = 0, count = 0;
+  std::optional<std::uint64_t> bytes;
   if (configuration.get(CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &count,
-                        &workspace) != CUDNN_STATUS_SUCCESS ||
-      workspace < 0)
-    workspace = 0;  // known exactly when a plan is made
-  return EngineConfiguration{std::move(*name), engine_notes(*engine),
-                             static_cast<std::uint64_t>(workspace)};
+                        &workspace) == CUDNN_STATUS_SUCCESS &&
+      count == 1 && workspace >= 0)
+    bytes = static_cast<std::uint64_t>(workspace);
+  return EngineConfiguration{std::move(*name), engine_notes(*engine), bytes};
 }
 
 }  // namespace

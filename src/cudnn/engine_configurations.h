@@ -29,7 +29,10 @@ struct EngineNotes {
 struct EngineConfiguration {
   EngineName name;
   EngineNotes notes;
-  std::uint64_t workspace_bytes = 0;  // at the graph's shape, as the heuristics say
+  // At the graph's shape, as the heuristics say; nullopt where cuDNN cannot say (before 9.2 it
+  // has no CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE: a plan's workspace says it,
+  // configuration_sizing.h).
+  std::optional<std::uint64_t> workspace_bytes;
 };
 
 // An engine's notes; unreadable ones are taken as the ones an application is least likely to

@@ -233,12 +233,21 @@ std::vector<Snapshot> heuristic_results(const BackendDescriptor& heuristics) {
   return results;
 }
 
+// Like a cuDNN before 9.2, which has no CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE (read at each call:
+// one test sets it).
+bool configuration_workspace_unanswered() {
+  const char* value = std::getenv("FAKECUDA_CONFIGURATION_WORKSPACE_UNANSWERED");
+  return value && std::strcmp(value, "1") == 0;
+}
+
 cudnnStatus_t get_attribute(const BackendDescriptor& d, cudnnBackendAttributeName_t name,
                             cudnnBackendAttributeType_t type, int64_t requested, int64_t* count,
                             void* array) {
   if (!d.finalized) return CUDNN_STATUS_NOT_INITIALIZED;
   const AttributeSpec* spec = attribute_spec(d.type, name);
-  if (!spec) return CUDNN_STATUS_BAD_PARAM;
+  if (!spec ||
+      (name == CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE && configuration_workspace_unanswered()))
+    return CUDNN_STATUS_BAD_PARAM;
   if (!spec->readable) return CUDNN_STATUS_NOT_SUPPORTED;
   // cuDNN 9.19 reads no convolution mode back, whatever the type asked for.
   if (name == CUDNN_ATTR_CONVOLUTION_CONV_MODE) return CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE;

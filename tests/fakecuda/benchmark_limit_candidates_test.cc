@@ -19,6 +19,9 @@
 #include "cudnn/cudnn_api.h"
 #include "cudnn/cudnn_benchmarker.h"
 #include "cudnn/engine_configurations.h"
+#include "cudnn/heuristics_cache.h"
+#include "cudnn/measuring_account.h"
+#include "support/scoped_environment.h"
 #include "test_problem.h"
 
 namespace ucudnn::fakecuda {
@@ -42,8 +45,10 @@ Offered offered(const Handle& handle, const KernelKey& kernel, bool deterministi
   Offered o;
   o.names = device_with(handle, every).algorithms(kernel);
   const cudnn::ConvolutionGraph graph(handle, kernel.operation, kernel.problem, 1, 0);
-  for (const auto& c : cudnn::engine_configurations(graph))
-    o.workspace[c.name.to_string()] = c.workspace_bytes;
+  for (const auto& c : cudnn::engine_configurations(graph)) {
+    EXPECT_TRUE(c.workspace_bytes) << c.name.to_string() << ": the heuristics say it";
+    o.workspace[c.name.to_string()] = c.workspace_bytes.value_or(0);
+  }
   for (const auto& name : o.names) EXPECT_EQ(o.workspace.count(name), 1u) << name;
   return o;
 }
@@ -83,13 +88,20 @@ KernelKey kernel_of(Operation operation) {
   return kernel;
 }
 
-TEST(BenchmarkLimitCandidates, TheHeuristicsFirstWithinTheLimitAndEveryOneOverIt) {
-  Handle handle;
+// `check(kernel, all)` for a kernel of each operation, with what its heuristics offer.
+template <typename Check>
+void for_each_operation(const Handle& handle, Check check) {
   for (const auto operation :
        {Operation::kForward, Operation::kBackwardData, Operation::kBackwardFilter}) {
     const KernelKey kernel = kernel_of(operation);
     SCOPED_TRACE(kernel.to_string());
-    const Offered all = offered(handle, kernel);
+    check(kernel, offered(handle, kernel));
+  }
+}
+
+TEST(BenchmarkLimitCandidates, TheHeuristicsFirstWithinTheLimitAndEveryOneOverIt) {
+  Handle handle;
+  for_each_operation(handle, [&](const KernelKey& kernel, const Offered& all) {
     ASSERT_GE(all.names.size(), 4u);
     const std::uint64_t limit = limit_fitting(all, all.names.size() - 1);
     const auto fits = [&](const std::string& name) { return all.workspace.at(name) <= limit; };
@@ -118,7 +130,59 @@ TEST(BenchmarkLimitCandidates, TheHeuristicsFirstWithinTheLimitAndEveryOneOverIt
     auto enough = device_with(handle, options);
     EXPECT_EQ(enough.algorithms(kernel), all.names);
     EXPECT_EQ(enough.left_out_by_benchmark_limit(kernel), 0u);
-  }
+  });
+}
+
+// A cuDNN before 9.2 cannot say a configuration's workspace (no
+// CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE): its plan at the full batch says it, so that the places go
+// to the first that fit, as where cuDNN says it (read as 0, every one took a place and those that
+// fit after them were left out); and that plan is the one measuring times there, so each
+// configuration is finalized once at the full batch.
+TEST(BenchmarkLimitCandidates, WhereCudnnCannotSayAWorkspaceThePlanSaysIt) {
+  Handle handle;
+  for_each_operation(handle, [&](const KernelKey& kernel, const Offered& all) {
+    const std::uint64_t limit = limit_fitting(all, 2);
+    const auto kept = first_fitting(all, limit, 2);
+    // One over the limit ahead of the second that fits: read as fitting, it would take a place.
+    const auto second = std::find(all.names.begin(), all.names.end(), kept.back());
+    ASSERT_TRUE(std::any_of(all.names.begin(), second, [&](const std::string& name) {
+      return all.workspace.at(name) > limit;
+    })) << "the heuristics' order puts none over the limit before the second that fits";
+
+    const ucudnn::testing::ScopedEnvironment unanswered(
+        "FAKECUDA_CONFIGURATION_WORKSPACE_UNANSWERED", "1");
+    const cudnn::ConvolutionGraph graph(handle, kernel.operation, kernel.problem, 1, 0);
+    for (const auto& c : cudnn::engine_configurations(graph))
+      EXPECT_FALSE(c.workspace_bytes) << c.name.to_string() << ": the double says it";
+
+    cudnn::GpuBenchmarkOptions options;
+    options.workspace_limit = limit;
+    options.benchmark_limit = 2;
+    cudnn::HeuristicsCache heuristics;
+    options.heuristics = &heuristics;
+    const auto finalized = [] {
+      const auto account = cudnn::measuring_account();
+      return account.plans + account.outside_plans;
+    };
+    const std::uint64_t before = finalized();
+    auto device = device_with(handle, options);
+    const auto names = device.algorithms(kernel);
+    EXPECT_EQ(names, kept);
+    EXPECT_EQ(device.left_out_by_benchmark_limit(kernel), all.names.size() - names.size());
+    EXPECT_EQ(finalized() - before, all.names.size()) << "one plan sizes each configuration";
+    for (const auto& name : names) {
+      if (all.workspace.at(name) <= limit)
+        EXPECT_TRUE(device.benchmark(kernel, name, kernel.problem.batch())) << name;
+      else
+        EXPECT_THROW(device.benchmark(kernel, name, kernel.problem.batch()), WorkspaceOverLimit)
+            << name;
+    }
+    EXPECT_EQ(finalized() - before, all.names.size())
+        << "measuring at the full batch times the plans that sized them";
+    // Another benchmarker of the device reads the sizes the first found.
+    EXPECT_EQ(device_with(handle, options).algorithms(kernel), kept);
+    EXPECT_EQ(finalized() - before, all.names.size());
+  });
 }
 
 TEST(BenchmarkLimitCandidates, TheApplicationsConfigurationJoinsWhateverItsRank) {

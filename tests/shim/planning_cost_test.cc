@@ -144,6 +144,44 @@ TEST_F(EndToEnd, TheBenchmarkLimitMeasuresTheHeuristicsFirstWithinTheLimit) {
       << "the plans made among every one: " << first_later.process.err;
 }
 
+// A cuDNN before 9.2 cannot say a configuration's workspace from the heuristics: under
+// UCUDNN_BENCHMARK_LIMIT its plan at the full batch says it, so a first run measures and plans
+// what it does where cuDNN says it (read as needing none, every one took a place and those that
+// fit after them were never measured).
+TEST_F(EndToEnd, TheBenchmarkLimitPlansAlikeWhereCudnnCannotSayAWorkspace) {
+  const auto cap = std::to_string(kTightLimit);
+  const ProgramRun alone = baseline({"--workspace-limit", cap});
+  const ProgramRun said =
+      preloaded_like(alone, cap, "said.db",
+                     {{"UCUDNN_BENCHMARK_LIMIT", "2"}, {"FAKECUDA_HEURISTICS_FASTEST_SPLIT", "1"}});
+  const ProgramRun unsaid = preloaded_like(alone, cap, "unsaid.db",
+                                           {{"UCUDNN_BENCHMARK_LIMIT", "2"},
+                                            {"FAKECUDA_HEURISTICS_FASTEST_SPLIT", "1"},
+                                            {"FAKECUDA_CONFIGURATION_WORKSPACE_UNANSWERED", "1"}});
+  const auto plans = [&](const char* database) {
+    return testing::sqlite_text(folder_.file(database),
+                                "SELECT group_concat(subject || ' ' || mode || ' ' || "
+                                "configurations, char(10)) FROM (SELECT * FROM plans ORDER BY "
+                                "subject, mode)");
+  };
+  // Per kernel, the configurations measured at the full batch (16 images) within the limit.
+  const auto measured = [&](const char* database) {
+    return testing::sqlite_text(
+        folder_.file(database),
+        "SELECT group_concat(kernel_key || ': ' || n, char(10)) FROM (SELECT kernel_key, "
+        "count(*) AS n FROM measurements WHERE micro_batch = 16 AND status = 'supported' AND "
+        "workspace_bytes <= " +
+            cap + " GROUP BY kernel_key ORDER BY kernel_key)");
+  };
+  EXPECT_EQ(count_of(measured("said.db"), ": 2"), 15) << "two for each of the example's kernels";
+  EXPECT_EQ(measured("unsaid.db"), measured("said.db"));
+  EXPECT_FALSE(plans("said.db").empty());
+  EXPECT_EQ(plans("unsaid.db"), plans("said.db"));
+  ASSERT_FALSE(said.iteration_ms.empty());
+  ASSERT_FALSE(unsaid.iteration_ms.empty());
+  EXPECT_EQ(unsaid.iteration_ms.back(), said.iteration_ms.back());
+}
+
 // A WD division's tables serve every share of the total a kernel may get: the small-workspace
 // configurations a small share needs rank after the heuristics' first within the whole total,
 // so a division measures every one, whatever UCUDNN_BENCHMARK_LIMIT.
