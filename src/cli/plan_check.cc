@@ -33,11 +33,15 @@ PlanCheckSummary check_plans(std::FILE* out, Worker& worker,
   std::fprintf(stderr,
                "checking plans: running each plan and its undivided baseline for real on the "
                "same inputs\n");
+  // The labels' column as wide as the longest ("res2_3x3 BackwardFilter").
+  int width = 20;
+  for (const auto& [first, uses] : plan.distinct)
+    width = std::max(width, static_cast<int>(kernels[first].label().size()));
   std::fprintf(out,
                "\nplan check: each plan and its fastest undivided algorithm, run for real on the "
-               "same inputs\n%-20s | %9s %9s %6s | %9s %9s %6s | %s\n",
-               "layer operation", "plan ms", "measured", "ratio", "undivided", "measured", "ratio",
-               "output difference");
+               "same inputs\n%-*s | %9s %9s %6s | %9s %9s %6s | %s\n",
+               width, "layer operation", "plan ms", "measured", "ratio", "undivided", "measured",
+               "ratio", "output difference");
   PlanCheckSummary summary;
   std::vector<double> deviations;
   std::string off, disagreeing;
@@ -50,14 +54,14 @@ PlanCheckSummary check_plans(std::FILE* out, Worker& worker,
         worker.run_side_by_side(kernel.key, *p.plan, Configuration{{*p.undivided}}, repeats);
     if (!runs) {
       ++summary.could_not_run;
-      std::fprintf(out, "%-20s | could not run (memory, or the device refused)\n",
+      std::fprintf(out, "%-*s | could not run (memory, or the device refused)\n", width,
                    kernel.label().c_str());
       continue;
     }
     ++summary.checked;
     const double planned = p.plan->time_ms(), undivided_planned = p.undivided->time_ms;
     const double ratio = runs->plan_ms / planned;
-    std::fprintf(out, "%-20s | %9s %9s %6.2f | %9s %9s %6.2f | %s\n", kernel.label().c_str(),
+    std::fprintf(out, "%-*s | %9s %9s %6.2f | %9s %9s %6.2f | %s\n", width, kernel.label().c_str(),
                  format_milliseconds_number(planned).c_str(),
                  format_milliseconds_number(runs->plan_ms).c_str(), ratio,
                  format_milliseconds_number(undivided_planned).c_str(),

@@ -5,6 +5,7 @@
 
 #include "core/pareto_front.h"
 #include "user_input/byte_size.h"
+#include "user_input/duration.h"
 
 namespace ucudnn::cli {
 
@@ -28,7 +29,8 @@ std::vector<MicroConfiguration> undivided_by_time(const KernelPlan& plan) {
 
 std::string described(const MicroConfiguration& m) {
   char text[160];
-  std::snprintf(text, sizeof text, "%s %.3f ms (%s)", m.algorithm.c_str(), m.time_ms,
+  std::snprintf(text, sizeof text, "%s %s (%s)", m.algorithm.c_str(),
+                format_milliseconds(m.time_ms).c_str(),
                 format_byte_size(m.workspace_bytes).c_str());
   return text;
 }
@@ -57,9 +59,10 @@ void explain_kernel(std::FILE* out, const std::string& label, const KernelPlan& 
     if (!p.runnable()) return;  // no limit would change that
   } else {
     const Configuration& plan = *p.plan;
-    std::fprintf(out, "  plan: %s, %.3f ms in %s, %zu micro-batch%s", plan.to_string().c_str(),
-                 plan.time_ms(), format_byte_size(plan.workspace_bytes()).c_str(),
-                 plan.micro.size(), plan.micro.size() == 1 ? "" : "es");
+    std::fprintf(out, "  plan: %s, %s in %s, %zu micro-batch%s", plan.to_string().c_str(),
+                 format_milliseconds(plan.time_ms()).c_str(),
+                 format_byte_size(plan.workspace_bytes()).c_str(), plan.micro.size(),
+                 plan.micro.size() == 1 ? "" : "es");
     if (fit.empty())
       std::fprintf(out, ": no undivided algorithm fits, micro-batches make the kernel run\n");
     else if (plan.micro.size() == 1)
@@ -70,9 +73,9 @@ void explain_kernel(std::FILE* out, const std::string& label, const KernelPlan& 
   }
   if (const auto next = next_pareto_point(p, limit)) {
     const double now = p.plan ? p.plan->time_ms() : 0;
-    std::fprintf(out, "  a larger limit: %s would give %.3f ms with %s",
-                 format_byte_size_at_least(next->workspace_bytes()).c_str(), next->time_ms(),
-                 next->to_string().c_str());
+    std::fprintf(out, "  a larger limit: %s would give %s with %s",
+                 format_byte_size_at_least(next->workspace_bytes()).c_str(),
+                 format_milliseconds(next->time_ms()).c_str(), next->to_string().c_str());
     if (p.plan) std::fprintf(out, " (%.2fx faster)", now / next->time_ms());
     std::fprintf(out, "\n");
   } else {

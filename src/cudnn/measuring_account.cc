@@ -46,6 +46,8 @@ struct Gathered {
   SlowPlans slow;
 };
 thread_local Gathered gathered;
+// Whether this thread's last MeasuringTime measured and no database write was counted since.
+thread_local bool writes_pending = false;
 
 // Process-wide; measuring is slow, so a lock per kernel measured costs nothing, and plans are
 // built outside measuring once per kernel and limit.
@@ -91,6 +93,7 @@ MeasuringTime::MeasuringTime(std::string kernel)
 MeasuringTime::~MeasuringTime() {
   const Gathered mine = std::exchange(gathered, Gathered{});
   if (mine.pairs == 0) return;
+  writes_pending = true;
   const std::uint64_t elapsed = RealCallClock::now() - start_;
   Account& a = account();
   std::lock_guard lock(a.mutex);
@@ -104,6 +107,23 @@ MeasuringTime::~MeasuringTime() {
   a.sum.ungated += mine.ungated;
   a.sum.gate_timeouts += mine.gate_timeouts;
   a.sum.slow.add(mine.slow);
+}
+
+DatabaseWriteTime::DatabaseWriteTime() : start_(RealCallClock::now()) {}
+
+DatabaseWriteTime::~DatabaseWriteTime() {
+  const std::uint64_t elapsed = RealCallClock::now() - start_;
+  const int phase = static_cast<int>(MeasuringPhase::kDatabaseWrites);
+  if (gathered.open) {
+    gathered.phase_ns[phase] += elapsed;
+    return;
+  }
+  if (!std::exchange(writes_pending, false)) return;
+  // Past the kernel's MeasuringTime: its measuring took this long more.
+  Account& a = account();
+  std::lock_guard lock(a.mutex);
+  a.total_ns += elapsed;
+  a.sum.phase_ns[phase] += elapsed;
 }
 
 void count_heuristics_query() {
@@ -184,8 +204,9 @@ std::string MeasuringAccount::to_string() const {
          " stopped early), building plans " + seconds(phase(MeasuringPhase::kPlans)) + " (" +
          std::to_string(plans) + " finalized), cuDNN's heuristics " +
          seconds(phase(MeasuringPhase::kHeuristics)) + " (" + std::to_string(heuristics_queries) +
-         " queries), allocating " + seconds(phase(MeasuringPhase::kAllocation)) + ", the rest " +
-         seconds(std::max(0.0, total_s - parts)));
+         " queries), allocating " + seconds(phase(MeasuringPhase::kAllocation)) +
+         ", writing to the database " + seconds(phase(MeasuringPhase::kDatabaseWrites)) +
+         ", the rest " + seconds(std::max(0.0, total_s - parts)));
   }
   if (outside_plans > 0)
     part("outside measuring, " + std::to_string(outside_plans) +

@@ -4,7 +4,9 @@
 // the warm-up costs beside a framework's own autotuning is read off this line. Measuring a
 // kernel (MeasuringTime, around the whole of it) splits into cuDNN's heuristics, building and
 // finalizing the candidates' plans (or sizing a legacy algorithm's workspace), allocating their
-// buffers, and running and timing them; the rest is ucudnn's own (the database, the plan).
+// buffers, running and timing them, and writing what was measured to the database (whose
+// commit may come after the kernel's MeasuringTime: DatabaseWriteTime); the rest is ucudnn's own
+// (reading the database, the plan).
 // Each thread gathers into its own record while it measures; the record joins a process-wide
 // account, under a lock, when the kernel's measuring ends (several threads may measure, each on
 // its own device).
@@ -15,8 +17,8 @@
 
 namespace ucudnn::cudnn {
 
-enum class MeasuringPhase { kHeuristics, kPlans, kAllocation, kRuns };
-inline constexpr int kMeasuringPhases = 4;
+enum class MeasuringPhase { kHeuristics, kPlans, kAllocation, kRuns, kDatabaseWrites };
+inline constexpr int kMeasuringPhases = 5;
 
 // Adds the wall time it encloses to a phase of the thread's MeasuringTime (none: not counted).
 class PhaseTime {
@@ -43,6 +45,22 @@ class MeasuringTime {
 
  private:
   std::string kernel_;
+  std::uint64_t start_;
+};
+
+// Adds the wall time it encloses (a store's commit, or its wait for another process's lock) to
+// the database writes of measuring: of the thread's MeasuringTime where one is open, else of the
+// last one that measured on this thread where nothing was counted since (a kernel's planning
+// holds its saves past its measuring: one transaction for its measurements and its plan).
+// Elsewhere (a kernel answered from the database) nothing is counted.
+class DatabaseWriteTime {
+ public:
+  DatabaseWriteTime();
+  ~DatabaseWriteTime();
+  DatabaseWriteTime(const DatabaseWriteTime&) = delete;
+  DatabaseWriteTime& operator=(const DatabaseWriteTime&) = delete;
+
+ private:
   std::uint64_t start_;
 };
 
@@ -87,7 +105,8 @@ struct MeasuringAccount {
   double compared_s = 0;
   // "measuring 68 kernels took 12.31 s: running and timing 3675 (candidate, micro-batch) pairs
   // 7.10 s (220 stopped early), building plans 3.20 s (4102 finalized), cuDNN's heuristics
-  // 1.50 s (68 queries), allocating 0.21 s, the rest 0.30 s; outside measuring, 161 plans
+  // 1.50 s (68 queries), allocating 0.21 s, writing to the database 0.04 s, the rest 0.26 s;
+  // outside measuring, 161 plans
   // finalized in 0.05 s; 14 finalizations took over 50 ms, 2.10 s in all, the slowest
   // cudnn:eng12{k2=1} at 16 images (0.41 s); 3 pairs timed without holding the stream, their
   // times with the host's issuing in them (3 gates timed out); comparing 2270 of the

@@ -21,6 +21,7 @@
 #include "shim/hybrid_executor.h"
 #include "shim/log.h"
 #include "shim/outdated_plans.h"
+#include "shim/planning_saves.h"
 #include "shim/registry.h"
 #include "shim/stored_plan_candidates.h"
 
@@ -169,7 +170,7 @@ MicroTable measure(const PlannerContext& context, const KernelKey& kernel, std::
                                  options);
   AllowedCandidates allowed(context, device);
   NothingMeasured nothing(allowed.benchmarker());
-  const HeldSaves held(context.store);  // the kernel's measurements in one transaction
+  const PlanningSaves held(context.store);  // the kernel's measurements in one transaction
   StoredBenchmarker stored(context.may_measure ? allowed.benchmarker() : nothing, context.store);
   MicroTable table = measure_micro_table(stored, kernel, context.policy, limit, pruning);
   table.left_out = device.left_out_by_benchmark_limit(kernel);
@@ -322,7 +323,7 @@ std::optional<std::string> hybrid_problem(const PlannerContext& context, const K
 MicroTable measure_host(const PlannerContext& context, const KernelKey& kernel, Benchmarker& cpu) {
   AllowedCandidates allowed(context, cpu);
   NothingMeasured nothing(allowed.benchmarker());
-  const HeldSaves held(context.store);  // the kernel's measurements in one transaction
+  const PlanningSaves held(context.store);  // the kernel's measurements in one transaction
   StoredBenchmarker stored(context.may_measure ? allowed.benchmarker() : nothing, context.store);
   MicroTable table = measure_micro_table(stored, kernel, host_policy(context.policy),
                                          kNoWorkspaceLimit, Pruning::kDominated);

@@ -134,7 +134,9 @@ Settings read_settings(const Environment& getenv,
     std::vector<std::string> unreadable;
     settings.excluded = AlgorithmExclusion::parse_leniently(*value, unreadable);
     for (const auto& entry : unreadable)
-      warn(used + ": '" + entry + "' is not backend:ALGORITHM (e.g. cudnn:FFT); ignored");
+      warn(used + ": '" + entry +
+           "' is not backend:ALGORITHM (e.g. cudnn:eng34*, or cudnn:FFT with "
+           "UCUDNN_CANDIDATES=legacy); ignored");
     // A mistyped backend would protect nothing, silently: the GPU's and the host plugin's.
     for (std::size_t i = 0; i < settings.excluded.size(); ++i) {
       const bool gpu = settings.excluded.entry_names_backend(i, "cudnn");

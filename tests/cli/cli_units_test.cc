@@ -94,6 +94,39 @@ TEST(PlanCheck, NamesKernelsOffTheirPlanAndPlansThatComputeSomethingElse) {
   EXPECT_EQ(printed.find("every plan agrees"), std::string::npos);
 }
 
+// The labels' column is as wide as the longest label, so that every row's columns line up.
+TEST(PlanCheck, ItsRowsLineUpWhateverTheLabelsLength) {
+  const auto kernels = network_kernels(*builtin_network("resnet50", 2));
+  NetworkPlan plan;
+  plan.distinct = distinct_kernels(kernels);
+  std::size_t longest = 0;
+  for (const auto& d : plan.distinct) {
+    longest = std::max(longest, kernels[d.first].label().size());
+    KernelPlan p;
+    p.plan = Configuration{{{"cpu", "A", 2, 10, 0}}};
+    p.undivided = MicroConfiguration{"cpu", "B", 2, 20, 0};
+    plan.plans.push_back(p);
+  }
+  ASSERT_GT(longest, 20u) << "a label longer than the narrowest column";
+  ScriptedWorker worker;
+  worker.failing = kernels[1].key.to_string();
+  const std::string printed =
+      testing::printed_text([&](std::FILE* out) { check_plans(out, worker, kernels, plan, 1); });
+  const auto table = printed.find("layer operation");
+  ASSERT_NE(table, std::string::npos) << printed;
+  const std::size_t bar = printed.find(" | ", table) - table;
+  int rows = 0;
+  for (std::size_t line = table; line < printed.size();) {
+    const std::size_t end = printed.find('\n', line);
+    const std::string row = printed.substr(line, end - line);
+    if (row.find(" | ") == std::string::npos) break;
+    EXPECT_EQ(row.find(" | "), bar) << row;
+    ++rows;
+    line = end + 1;
+  }
+  EXPECT_EQ(rows, static_cast<int>(plan.distinct.size()) + 1) << printed;
+}
+
 TEST(NetworkKernels, ThreeKernelsPerLayerInFileOrder) {
   const auto kernels = network_kernels(*builtin_network("alexnet", 8));
   ASSERT_EQ(kernels.size(), 15u);

@@ -39,6 +39,7 @@ TEST(MeasuringAccount, EachPartIsSaidWhereThereIsOne) {
   a.kernels = 1;
   a.total_s = 1.5;
   a.phase_s[static_cast<int>(MeasuringPhase::kRuns)] = 1.0;
+  a.phase_s[static_cast<int>(MeasuringPhase::kDatabaseWrites)] = 0.2;
   a.pairs = 4;
   a.plans = 5;
   a.heuristics_queries = 1;
@@ -46,8 +47,9 @@ TEST(MeasuringAccount, EachPartIsSaidWhereThereIsOne) {
   EXPECT_EQ(
       line.rfind("measuring 1 kernels took 1.50 s: running and timing 4 (candidate, "
                  "micro-batch) pairs 1.00 s (0 stopped early), building plans 0.00 s (5 "
-                 "finalized), cuDNN's heuristics 0.00 s (1 queries), allocating 0.00 s, the "
-                 "rest 0.50 s; outside measuring, 30 plans finalized in 0.00 s; 2 finalizations",
+                 "finalized), cuDNN's heuristics 0.00 s (1 queries), allocating 0.00 s, "
+                 "writing to the database 0.20 s, the rest 0.30 s; outside measuring, 30 plans "
+                 "finalized in 0.00 s; 2 finalizations",
                  0),
       0u)
       << line;

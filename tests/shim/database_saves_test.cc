@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "example_program.h"
+#include "measuring_line.h"
 #include "support/random_seed.h"
 
 namespace ucudnn::testing {
@@ -42,12 +43,13 @@ class ShimSaves : public ::testing::Test {
     for (const char* suffix : {"", ".lock", "-journal"})
       std::filesystem::remove(database_ + suffix);
   }
-  ProgramRun preloaded() const {
-    return run_example(UCUDNN_EXAMPLE, {"--workspace-limit", "1572864"},
-                       {{"LD_PRELOAD", std::string(UCUDNN_PRELOAD)},
-                        {"UCUDNN_WORKSPACE_LIMIT", "1572864"},
-                        {"UCUDNN_DATABASE", database_}},
-                       seed_);
+  ProgramRun preloaded(Environment more = {}, std::vector<std::string> args = {}) const {
+    Environment environment = {{"LD_PRELOAD", std::string(UCUDNN_PRELOAD)},
+                               {"UCUDNN_WORKSPACE_LIMIT", "1572864"},
+                               {"UCUDNN_DATABASE", database_}};
+    for (auto& [name, value] : more) environment[name] = std::move(value);
+    args.insert(args.begin(), {"--workspace-limit", "1572864"});
+    return run_example(UCUDNN_EXAMPLE, args, environment, seed_);
   }
 
   SeededRandom random_;
@@ -72,6 +74,34 @@ TEST_F(ShimSaves, WhatItCouldNotSaveIsSaidAtExit) {
   EXPECT_NE(run.process.err.find("results of this process could not be saved"), std::string::npos)
       << run.process.err;
   EXPECT_NE(run.process.err.find("e.g. measurement"), std::string::npos) << run.process.err;
+}
+
+// A kernel's planning writes its measurements and its plan when it ends, after its measuring:
+// that commit, here a wait for another process's lock, is the warm-up's and the exit line says
+// it ("writing to the database"). Another process holds SQLite's RESERVED lock (reads go on,
+// writes wait): the first kernel's commit waits UCUDNN_DATABASE_LOCK_TIMEOUT, the later ones
+// try without waiting (and the exit's wait is not planning's). The file has ucudnn's tables
+// first (a run at another batch), or the shim's open would meet the lock.
+TEST_F(ShimSaves, AWaitToWriteIsCountedInTheMeasuringLine) {
+  const ProgramRun tables = preloaded({}, {"--batch", "8"});
+  expect_ran_on_doubles(tables);
+  ASSERT_GT(measurements_in(database_), 0);
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(database_.c_str(), &holder), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  const ProgramRun run =
+      preloaded({{"UCUDNN_LOG_LEVEL", "info"}, {"UCUDNN_DATABASE_LOCK_TIMEOUT", "500ms"}});
+  sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
+  sqlite3_close(holder);
+  expect_ran_on_doubles(run);
+  const auto line = measuring_line(run.process.err);
+  ASSERT_TRUE(line) << run.process.err;
+  // Printed to 0.01 s; the wait is at least the timeout.
+  EXPECT_GE(line->database_writes_s, 0.49) << run.process.err;
+  EXPECT_GE(line->total_s, line->database_writes_s + line->runs_s - 0.02) << run.process.err;
+  EXPECT_NEAR(line->runs_s + line->plans_s + line->heuristics_s + line->allocating_s +
+                  line->database_writes_s + line->rest_s,
+              line->total_s, 0.04);
 }
 
 }  // namespace

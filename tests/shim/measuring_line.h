@@ -12,7 +12,8 @@ namespace ucudnn::testing {
 
 struct MeasuringLine {
   int kernels = 0, pairs = 0, stopped = 0, plans = 0, queries = 0;
-  double total_s = 0, runs_s = 0, plans_s = 0, heuristics_s = 0, allocating_s = 0, rest_s = 0;
+  double total_s = 0, runs_s = 0, plans_s = 0, heuristics_s = 0, allocating_s = 0,
+         database_writes_s = 0, rest_s = 0;
 };
 
 inline std::optional<MeasuringLine> measuring_line(const std::string& err) {
@@ -22,10 +23,11 @@ inline std::optional<MeasuringLine> measuring_line(const std::string& err) {
   if (std::sscanf(err.c_str() + at,
                   "measuring %d kernels took %lf s: running and timing %d (candidate, "
                   "micro-batch) pairs %lf s (%d stopped early), building plans %lf s (%d "
-                  "finalized), cuDNN's heuristics %lf s (%d queries), allocating %lf s, the rest "
-                  "%lf s",
+                  "finalized), cuDNN's heuristics %lf s (%d queries), allocating %lf s, writing to "
+                  "the database %lf s, the rest %lf s",
                   &m.kernels, &m.total_s, &m.pairs, &m.runs_s, &m.stopped, &m.plans_s, &m.plans,
-                  &m.heuristics_s, &m.queries, &m.allocating_s, &m.rest_s) != 11)
+                  &m.heuristics_s, &m.queries, &m.allocating_s, &m.database_writes_s,
+                  &m.rest_s) != 12)
     return std::nullopt;
   return m;
 }

@@ -32,6 +32,13 @@ Read read(const std::map<std::string, std::string>& environment) {
   return result;
 }
 
+// The one warning reading `environment` gives ("" where it gives another number of them).
+std::string only_warning(const std::map<std::string, std::string>& environment) {
+  const auto r = read(environment);
+  EXPECT_EQ(r.warnings.size(), 1u);
+  return r.warnings.size() == 1 ? r.warnings[0] : "";
+}
+
 TEST(Settings, DefaultsWhenNothingIsSet) {
   const auto r = read({});
   EXPECT_TRUE(r.warnings.empty());
@@ -208,12 +215,19 @@ TEST(Settings, AnExclusionOfABackendThatDoesNotExistIsSaid) {
   EXPECT_FALSE(read({{"UCUDNN_EXCLUDE_ALGORITHMS", "gpu:FFT*"}}).settings.excludes_something);
 }
 
+// An entry without a backend is named with examples of what the candidates are called: engine
+// configurations by default, the legacy algorithms where asked for.
+TEST(Settings, AnEntryWithoutABackendIsSaidWithNamesOfBothKinds) {
+  EXPECT_EQ(only_warning({{"UCUDNN_EXCLUDE_ALGORITHMS", "eng34"}}),
+            "UCUDNN_EXCLUDE_ALGORITHMS: 'eng34' is not backend:ALGORITHM (e.g. cudnn:eng34*, or "
+            "cudnn:FFT with UCUDNN_CANDIDATES=legacy); ignored");
+  EXPECT_FALSE(read({{"UCUDNN_EXCLUDE_ALGORITHMS", "eng34"}}).settings.excludes_something);
+}
+
 // The CPU's algorithms run only in a CPU/GPU split: excluding them with the hybrid off (the
 // default) protects nothing, and is said. An entry that names both backends is not.
 TEST(Settings, AnExclusionOfTheCpuWithTheHybridOffIsSaid) {
-  const auto off = read({{"UCUDNN_EXCLUDE_ALGORITHMS", "cpu:DIRECT,*:FFT*"}});
-  ASSERT_EQ(off.warnings.size(), 1u);
-  EXPECT_EQ(off.warnings[0],
+  EXPECT_EQ(only_warning({{"UCUDNN_EXCLUDE_ALGORITHMS", "cpu:DIRECT,*:FFT*"}}),
             "UCUDNN_EXCLUDE_ALGORITHMS: 'cpu:DIRECT' excludes CPU algorithms, which run only with "
             "UCUDNN_HYBRID=auto or on: with the hybrid off it excludes nothing");
   for (const char* hybrid : {"auto", "on"})

@@ -12,6 +12,7 @@
 #include "cudnn/host_link_probe.h"
 #include "shim/hybrid_executor.h"
 #include "shim/no_plan_warning.h"
+#include "shim/planning_saves.h"
 #include "shim/registry.h"
 #include "user_input/byte_size.h"
 
@@ -222,7 +223,7 @@ std::shared_ptr<cudnn::PlanExecutor> plan_within(HandleState& state, const Kerne
   context.caller = how.caller;
   cudnn::FinalizedPlans kept;  // measuring's and the check's, for the executor
   context.kept_plans = &kept;
-  const HeldSaves held(context.store);  // what planning the kernel stores, in one transaction
+  const PlanningSaves held(context.store);  // what planning the kernel stores, in one transaction
   auto plan = plan_reuse(context, kernel.key, limit);
   if (!plan) {
     if (failed.size() >= kLimitsPerKernel) failed.erase(failed.begin());
