@@ -19,6 +19,7 @@
 #include "output_file.h"
 #include "plan_command.h"
 #include "report_command.h"
+#include "unknown_option.h"
 #include "user_input/setting_names.h"
 
 namespace {
@@ -62,6 +63,13 @@ std::string command_name(const CLI::App* app) {
   return where;
 }
 
+// The last command the line gave ("export" of "ucudnn db export"), or the tool's own.
+const CLI::App& last_command(const CLI::App& app) {
+  const CLI::App* at = &app;
+  while (!at->get_subcommands().empty()) at = at->get_subcommands().front();
+  return *at;
+}
+
 // CLI11 says of an option given twice "--batch: At Most 1 required but received 2".
 std::string plain_words(const CLI::Error& error) {
   static const std::regex repeated("^(.+): At Most 1 required but received ([0-9]+)$");
@@ -101,6 +109,13 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
+    if (dynamic_cast<const CLI::ExtrasError*>(&error))
+      if (const auto said = ucudnn::cli::unknown_option(last_command(app), argc, argv)) {
+        const std::string where = command_name(&app);
+        std::fprintf(stderr, "%s: %s\nRun %s --help for more information.\n", where.c_str(),
+                     said->c_str(), where.c_str());
+        return ucudnn::cli::kUsageError;
+      }
     // --help and --version are not errors; any other parse error is a usage error (exit 2,
     // as the README promises), whatever CLI11's own code for it.
     const int printed = app.exit(error);

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <iterator>
 
+#include "user_input/typing_distance.h"
+
 namespace ucudnn {
 
 namespace {
@@ -47,24 +49,6 @@ const std::vector<std::string_view>& setting_names() {
 }
 
 namespace {
-
-// Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
-// neighbours each count one (LOG_LEVLE is one mistake from LOG_LEVEL, not two).
-std::size_t typing_distance(std::string_view a, std::string_view b) {
-  const std::size_t columns = b.size() + 1;
-  std::vector<std::size_t> d((a.size() + 1) * columns);
-  auto at = [&](std::size_t i, std::size_t j) -> std::size_t& { return d[i * columns + j]; };
-  for (std::size_t i = 0; i <= a.size(); ++i) at(i, 0) = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) at(0, j) = j;
-  for (std::size_t i = 1; i <= a.size(); ++i)
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t substitution = at(i - 1, j - 1) + (a[i - 1] == b[j - 1] ? 0 : 1);
-      at(i, j) = std::min({at(i - 1, j) + 1, at(i, j - 1) + 1, substitution});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        at(i, j) = std::min(at(i, j), at(i - 2, j - 2) + 1);
-    }
-  return at(a.size(), b.size());
-}
 
 constexpr std::string_view kPrefix = "UCUDNN_";
 
@@ -134,14 +118,7 @@ std::vector<std::string> misspelt_settings(const char* const* environment) {
     // Mistakes allowed grow with the name: one in a short one (HYBIRD), two in a long one. Three
     // would take a site's own UCUDNN_BENCHMARK_OUT for UCUDNN_BENCHMARK_IN.
     const std::size_t allowed = std::clamp<std::size_t>((name.size() - kPrefix.size()) / 6, 1, 2);
-    std::string_view closest;
-    std::size_t closest_distance = allowed + 1;
-    for (const std::string_view known : names)
-      if (const std::size_t distance = typing_distance(name, known); distance < closest_distance) {
-        closest = known;
-        closest_distance = distance;
-      }
-    std::string meant(closest);
+    std::string meant(nearest_within(name, names, allowed).value_or(""));
     if (meant.empty())
       for (const std::string_view known : kSettings)
         if (remembered_as(name, known)) meant += (meant.empty() ? "" : " or ") + std::string(known);

@@ -91,6 +91,31 @@ TEST_F(CliTest, AnOptionGivenTwiceIsSaidSo) {
       << r.err;
 }
 
+// An option the command does not have is named, with the nearest it has; CLI11 alone said "The
+// following arguments were not expected: 8MiB --worksapce-limit".
+TEST_F(CliTest, AnUnknownOptionIsNamedWithTheNearestTheCommandHas) {
+  const auto mistyped = run({"plan", "--network", "alexnet", "--worksapce-limit", "8MiB"});
+  EXPECT_EQ(mistyped.status, 2) << describe(mistyped);
+  EXPECT_EQ(mistyped.err,
+            "ucudnn plan: unknown option --worksapce-limit (did you mean --workspace-limit?)\n"
+            "Run ucudnn plan --help for more information.\n");
+  // In a command of a command, and with a value after '='.
+  const auto export_flag = run({"db", "export", "--line"});
+  EXPECT_EQ(export_flag.status, 2) << describe(export_flag);
+  EXPECT_NE(export_flag.err.find("ucudnn db export: unknown option --line (did you mean "
+                                 "--lines?)\n"),
+            std::string::npos)
+      << describe(export_flag);
+  const auto with_value = run({"plan", "--network", "alexnet", "--bach=8"});
+  EXPECT_NE(with_value.err.find("ucudnn plan: unknown option --bach (did you mean --batch?)\n"),
+            std::string::npos)
+      << describe(with_value);
+  // Nothing near: named alone.
+  const auto far = run({"bench", "--no-such-flag"});
+  EXPECT_NE(far.err.find("ucudnn bench: unknown option --no-such-flag\n"), std::string::npos)
+      << describe(far);
+}
+
 // Options that exclude each other say so in their descriptions: CLI11 put "Excludes: --explain"
 // beside the option's name, where it read as part of its syntax.
 TEST_F(CliTest, HelpSaysWhichOptionsExcludeEachOtherInTheirDescriptions) {
