@@ -18,6 +18,8 @@ SqliteStore::SqliteStore(const std::string& path, SqliteStoreOptions options)
     impl_->warn("cannot open " + impl_->named() + " (" + error.what() +
                 "); running without a benchmark cache");
   }
+  impl_->unwritable_from_open = impl_->options.access == StoreAccess::kReadWrite &&
+                                impl_->state != StoreState::kReadWrite && !impl_->reopen_wanted;
 }
 
 SqliteStore::~SqliteStore() {

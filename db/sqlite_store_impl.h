@@ -96,7 +96,10 @@ struct SqliteStore::Impl {
   }
   // Writes are kept for the file whenever the store is meant to write: saved when it is
   // writable (now, or once another process's lock is gone), else reported by confirm_saved().
-  bool saves() const { return options.access == StoreAccess::kReadWrite; }
+  // A file that could not be written from the open on, and will not be tried again (no lock to
+  // wait out), said so then ("running without a benchmark cache", "new ones are not saved"):
+  // its rows are not kept, or the exit would say the same again as rows "not saved".
+  bool saves() const { return options.access == StoreAccess::kReadWrite && !unwritable_from_open; }
   int write_attempts() const { return options.lock_timeout >= std::chrono::seconds(1) ? 3 : 1; }
 
   // Rows in memory.
@@ -143,6 +146,7 @@ struct SqliteStore::Impl {
   mutable std::mutex mutex;
   StoreState state = StoreState::kDisabled;
   bool reopen_wanted = false;  // locked at open: open again at the next flush()
+  bool unwritable_from_open = false;
   // Declared in the order they are given up: the writer, the connection, the lease.
   std::optional<db::FileLease> lease;
   sqlite::Connection connection;

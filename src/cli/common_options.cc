@@ -157,6 +157,7 @@ Expected<PlanningRequest> resolve(const PlanningOptions& options,
   auto limit = parse_byte_size(limit_text);
   if (!limit) return Error{limit_named + limit.error()};
   if (const auto note = unitless_size_note(limit_text)) notes.push_back(limit_named + *note);
+  if (const auto note = zero_limit_note(limit_text)) notes.push_back(limit_named + *note);
   request.workspace_limit = *limit;
   request.workspace_limit_text = limit_text;
   const auto [total_text, total_named] =

@@ -22,6 +22,7 @@ std::optional<std::string> unknown_option(const CLI::App& command, int argc, cha
   std::vector<std::string> names;  // the command's long names, without their dashes
   for (const CLI::Option* option : command.get_options())
     for (const std::string& name : option->get_lnames()) names.push_back(name);
+  const std::vector<std::string_view> candidates(names.begin(), names.end());
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
     if (word == "--") break;  // what follows is no option
@@ -29,7 +30,6 @@ std::optional<std::string> unknown_option(const CLI::App& command, int argc, cha
     const std::string name = word.substr(2, word.find('=') - 2);
     if (known(command, name)) continue;
     std::string said = "unknown option --" + name;
-    const std::vector<std::string_view> candidates(names.begin(), names.end());
     // One mistake in a short name, two in a longer one.
     const std::size_t allowed = name.size() > 6 ? 2 : 1;
     if (const auto nearest = nearest_within(name, candidates, allowed))

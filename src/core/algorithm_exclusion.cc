@@ -3,6 +3,9 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cctype>
+
+#include "core/engine_name.h"
 
 namespace ucudnn {
 
@@ -49,10 +52,15 @@ AlgorithmExclusion AlgorithmExclusion::parse_leniently(std::string_view text,
     const std::string backend = colon == std::string::npos ? "" : trimmed(entry.substr(0, colon));
     const std::string algorithm =
         colon == std::string::npos ? "" : trimmed(entry.substr(colon + 1));
-    if (backend.empty() || algorithm.empty())
+    if (backend.empty() || algorithm.empty()) {
       unreadable.push_back(entry);
-    else
-      exclusion.patterns_.emplace_back(backend, algorithm);
+      continue;
+    }
+    exclusion.patterns_.emplace_back(backend, algorithm);
+    std::string lower = algorithm;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const auto engine = EngineName::parse(lower);
+    exclusion.knob_patterns_.push_back(engine && engine->knobs.empty() ? lower + "{*}" : "");
   }
   return exclusion;
 }
@@ -88,7 +96,10 @@ std::string AlgorithmExclusion::entry(std::size_t i) const {
 
 bool AlgorithmExclusion::entry_excludes(std::size_t i, std::string_view backend,
                                         std::string_view algorithm) const {
-  return entry_names_backend(i, backend) && matches(patterns_.at(i).second, algorithm);
+  if (!entry_names_backend(i, backend)) return false;
+  const std::string& knobs = knob_patterns_.at(i);
+  return matches(patterns_.at(i).second, algorithm) ||
+         (!knobs.empty() && matches(knobs, algorithm));
 }
 
 bool AlgorithmExclusion::entry_names_backend(std::size_t i, std::string_view backend) const {

@@ -7,7 +7,9 @@
 // The text is a comma-separated list of backend:ALGORITHM, e.g.
 // "cpu:WINOGRAD_F4X4_3X3,cudnn:FFT*,cudnn:eng12{k2=1,k3=0},cudnn:eng34*"; names compare
 // without regard to case, '*' and '?' are wildcards as in shell patterns, and a comma inside
-// an engine configuration's braces is part of its name (core/engine_name.h).
+// an engine configuration's braces is part of its name (core/engine_name.h). An engine named
+// without knobs ("cudnn:eng12") is the whole engine, each of its configurations: an engine that
+// has knobs has no configuration without them, so that name could mean nothing else.
 #include <cstddef>
 #include <mutex>
 #include <optional>
@@ -47,6 +49,9 @@ class AlgorithmExclusion {
 
  private:
   std::vector<std::pair<std::string, std::string>> patterns_;  // (backend, algorithm pattern)
+  // Per entry: for a whole engine ("eng12"), the pattern of its configurations with knobs
+  // ("eng12{*}"); else empty.
+  std::vector<std::string> knob_patterns_;
 };
 
 // What an exclusion did to the algorithm lists it filtered, so that an entry that excludes

@@ -88,7 +88,8 @@ class BenchmarkStore {
   // Flushes, then reads back from the file every row this store saved, and writes again any
   // that is not there (another process set the file aside, or replaced it). Returns what is
   // still not saved, one line per row (empty: everything is in the file). A tool that stores
-  // results calls it before it says it succeeded. Stores that keep nothing have nothing to do.
+  // results calls it before it says it succeeded. Stores that keep nothing have nothing to do,
+  // nor has one whose file could not be written from its open on (it said so then).
   virtual std::vector<std::string> confirm_saved() { return {}; }
 };
 

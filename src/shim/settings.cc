@@ -74,6 +74,8 @@ Settings read_settings(const Environment& getenv,
       if (auto bytes = parse_byte_size(*value)) {
         *target = *bytes;
         if (const auto note = unitless_size_note(*value)) warn(used + "=" + *note);
+        if (target == &settings.workspace_limit)
+          if (const auto note = zero_limit_note(*value)) warn(used + "=" + *note);
       } else
         warn(used + ": " + bytes.error() + "; using the default: " +
              (target == &settings.workspace_limit ? "the application's workspace size, else " +
@@ -136,7 +138,7 @@ Settings read_settings(const Environment& getenv,
     for (const auto& entry : unreadable)
       warn(used + ": '" + entry +
            "' is not backend:ALGORITHM (e.g. cudnn:eng34*, or cudnn:FFT with "
-           "UCUDNN_CANDIDATES=legacy); ignored");
+           "UCUDNN_CANDIDATES=algorithms); ignored");
     // A mistyped backend would protect nothing, silently: the GPU's and the host plugin's.
     for (std::size_t i = 0; i < settings.excluded.size(); ++i) {
       const bool gpu = settings.excluded.entry_names_backend(i, "cudnn");

@@ -125,6 +125,16 @@ std::optional<std::string> unitless_size_note(std::string_view text) {
   return note.append(number).append("MiB");
 }
 
+std::optional<std::string> zero_limit_note(std::string_view text) {
+  const auto bytes = parse_byte_size(text);
+  if (!bytes || *bytes != 0) return std::nullopt;
+  std::string note = "'";
+  return note.append(without_surrounding_space(text))
+      .append(
+          "' is no workspace at all, not no limit: only algorithms that need none are "
+          "candidates");
+}
+
 std::string format_byte_size(std::uint64_t bytes) {
   static const char* kNames[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   double value = static_cast<double>(bytes);

@@ -21,6 +21,10 @@ Expected<std::uint64_t> parse_byte_size(std::string_view text);
 // which as mebibytes would be more than 64 GiB (bytes meant: 204800).
 std::optional<std::string> unitless_size_note(std::string_view text);
 
+// Where `text` is a per-kernel workspace limit of 0, in any spelling: a note that it allows no
+// workspace at all, since elsewhere 0 often means no limit (and a total of 0 turns WD off).
+std::optional<std::string> zero_limit_note(std::string_view text);
+
 std::string format_byte_size(std::uint64_t bytes);  // "64 MiB", "1.5 GiB", "100 B"
 
 // A limit to suggest: at least `bytes`, in the largest unit it reaches, with the fewest decimals

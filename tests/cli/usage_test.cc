@@ -171,6 +171,18 @@ TEST_F(CliTest, ASmallWorkspaceSizeWithoutAUnitIsNotedAsBytes) {
       << describe(mebibytes);
 }
 
+// "--workspace-limit 0" is no workspace, where 0 often means no limit: taken, and noted; a total
+// of 0 is WR only, as the help says, and quiet.
+TEST_F(CliTest, AZeroWorkspaceLimitIsNotedAsNoWorkspace) {
+  const auto r = run({"plan", "--network", "alexnet", "--batch", "8", "--workspace-limit", "0",
+                      "--total-workspace", "0", "--database", path("a.db")});
+  EXPECT_NE(r.err.find("ucudnn plan: note: --workspace-limit: '0' is no workspace at all, not no "
+                       "limit: only algorithms that need none are candidates\n"),
+            std::string::npos)
+      << describe(r);
+  EXPECT_EQ(r.err.find("note: --total-workspace"), std::string::npos) << describe(r);
+}
+
 // What `db import` is given in place of an export: a folder (it used to say "basic_filebuf::
 // underflow error reading the file"), a file that is not there (with no reason), a database
 // (a JSON parse error, where merge is what copies its rows).

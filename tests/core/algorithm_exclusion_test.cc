@@ -44,6 +44,30 @@ TEST(AlgorithmExclusion, EngineConfigurationsAreNamedWholeAndMatchWildcards) {
   EXPECT_TRUE(open->excludes("cudnn", "eng5{k12=4}"));
 }
 
+// "cudnn:eng1" meant engine 1, whose configurations all have knobs ("eng1{k2=0,k12=1}"): it
+// matched none of them, and the engine the user meant to exclude ran.
+TEST(AlgorithmExclusion, AnEngineNamedWithoutKnobsIsTheWholeEngine) {
+  auto exclusion = AlgorithmExclusion::parse("cudnn:eng1,cudnn:ENG7");
+  ASSERT_TRUE(exclusion) << exclusion.error();
+  EXPECT_EQ(exclusion->to_string(), "cudnn:eng1,cudnn:ENG7") << "as written";
+  for (const char* name : {"eng1", "eng1{k2=0,k12=1}", "eng1{k3=-1}", "eng7{k2=4}", "ENG7"})
+    EXPECT_TRUE(exclusion->excludes("cudnn", name)) << name;
+  for (const char* name : {"eng10", "eng12{k2=0}", "eng17", "eng71{k2=4}", "eng1x", "FFT"})
+    EXPECT_FALSE(exclusion->excludes("cudnn", name)) << name;
+  EXPECT_FALSE(exclusion->excludes("cpu", "eng1{k2=0}")) << "the backend must match";
+  // A pattern or a configuration stays what it says.
+  auto exact = AlgorithmExclusion::parse("cudnn:eng1{k2=0},cudnn:eng2?");
+  ASSERT_TRUE(exact) << exact.error();
+  EXPECT_FALSE(exact->excludes("cudnn", "eng1{k2=1}"));
+  EXPECT_FALSE(exact->excludes("cudnn", "eng2{k2=1}"));
+  EXPECT_TRUE(exact->excludes("cudnn", "eng21"));
+  // Accounted as used, so that the exit does not call it a slip.
+  ExclusionAccount account(*exclusion);
+  std::vector<std::string> names = {"eng1{k2=0}", "eng12{k2=0}", "eng7"};
+  account.note_stored_candidates("cudnn", names, true);
+  EXPECT_EQ(account.entries_that_excluded_nothing("cudnn"), std::vector<std::string>{});
+}
+
 TEST(EngineName, ReadsAndWritesOneCanonicalForm) {
   const EngineName name = EngineName::of(12, {{3, 0}, {2, 1}});
   EXPECT_EQ(name.to_string(), "eng12{k2=1,k3=0}") << "knobs by type";

@@ -9,6 +9,8 @@
 
 #include "example_program.h"
 #include "measuring_line.h"
+#include "support/file_text.h"
+#include "support/printed_text.h"
 #include "support/random_seed.h"
 
 namespace ucudnn::testing {
@@ -74,6 +76,20 @@ TEST_F(ShimSaves, WhatItCouldNotSaveIsSaidAtExit) {
   EXPECT_NE(run.process.err.find("results of this process could not be saved"), std::string::npos)
       << run.process.err;
   EXPECT_NE(run.process.err.find("e.g. measurement"), std::string::npos) << run.process.err;
+}
+
+// A text file named as the database (a script, by a slip) is left as it is and the job runs
+// uncached, with the one warning that says so: the exit no longer adds that the results "could
+// not be saved".
+TEST_F(ShimSaves, ATextFileAsTheDatabaseIsSaidOnce) {
+  const std::string script = "import torch\nprint('training')\n";
+  write_file(database_, script);
+  const ProgramRun run = preloaded();
+  expect_ran_on_doubles(run);
+  EXPECT_EQ(count_of(run.process.err, "ucudnn: warning:"), 1) << run.process.err;
+  EXPECT_NE(run.process.err.find(database_ + " is a text file"), std::string::npos)
+      << run.process.err;
+  EXPECT_EQ(read_file(database_), script);
 }
 
 // A kernel's planning writes its measurements and its plan when it ends, after its measuring:

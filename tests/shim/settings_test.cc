@@ -143,6 +143,20 @@ TEST(Settings, ASmallWorkspaceSizeWithoutAUnitIsSaidToBeBytes) {
     EXPECT_TRUE(read({{"UCUDNN_TOTAL_WORKSPACE_SIZE", quiet}}).warnings.empty()) << quiet;
 }
 
+// UCUDNN_WORKSPACE_LIMIT=0 is taken as written, no workspace, and said, since 0 often means no
+// limit; a total of 0 is off, as the README says, and quiet.
+TEST(Settings, AZeroWorkspaceLimitIsSaidToBeNoWorkspace) {
+  for (const char* name : {"UCUDNN_WORKSPACE_LIMIT", "UCUDNN_DEFAULT_WORKSPACE_LIMIT"}) {
+    const auto r = read({{name, "0"}});
+    EXPECT_EQ(r.settings.workspace_limit, 0u) << name;
+    ASSERT_EQ(r.warnings.size(), 1u) << name;
+    EXPECT_EQ(r.warnings[0], std::string(name) +
+                                 "='0' is no workspace at all, not no limit: only algorithms "
+                                 "that need none are candidates");
+  }
+  EXPECT_TRUE(read({{"UCUDNN_TOTAL_WORKSPACE_SIZE", "0MiB"}}).warnings.empty());
+}
+
 TEST(Settings, BadValuesWarnNamingVariableValueAndDefault) {
   struct Case {
     const char* variable;
@@ -220,8 +234,18 @@ TEST(Settings, AnExclusionOfABackendThatDoesNotExistIsSaid) {
 TEST(Settings, AnEntryWithoutABackendIsSaidWithNamesOfBothKinds) {
   EXPECT_EQ(only_warning({{"UCUDNN_EXCLUDE_ALGORITHMS", "eng34"}}),
             "UCUDNN_EXCLUDE_ALGORITHMS: 'eng34' is not backend:ALGORITHM (e.g. cudnn:eng34*, or "
-            "cudnn:FFT with UCUDNN_CANDIDATES=legacy); ignored");
+            "cudnn:FFT with UCUDNN_CANDIDATES=algorithms); ignored");
   EXPECT_FALSE(read({{"UCUDNN_EXCLUDE_ALGORITHMS", "eng34"}}).settings.excludes_something);
+  // The setting the hint names is one the shim takes.
+  const std::string warning = only_warning({{"UCUDNN_EXCLUDE_ALGORITHMS", "eng34"}});
+  const std::string key = "UCUDNN_CANDIDATES=";
+  const auto at = warning.find(key);
+  ASSERT_NE(at, std::string::npos) << warning;
+  const auto value_at = at + key.size();
+  const std::string value = warning.substr(value_at, warning.find(')', value_at) - value_at);
+  const auto hinted = read({{"UCUDNN_CANDIDATES", value}});
+  EXPECT_TRUE(hinted.warnings.empty());
+  EXPECT_FALSE(hinted.settings.engine_candidates);
 }
 
 // The CPU's algorithms run only in a CPU/GPU split: excluding them with the hybrid off (the

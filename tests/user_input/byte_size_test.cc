@@ -102,6 +102,19 @@ TEST(ByteSize, ASmallNumberWithoutAUnitIsNotedAsBytes) {
     EXPECT_FALSE(unitless_size_note(text)) << text;
 }
 
+// A per-kernel limit of 0 is no workspace, where many tools read 0 as no limit: said, however
+// zero is written; any other size says nothing.
+TEST(ByteSize, AZeroLimitIsNotedAsNoWorkspace) {
+  const std::string said =
+      "' is no workspace at all, not no limit: only algorithms that need none are candidates";
+  EXPECT_EQ(zero_limit_note("0"), "'0" + said);
+  EXPECT_EQ(zero_limit_note(" 0 "), "'0" + said);
+  EXPECT_EQ(zero_limit_note("0MiB"), "'0MiB" + said);
+  EXPECT_EQ(zero_limit_note("0.0GiB"), "'0.0GiB" + said);
+  for (const char* other : {"1", "512", "64MiB", "0.5KiB", "", "x", "-0"})
+    EXPECT_FALSE(zero_limit_note(other)) << other;
+}
+
 TEST(ByteSize, Formats) {
   EXPECT_EQ(format_byte_size(64u << 20), "64 MiB");
   EXPECT_EQ(format_byte_size(3u << 29), "1.5 GiB");
