@@ -32,6 +32,7 @@ bool SqliteStore::Impl::adopt(db::OpenedDatabase database, StoreState new_state)
     }
     state = new_state;
     reopen_wanted = false;
+    if (new_state == StoreState::kReadWrite) unwritable_from_open = false;  // rows are kept again
     return true;
   } catch (const std::exception& error) {
     close();

@@ -37,6 +37,14 @@ std::size_t next_separator(std::string_view text, std::size_t start) {
 bool matches(const std::string& pattern, std::string_view name) {
   return fnmatch(pattern.c_str(), std::string(name).c_str(), FNM_CASEFOLD) == 0;
 }
+
+// Whether `name` is the engine `engine` ("eng12", canonical) or one of its configurations
+// ("eng12{k2=1}"); never where `engine` is empty.
+bool is_configuration_of(const std::string& engine, std::string_view name) {
+  if (engine.empty()) return false;
+  const auto configuration = EngineName::parse(name);
+  return configuration && "eng" + std::to_string(configuration->engine) == engine;
+}
 }  // namespace
 
 AlgorithmExclusion AlgorithmExclusion::parse_leniently(std::string_view text,
@@ -60,7 +68,8 @@ AlgorithmExclusion AlgorithmExclusion::parse_leniently(std::string_view text,
     std::string lower = algorithm;
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const auto engine = EngineName::parse(lower);
-    exclusion.knob_patterns_.push_back(engine && engine->knobs.empty() ? lower + "{*}" : "");
+    exclusion.whole_engines_.push_back(engine && engine->knobs.empty() ? engine->to_string()
+                                                                       : std::string());
   }
   return exclusion;
 }
@@ -97,9 +106,8 @@ std::string AlgorithmExclusion::entry(std::size_t i) const {
 bool AlgorithmExclusion::entry_excludes(std::size_t i, std::string_view backend,
                                         std::string_view algorithm) const {
   if (!entry_names_backend(i, backend)) return false;
-  const std::string& knobs = knob_patterns_.at(i);
   return matches(patterns_.at(i).second, algorithm) ||
-         (!knobs.empty() && matches(knobs, algorithm));
+         is_configuration_of(whole_engines_.at(i), algorithm);
 }
 
 bool AlgorithmExclusion::entry_names_backend(std::size_t i, std::string_view backend) const {

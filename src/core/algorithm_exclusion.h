@@ -49,9 +49,9 @@ class AlgorithmExclusion {
 
  private:
   std::vector<std::pair<std::string, std::string>> patterns_;  // (backend, algorithm pattern)
-  // Per entry: for a whole engine ("eng12"), the pattern of its configurations with knobs
-  // ("eng12{*}"); else empty.
-  std::vector<std::string> knob_patterns_;
+  // Per entry: for a whole engine ("eng12", "ENG012"), its canonical name ("eng12"), which
+  // names each of its configurations ("eng12{k2=1}"); else empty.
+  std::vector<std::string> whole_engines_;
 };
 
 // What an exclusion did to the algorithm lists it filtered, so that an entry that excludes

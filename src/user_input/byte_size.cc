@@ -131,8 +131,8 @@ std::optional<std::string> zero_limit_note(std::string_view text) {
   std::string note = "'";
   return note.append(without_surrounding_space(text))
       .append(
-          "' is no workspace at all, not no limit: only algorithms that need none are "
-          "candidates");
+          "' gives each kernel no workspace at all (0 is not unlimited): only algorithms that "
+          "need none are candidates");
 }
 
 std::string format_byte_size(std::uint64_t bytes) {

@@ -176,8 +176,9 @@ TEST_F(CliTest, ASmallWorkspaceSizeWithoutAUnitIsNotedAsBytes) {
 TEST_F(CliTest, AZeroWorkspaceLimitIsNotedAsNoWorkspace) {
   const auto r = run({"plan", "--network", "alexnet", "--batch", "8", "--workspace-limit", "0",
                       "--total-workspace", "0", "--database", path("a.db")});
-  EXPECT_NE(r.err.find("ucudnn plan: note: --workspace-limit: '0' is no workspace at all, not no "
-                       "limit: only algorithms that need none are candidates\n"),
+  EXPECT_NE(r.err.find("ucudnn plan: note: --workspace-limit: '0' gives each kernel no workspace "
+                       "at all (0 is not unlimited): only algorithms that need none are "
+                       "candidates\n"),
             std::string::npos)
       << describe(r);
   EXPECT_EQ(r.err.find("note: --total-workspace"), std::string::npos) << describe(r);

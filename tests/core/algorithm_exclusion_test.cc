@@ -55,6 +55,10 @@ TEST(AlgorithmExclusion, AnEngineNamedWithoutKnobsIsTheWholeEngine) {
   for (const char* name : {"eng10", "eng12{k2=0}", "eng17", "eng71{k2=4}", "eng1x", "FFT"})
     EXPECT_FALSE(exclusion->excludes("cudnn", name)) << name;
   EXPECT_FALSE(exclusion->excludes("cpu", "eng1{k2=0}")) << "the backend must match";
+  // The engine by its number, however written.
+  EXPECT_TRUE(AlgorithmExclusion::parse("cudnn:eng01")->excludes("cudnn", "eng1{k2=0}"));
+  EXPECT_TRUE(AlgorithmExclusion::parse("cudnn:eng01")->excludes("cudnn", "eng1"));
+  EXPECT_FALSE(AlgorithmExclusion::parse("cudnn:eng01")->excludes("cudnn", "eng10"));
   // A pattern or a configuration stays what it says.
   auto exact = AlgorithmExclusion::parse("cudnn:eng1{k2=0},cudnn:eng2?");
   ASSERT_TRUE(exact) << exact.error();

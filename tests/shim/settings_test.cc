@@ -151,8 +151,8 @@ TEST(Settings, AZeroWorkspaceLimitIsSaidToBeNoWorkspace) {
     EXPECT_EQ(r.settings.workspace_limit, 0u) << name;
     ASSERT_EQ(r.warnings.size(), 1u) << name;
     EXPECT_EQ(r.warnings[0], std::string(name) +
-                                 "='0' is no workspace at all, not no limit: only algorithms "
-                                 "that need none are candidates");
+                                 "='0' gives each kernel no workspace at all (0 is not "
+                                 "unlimited): only algorithms that need none are candidates");
   }
   EXPECT_TRUE(read({{"UCUDNN_TOTAL_WORKSPACE_SIZE", "0MiB"}}).warnings.empty());
 }

@@ -106,7 +106,8 @@ TEST(ByteSize, ASmallNumberWithoutAUnitIsNotedAsBytes) {
 // zero is written; any other size says nothing.
 TEST(ByteSize, AZeroLimitIsNotedAsNoWorkspace) {
   const std::string said =
-      "' is no workspace at all, not no limit: only algorithms that need none are candidates";
+      "' gives each kernel no workspace at all (0 is not unlimited): only algorithms that need "
+      "none are candidates";
   EXPECT_EQ(zero_limit_note("0"), "'0" + said);
   EXPECT_EQ(zero_limit_note(" 0 "), "'0" + said);
   EXPECT_EQ(zero_limit_note("0MiB"), "'0MiB" + said);
