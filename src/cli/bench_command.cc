@@ -286,7 +286,8 @@ int bench(const BenchOptions& options, Cluster& cluster) {
            " could not be taken now, e.g. " + first_unavailable + "; the " +
            std::to_string(records.size()) +
            " taken are stored. No plan was made: run the same command again when the device "
-           "has the memory free (it measures only what is missing)");
+           "has the memory free (it measures only what is missing), or with a smaller --batch "
+           "where its memory can never hold this one");
     confirm_saved(*database, "bench");  // says so where the measurements were not saved either
     return kFailure;
   }

@@ -57,7 +57,8 @@ Expected<std::uint64_t> parse_byte_size(std::string_view text) {
   const std::string original(text);
   auto fail = [&] {
     return Error{"invalid byte size '" + original +
-                 "'; write a number with an optional unit: 4096, 64KiB, 64MiB, 1GiB, 1GB"};
+                 "'; write a number with an optional unit: 4096, 64KiB, 64MiB, 1GiB (powers of "
+                 "1024), or 1GB (of 1000)"};
   };
   auto too_large = [&] {
     return Error{"byte size '" + original +

@@ -65,6 +65,10 @@ TEST_F(CliTest, MeasurementsADeviceHasNoMemoryForAreNamedAndTheRestKept) {
   std::smatch numbers;
   ASSERT_TRUE(std::regex_search(short_of_memory.err, numbers, said)) << describe(short_of_memory);
   EXPECT_EQ(short_of_memory.err.find("internal error"), std::string::npos);
+  // Where the memory will never be free (a batch larger than the device holds), what to do.
+  EXPECT_NE(short_of_memory.err.find("or with a smaller --batch where its memory can never hold"),
+            std::string::npos)
+      << describe(short_of_memory);
   EXPECT_EQ(short_of_memory.out.find("WR total"), std::string::npos) << "no plan is printed";
   // Said once per kernel, however many of its measurements are short: the count comes at the end.
   std::set<std::string> warned;

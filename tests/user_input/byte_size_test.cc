@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <tuple>
 #include <vector>
 
@@ -34,6 +35,25 @@ TEST(ByteSize, RejectsNonsenseNamingTheText) {
     EXPECT_NE(parsed.error().find(std::string("'") + bad + "'"), std::string::npos)
         << parsed.error();
   }
+}
+
+// The spellings the error offers are ones it takes, and says which unit is which (1GB beside
+// a refused 1KB read as a slip).
+TEST(ByteSize, TheErrorsExamplesAreSizesItTakes) {
+  const std::string error = parse_byte_size("-5").error();
+  const auto examples = error.substr(error.find("unit: ") + 6);
+  int taken = 0;
+  for (std::size_t at = 0; at < examples.size();) {
+    const auto end = examples.find_first_of(" ,()", at);
+    const std::string word = examples.substr(at, end - at);
+    at = end == std::string::npos ? examples.size() : end + 1;
+    if (word.empty() || !std::isdigit(static_cast<unsigned char>(word[0]))) continue;
+    EXPECT_TRUE(parse_byte_size(word)) << word << " in: " << error;
+    ++taken;
+  }
+  EXPECT_GE(taken, 5) << error;
+  EXPECT_NE(error.find("1GiB (powers of 1024)"), std::string::npos) << error;
+  EXPECT_NE(error.find("1GB (of 1000)"), std::string::npos) << error;
 }
 
 TEST(ByteSize, ASizeBeyondWhatBytesCanCountIsTooLargeNotUnreadable) {
