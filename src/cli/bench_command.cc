@@ -100,8 +100,8 @@ void print_header(const PlanningRequest& request, const std::vector<NetworkKerne
   }
   std::printf("fingerprint: %s\ndatabase: %s\n", setups[0].fingerprint.c_str(), database.c_str());
   std::printf(
-      "to measure: %zu (micro-batch kernel, algorithm) pairs in %zu items; %zu already in "
-      "the database\n",
+      "to measure: %zu measurements (an algorithm on a kernel at one micro-batch size) in %zu "
+      "(kernel, micro-batch) items; %zu already in the database\n",
       work.measurements(), work.items.size(), work.reused);
   std::fflush(stdout);
 }

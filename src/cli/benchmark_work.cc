@@ -138,12 +138,16 @@ ShareOutcome measure_share(const std::vector<NetworkKernel>& kernels, const Work
             // Said once per kernel and device (short of memory, most of a kernel's pairs are):
             // the count comes at the end.
             std::lock_guard lock(error_mutex);
-            if (warned.emplace(item.kernel, &worker).second)
-              std::fprintf(stderr,
-                           "ucudnn bench: warning: %s: %s (not recorded; the other measurements "
-                           "of %s that cannot be taken are counted at the end)\n",
-                           worker.description().c_str(), unavailable.what(),
-                           kernels[item.kernel].label().c_str());
+            if (warned.emplace(item.kernel, &worker).second) {
+              const std::string warning =
+                  "ucudnn bench: warning: " + worker.description() + ": " + unavailable.what() +
+                  " (not recorded; the other measurements of " + kernels[item.kernel].label() +
+                  " that cannot be taken are counted at the end)";
+              if (progress)
+                progress->say(warning);
+              else
+                std::fprintf(stderr, "%s\n", warning.c_str());
+            }
             if (unavailable_count++ == 0)
               first_unavailable = algorithm + " at micro-batch " +
                                   std::to_string(item.micro_batch) + " of " +

@@ -25,7 +25,7 @@ struct WorkItem {
 
 struct WorkList {
   std::vector<WorkItem> items;  // only items with something to measure
-  std::size_t reused = 0;       // (micro-batch kernel, algorithm) pairs already stored
+  std::size_t reused = 0;       // measurements already stored
   std::size_t measurements() const;
 };
 

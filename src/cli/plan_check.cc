@@ -1,5 +1,7 @@
 #include "plan_check.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -30,9 +32,12 @@ std::string comparison_text(const std::optional<OutputComparison>& outputs) {
 PlanCheckSummary check_plans(std::FILE* out, Worker& worker,
                              const std::vector<NetworkKernel>& kernels, const NetworkPlan& plan,
                              int repeats) {
-  std::fprintf(stderr,
-               "checking plans: running each plan and its undivided baseline for real on the "
-               "same inputs\n");
+  // The check takes a while: said on stderr where the table's header, which says the same,
+  // goes to a file or a pipe instead of the terminal.
+  if (!isatty(fileno(out)))
+    std::fprintf(stderr,
+                 "checking plans: running each plan and its undivided baseline for real on the "
+                 "same inputs\n");
   // The labels' column as wide as the longest ("res2_3x3 BackwardFilter").
   int width = 20;
   for (const auto& [first, uses] : plan.distinct)
@@ -42,6 +47,7 @@ PlanCheckSummary check_plans(std::FILE* out, Worker& worker,
                "same inputs\n%-*s | %9s %9s %6s | %9s %9s %6s | %s\n",
                width, "layer operation", "plan ms", "measured", "ratio", "undivided", "measured",
                "ratio", "output difference");
+  std::fflush(out);
   PlanCheckSummary summary;
   std::vector<double> deviations;
   std::string off, disagreeing;

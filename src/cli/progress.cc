@@ -72,6 +72,16 @@ void Progress::step(const std::string& what, double weight) {
   std::fprintf(out_, "\r\033[K%s", line.c_str());
   std::fflush(out_);
   drawn_ = true;
+  bar_ = std::move(line);
+}
+
+void Progress::say(const std::string& line) {
+  std::lock_guard lock(mutex_);
+  if (terminal_ && drawn_)
+    std::fprintf(out_, "\r\033[K%s\n%s", line.c_str(), bar_.c_str());
+  else
+    std::fprintf(out_, "%s\n", line.c_str());
+  std::fflush(out_);
 }
 
 }  // namespace ucudnn::cli

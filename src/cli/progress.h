@@ -20,6 +20,9 @@ class Progress {
   Progress& operator=(const Progress&) = delete;
 
   void step(const std::string& what, double weight);
+  // A line of its own (a warning) on the same stream: on a terminal above the bar, which is
+  // then drawn again below it.
+  void say(const std::string& line);
 
  private:
   std::string eta(double done_weight) const;
@@ -34,6 +37,7 @@ class Progress {
   std::size_t done_ = 0;
   double done_weight_ = 0;
   bool drawn_ = false;
+  std::string bar_;  // as last drawn
 };
 
 // "45 s", "3 min 05 s", "1 h 02 min".

@@ -27,7 +27,7 @@ struct SharedDivision {
   std::vector<std::uint64_t> segment_bytes;  // per group
   std::vector<std::uint64_t> offsets;        // per group, in the arena
   double time_ms = 0;                        // summed over kernels, weighted
-  std::uint64_t workspace_bytes = 0;         // the arena: aligned segments summed
+  std::uint64_t workspace_bytes = 0;         // the arena, as segment_offsets lays it out
   std::size_t variables = 0;                 // of the ILP among the groups (0: none needed)
 };
 
@@ -45,8 +45,8 @@ Expected<SharedDivision> plan_shared_division(const std::vector<SharingKernel>& 
                                               std::uint64_t alignment = 256);
 
 // Where each member of a stored division runs: members with the same segment_of label share
-// one segment, sized for the largest of them, laid out in order of first appearance at
-// multiples of `alignment` bytes, as plan_shared_division lays them out.
+// one segment, sized for the largest of them, laid out in order of first appearance by
+// segment_offsets (core/workspace_division.h), as plan_shared_division lays them out.
 struct SegmentLayout {
   std::vector<std::uint64_t> offset;  // per member
   std::vector<std::uint64_t> bytes;   // per member: its segment's size

@@ -71,10 +71,19 @@ Expected<NetworkText> network_text(std::string_view name_or_path) {
   }
   const bool looks_like_path =
       path.find('/') != std::string::npos || (path.size() > 5 && path.ends_with(".json"));
-  if (exists || looks_like_path) return read_network_text(path);
-  std::string names;
-  for (const auto& name : builtin_network_names()) names += (names.empty() ? "" : ", ") + name;
-  return Error{"'" + path + "' is not a built-in network (" + names + ") nor a network file"};
+  std::string error;
+  if (exists || looks_like_path) {
+    auto read = read_network_text(path);
+    if (read || exists) return read;
+    error = read.error();
+  } else {
+    std::string names;
+    for (const auto& name : builtin_network_names()) names += (names.empty() ? "" : ", ") + name;
+    error = "'" + path + "' is not a built-in network (" + names + ") nor a network file";
+  }
+  // A file named without its extension, as a built-in network is named.
+  if (::stat((path + ".json").c_str(), &status) == 0) error += "; did you mean " + path + ".json?";
+  return Error{error};
 }
 
 Expected<Network> load_network(std::string_view name_or_path, std::int64_t batch) {

@@ -112,7 +112,7 @@ std::string PlannedKernels::line(int device, const Summary& s) {
     if (s.iterations > 0)
       std::snprintf(over, sizeof over,
                     "per iteration, over the %s whose calls ran ucudnn's plans (the "
-                    "least-run, %llu time%s, taken as once an iteration)",
+                    "least-run kernel ran %llu time%s, taken as once per iteration)",
                     ucudnn::counted(s.kernels_run, "kernel").c_str(),
                     static_cast<unsigned long long>(s.iterations), s.iterations == 1 ? "" : "s");
     else

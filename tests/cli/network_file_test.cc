@@ -310,6 +310,13 @@ TEST(NetworkFile, FileErrorsNameTheFile) {
       unknown.error(),
       "'lenet' is not a built-in network (alexnet, c3d, densenet40, resnet18, resnet50, vgg16) "
       "nor a network file");
+  // A file's name without its ".json", as one names a built-in network.
+  const std::string bare = (folder / "bad").string();
+  auto without_extension = load_network(bare, 1);
+  ASSERT_FALSE(without_extension);
+  EXPECT_EQ(without_extension.error(),
+            bare + ": cannot read: No such file or directory; did you mean " + bare + ".json?")
+      << without_extension.error();
   std::filesystem::remove_all(folder);
 }
 

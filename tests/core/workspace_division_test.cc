@@ -213,7 +213,7 @@ TEST(WorkspaceDivision, HugeWorkspacesNeverWrapAround) {
   auto chosen = plan_workspace_division(mixed, 1000, 256);
   ASSERT_TRUE(chosen) << chosen.error();
   EXPECT_EQ(chosen->choice[0], 0u);
-  EXPECT_EQ(chosen->workspace_bytes, 256u);
+  EXPECT_EQ(chosen->workspace_bytes, 100u) << "the last segment needs no padding";
 }
 
 TEST(WorkspaceDivision, KernelWithoutConfigurationIsAnError) {
@@ -235,6 +235,106 @@ TEST(WorkspaceDivision, AlignedSegmentsFitTheLimit) {
   EXPECT_EQ(plan->time_ms, 11);
   EXPECT_LE(plan->workspace_bytes, 300u);
   EXPECT_EQ(plan->offsets[1] % 256, 0u);
+}
+
+// Exhaustive under the arena's rule: segments at multiples of `alignment`, the last unpadded,
+// so a combination needs its aligned sizes summed less the largest padding among them.
+// `whole_units` instead pads every segment and counts only whole units of the limit.
+double exhaustive_aligned(const std::vector<KernelCandidates>& kernels, std::uint64_t limit,
+                          std::uint64_t alignment, bool whole_units) {
+  double best = std::numeric_limits<double>::infinity();
+  std::function<void(std::size_t, double, std::uint64_t, std::uint64_t)> recurse =
+      [&](std::size_t k, double t, std::uint64_t aligned, std::uint64_t padding) {
+        if (k == kernels.size()) {
+          if (whole_units ? aligned <= limit / alignment * alignment : aligned - padding <= limit)
+            best = std::min(best, t);
+          return;
+        }
+        for (const auto& c : kernels[k].front) {
+          const std::uint64_t rounded =
+              (c.workspace_bytes() + alignment - 1) / alignment * alignment;
+          recurse(k + 1, t + c.time_ms(), aligned + rounded,
+                  std::max(padding, rounded - c.workspace_bytes()));
+        }
+      };
+  recurse(0, 0, 0, 0);
+  return best;
+}
+
+// A limit that is not a multiple of the alignment: the segment laid out last reaches into the
+// remainder. One kernel (a model on one stream is one segment) gets exactly the fastest
+// configuration within the limit, as WR within it would; several never do worse than whole
+// units, and the segments never overlap or leave the limit.
+TEST(WorkspaceDivision, TheLastSegmentUsesTheLimitsRemainder) {
+  constexpr std::uint64_t kAlignment = 16;
+  testing::SeededRandom random;
+  int beyond_whole_units = 0, single = 0, short_of_exact = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::vector<KernelCandidates> kernels;
+    const auto count = random.uniform(1, 4);
+    for (int k = 0; k < count; ++k)
+      kernels.push_back({std::string("k").append(std::to_string(k)),
+                         random_front(random, static_cast<int>(random.uniform(1, 6)))});
+    const auto limit = static_cast<std::uint64_t>(random.uniform(0, 60 * count));
+    SCOPED_TRACE("trial " + std::to_string(trial) + " limit " + std::to_string(limit));
+    const double exact = exhaustive_aligned(kernels, limit, kAlignment, false);
+    const double whole = exhaustive_aligned(kernels, limit, kAlignment, true);
+    auto plan = plan_workspace_division(kernels, limit, kAlignment);
+    ASSERT_EQ(static_cast<bool>(plan), !std::isinf(exact)) << (plan ? "" : plan.error());
+    if (!plan) continue;
+    if (count == 1) {
+      ++single;
+      EXPECT_EQ(plan->time_ms, exact);
+    }
+    EXPECT_GE(plan->time_ms, exact);
+    EXPECT_LE(plan->time_ms, whole);
+    if (plan->time_ms < whole) ++beyond_whole_units;
+    if (plan->time_ms > exact) ++short_of_exact;
+    EXPECT_LE(plan->workspace_bytes, limit);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> segments;
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      EXPECT_EQ(plan->offsets[k] % kAlignment, 0u);
+      segments.emplace_back(plan->offsets[k],
+                            plan->offsets[k] + kernels[k].front[plan->choice[k]].workspace_bytes());
+      EXPECT_LE(segments.back().second, plan->workspace_bytes);
+    }
+    std::sort(segments.begin(), segments.end());
+    for (std::size_t i = 1; i < segments.size(); ++i)
+      EXPECT_LE(segments[i - 1].second, segments[i].first) << "segments overlap";
+  }
+  std::printf(
+      "%d single kernels, %d plans faster than whole units allow, %d short of the exact "
+      "optimum\n",
+      single, beyond_whole_units, short_of_exact);
+  EXPECT_GT(single, 300);
+  EXPECT_GT(beyond_whole_units, 100);
+}
+
+TEST(WorkspaceDivision, ALimitOffTheAlignmentIsUsedToTheByte) {
+  auto config = [](double t, std::uint64_t w) {
+    return Configuration{{MicroConfiguration{"t", "A", 1, t, w}}};
+  };
+  // 1000 bytes hold the 1000-byte configuration; in whole 256-byte units only 768 were used.
+  std::vector<KernelCandidates> one = {{"conv", {config(10, 0), config(5, 700), config(1, 1000)}}};
+  auto plan = plan_workspace_division(one, 1000, 256);
+  ASSERT_TRUE(plan) << plan.error();
+  EXPECT_EQ(plan->choice[0], 2u);
+  EXPECT_EQ(plan->workspace_bytes, 1000u);
+  // Two kernels: the one with more padding goes last, so both fast ones fit 256 + 300 <= 600.
+  std::vector<KernelCandidates> two = {{"a", {config(10, 0), config(1, 100)}},
+                                       {"b", {config(10, 0), config(2, 300)}}};
+  auto both = plan_workspace_division(two, 600, 256);
+  ASSERT_TRUE(both) << both.error();
+  EXPECT_EQ(both->time_ms, 3);
+  EXPECT_EQ(both->offsets, (std::vector<std::uint64_t>{0, 256}));
+  EXPECT_EQ(both->workspace_bytes, 556u);
+  // The smallest feasible total is counted the same way.
+  std::vector<KernelCandidates> heavy = {{"h", {config(1, 900)}}};
+  auto infeasible = plan_workspace_division(heavy, 899, 256);
+  ASSERT_FALSE(infeasible);
+  EXPECT_NE(infeasible.error().find("smallest feasible total is 900 bytes"), std::string::npos)
+      << infeasible.error();
+  EXPECT_TRUE(plan_workspace_division(heavy, 900, 256));
 }
 
 }  // namespace

@@ -126,7 +126,7 @@ TEST(WorkspaceSharing, StoredMembersSharingALabelShareASegment) {
   const auto layout = shared_segment_layout({c(100), c(300), c(200), c(10)}, {0, 1, 0, 3}, 256);
   EXPECT_EQ(layout.offset, (std::vector<std::uint64_t>{0, 256, 0, 768}));
   EXPECT_EQ(layout.bytes, (std::vector<std::uint64_t>{200, 300, 200, 10}));
-  EXPECT_EQ(layout.arena_bytes, 1024u);
+  EXPECT_EQ(layout.arena_bytes, 778u) << "the last segment needs no padding";
 }
 
 // One stream: one group. Two streams tied by a kernel run on both: one group. A third stream

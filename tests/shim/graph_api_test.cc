@@ -74,8 +74,8 @@ TEST_F(GraphApi, ExecutionPlansRunTheirMicroBatchesWithTheUndividedResults) {
   EXPECT_GT(planned->undivided_ms, planned->planned_ms * 1.01)
       << "micro-batches should beat the undivided";
   EXPECT_NE(twice.process.err.find("per iteration, over the " + std::to_string(distinct.size()) +
-                                   " kernels whose calls ran ucudnn's plans (the least-run, 2 "
-                                   "times, taken as once an iteration)"),
+                                   " kernels whose calls ran ucudnn's plans (the least-run "
+                                   "kernel ran 2 times, taken as once per iteration)"),
             std::string::npos)
       << twice.process.err;
   // Kept to determinism, and to the engine's use of tensor cores: the doubles' non-fused

@@ -39,7 +39,8 @@ TEST(PlannedKernels, AKernelThatRunsTwiceAnIterationCountsTwice) {
                        "GPU 0: 3 kernels planned; planned convolution time 7 ms against "
                        "10 ms for the best undivided candidates within the limit (1.43x), "
                        "per iteration, over the 2 kernels whose calls ran ucudnn's plans "
-                       "(the least-run, 10 times, taken as once an iteration); the most "
+                       "(the least-run kernel ran 10 times, taken as once per iteration); the "
+                       "most "
                        "workspace a planned call used: 300 B"))
       << line;
 }
