@@ -3,6 +3,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 
@@ -54,13 +55,22 @@ std::string absolute(const std::string& path) {
   return error ? path : made.lexically_normal().string();
 }
 
+// ":MEMORY:" or ":Memory:" is a slip for ":memory:" (SQLite's name is lower case alone), not a
+// file by that name in the working folder.
+std::string memory_in_any_case(std::string path) {
+  std::string lower = path;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower == kInMemoryDatabase ? lower : path;
+}
+
 }  // namespace
 
 DatabaseLocations database_locations(const Environment& environment) {
   DatabaseLocations locations;
   locations.system =
       absolute(home_expanded(set(environment, "UCUDNN_SYSTEM_DATABASE"), environment));
-  locations.user = absolute(home_expanded(set(environment, "UCUDNN_DATABASE"), environment));
+  locations.user =
+      absolute(home_expanded(memory_in_any_case(set(environment, "UCUDNN_DATABASE")), environment));
   if (!locations.user.empty()) return locations;
   // The XDG base directory specification ignores relative paths.
   if (auto cache = set(environment, "XDG_CACHE_HOME"); !cache.empty() && cache.front() == '/')

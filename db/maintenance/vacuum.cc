@@ -14,6 +14,12 @@ Expected<VacuumResult> vacuum_database(const std::string& path, const sqlite::Lo
     VacuumResult result;
     result.size_before = fs::file_size(path, error);
     {
+      // What info and check refuse (an empty file or one without ucudnn's tables) is refused
+      // here too: opened for writing, it would be made a ucudnn database.
+      auto readable = open_or_error(path, Access::kReadOnly, OpenOptions{wait});
+      if (!readable) return Error{readable.error()};
+    }
+    {
       auto connection = open_or_error(path, Access::kReadWrite, OpenOptions{wait});
       if (!connection) return Error{connection.error()};
       // VACUUM rewrites the file through a temporary copy; it waits for other writers like

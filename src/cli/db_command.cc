@@ -32,6 +32,17 @@ std::string skipped_note(std::size_t skipped) {
                  : std::string();
 }
 
+// Why fewer rows were written than read: the target had those keys, measured as late or later
+// (merging or importing twice writes nothing the second time).
+std::string kept_note(std::size_t measurements_read, std::size_t measurements_written,
+                      std::size_t plans_read, std::size_t plans_written) {
+  const std::size_t measurements = measurements_read - measurements_written;
+  const std::size_t plans = plans_read - plans_written;
+  if (measurements == 0 && plans == 0) return {};
+  return " (the other " + counted(measurements, "measurement") + " and " + counted(plans, "plan") +
+         " were there already, as recent or newer)";
+}
+
 // What a damaged file's scan could not read, after the rows it could.
 void say_unreadable(const std::string& file, const db::Unreadable& unreadable,
                     std::size_t rows_read) {
@@ -87,7 +98,11 @@ int merge(const std::vector<std::string>& sources, const std::string& target) {
     std::printf("merged %s into %s: %zu of %zu measurements and %zu of %zu plans written",
                 sources[i].c_str(), target.c_str(), result.measurements_written,
                 result.measurements_read, result.plans_written, result.plans_read);
-    std::printf("%s\n", skipped_note(result.invalid_rows_skipped).c_str());
+    std::printf("%s%s\n",
+                kept_note(result.measurements_read, result.measurements_written, result.plans_read,
+                          result.plans_written)
+                    .c_str(),
+                skipped_note(result.invalid_rows_skipped).c_str());
     std::fflush(stdout);
     say_unreadable(sources[i], result.unreadable,
                    result.measurements_read + result.plans_read + result.invalid_rows_skipped);
@@ -139,9 +154,12 @@ int import_from(const std::string& path, const std::string& file) {
   if (!result)
     return fail("import", (from_stdin ? std::string("stdin") : file) + ": " + result.error() +
                               " (nothing was imported)");
-  std::printf("imported %s into %s: %zu of %zu measurements and %zu of %zu plans written\n",
+  std::printf("imported %s into %s: %zu of %zu measurements and %zu of %zu plans written%s\n",
               from_stdin ? "stdin" : file.c_str(), path.c_str(), result->measurements_written,
-              result->measurements_read, result->plans_written, result->plans_read);
+              result->measurements_read, result->plans_written, result->plans_read,
+              kept_note(result->measurements_read, result->measurements_written, result->plans_read,
+                        result->plans_written)
+                  .c_str());
   return 0;
 }
 

@@ -46,7 +46,9 @@ Expected<SharedDivision> plan_shared_division(const std::vector<SharingKernel>& 
 
 // Where each member of a stored division runs: members with the same segment_of label share
 // one segment, sized for the largest of them, laid out in order of first appearance by
-// segment_offsets (core/workspace_division.h), as plan_shared_division lays them out.
+// segment_offsets (core/workspace_division.h). The arena is never larger than the one
+// plan_shared_division planned for the same choices, though the offsets may differ: which
+// segment goes last, unpadded, depends on the order.
 struct SegmentLayout {
   std::vector<std::uint64_t> offset;  // per member
   std::vector<std::uint64_t> bytes;   // per member: its segment's size

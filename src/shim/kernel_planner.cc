@@ -24,6 +24,7 @@
 #include "shim/planning_saves.h"
 #include "shim/registry.h"
 #include "shim/stored_plan_candidates.h"
+#include "user_input/byte_size.h"
 
 namespace ucudnn::shim {
 
@@ -377,10 +378,9 @@ Expected<Configuration> plan_hybrid(const PlannerContext& context, const KernelK
   auto split = plan_hybrid_split(kernel, device, on_host, host.link, limit, host.mode);
   if (!split) return Error{split.error()};
   log(LogLevel::kInfo,
-      std::string(name_of(kernel.operation)) + " hybrid within " + std::to_string(limit) +
-          " bytes: " + std::to_string(split->host_samples) + " of " +
-          std::to_string(kernel.problem.batch()) + " images on the CPU, " +
-          std::to_string(split->configuration.time_ms()) + " ms vs " +
+      std::string(name_of(kernel.operation)) + " hybrid within " + format_byte_size(limit) + ": " +
+          std::to_string(split->host_samples) + " of " + std::to_string(kernel.problem.batch()) +
+          " images on the CPU, " + std::to_string(split->configuration.time_ms()) + " ms vs " +
           std::to_string(split->device_only_ms) + " ms on the GPU alone; the throughput rule " +
           "gives the CPU " + std::to_string(split->throughput_rule_samples) + " (" +
           std::to_string(split->throughput_rule_ms) + " ms)");

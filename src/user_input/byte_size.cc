@@ -123,7 +123,10 @@ std::optional<std::string> unitless_size_note(std::string_view text) {
   note.append(
       " (a number without a unit is bytes), too little for most fast convolution algorithms; for "
       "mebibytes write ");
-  return note.append(number).append("MiB");
+  note.append(number).append("MiB");
+  // 4096MiB is not obviously what "4096" meant: the size it is, said.
+  if (*bytes >= kKi) note.append(" (").append(format_byte_size(*bytes * kKi * kKi)).append(")");
+  return note;
 }
 
 std::optional<std::string> zero_limit_note(std::string_view text) {

@@ -176,6 +176,9 @@ TEST(DefaultStore, LocationsFollowTheEnvironment) {
   EXPECT_EQ(relative.system, (here / "site.db").string());
   EXPECT_EQ(database_locations(fake_environment({{"UCUDNN_DATABASE", ":memory:"}})).user,
             ":memory:");
+  // In another case it made a file ":MEMORY:" in the working folder, without a word.
+  EXPECT_EQ(database_locations(fake_environment({{"UCUDNN_DATABASE", ":MEMORY:"}})).user,
+            ":memory:");
 }
 
 // A "~/" the shell did not expand (quoted, after --database=, set by a program) is the home

@@ -420,6 +420,10 @@ TEST(Vacuum, ShrinksAfterDeletions) {
   SqliteStore store(path);
   EXPECT_TRUE(store.find_measurement(gpu_fingerprint(), kernel(10), "cudnn", "FFT"));
   EXPECT_FALSE(db::vacuum_database(folder.file("missing.db")));
+  // An empty file, which info and check refuse, was made a database of 32 KiB.
+  write_file(folder.file("empty.db"), "");
+  EXPECT_FALSE(db::vacuum_database(folder.file("empty.db")));
+  EXPECT_EQ(std::filesystem::file_size(folder.file("empty.db")), 0u);
 }
 
 }  // namespace

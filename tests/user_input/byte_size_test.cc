@@ -110,7 +110,10 @@ TEST(ByteSize, ASmallNumberWithoutAUnitIsNotedAsBytes) {
   EXPECT_EQ(unitless_size_note(" 1 "),
             "'1' is 1 byte (a number without a unit is bytes), too little for most fast "
             "convolution algorithms; for mebibytes write 1MiB");
-  EXPECT_TRUE(unitless_size_note("65536"));
+  // Where the mebibytes would be a large size, their size is said.
+  EXPECT_EQ(unitless_size_note("65536"),
+            "'65536' is 65536 bytes (a number without a unit is bytes), too little for most fast "
+            "convolution algorithms; for mebibytes write 65536MiB (64 GiB)");
   EXPECT_EQ(unitless_size_note("0064"),
             "'0064' is 64 bytes (a number without a unit is bytes), too little for most fast "
             "convolution algorithms; for mebibytes write 64MiB");

@@ -37,7 +37,7 @@ struct KernelFigure {
 struct ArenaSegment {
   std::vector<std::size_t> kernels;  // indices into ReportModel::kernels: one stream's share it
   std::uint64_t offset = 0;          // in the one workspace
-  std::uint64_t extent = 0;          // bytes reserved, aligned: segments tile the arena
+  std::uint64_t extent = 0;          // bytes reserved, padding included: segments tile the arena
   std::uint64_t used = 0;            // the largest workspace among its kernels' configurations
   std::string reason;                // why its kernels run there: the streams they may overlap
 };
