@@ -340,14 +340,12 @@ std::string write_error(const std::string& path, const std::exception& error) {
 OpenOutcome open_database(const std::string& path, Access access, const OpenOptions& options,
                           FileLease* held) {
   try {
-    if (access == Access::kShared) {
-      // Immutable readers take no locks and never look at journals: nothing to lease.
-      if (!journal_beside(path)) return open_leased(path, access, options);
-      access = Access::kReadOnly;
-    }
     // A reader of a file that is not there has nothing to lease and leaves nothing behind.
+    // Readers of every kind (the system database's immutable ones too) are told what the file
+    // is as the user's database is, not by SQLite's error for it ("disk I/O error").
+    const bool reader = access != Access::kReadWrite;
     std::error_code missing;
-    if (access == Access::kReadOnly && !fs::exists(path, missing))
+    if (reader && !fs::exists(path, missing))
       return failure(FileProblem::kCannotOpen, "no such file");
     if (fs::is_directory(path, missing)) return failure(FileProblem::kCannotOpen, "a directory");
     // The user's file, where no database has ever been: no lock file (none is made beside the
@@ -360,8 +358,13 @@ OpenOutcome open_database(const std::string& path, Access access, const OpenOpti
     // Nor does a reader of a file that is no database (a network file given by mistake): no
     // lock file beside it, and no connection without a lease (a writer may set the file aside
     // and put a fresh one in its place meanwhile). A writer leases it, to set it aside.
-    if (access == Access::kReadOnly && !has_database_header(path))
+    if (reader && !has_database_header(path))
       return failure(FileProblem::kNotDatabase, "not a SQLite database");
+    if (access == Access::kShared) {
+      // Immutable readers take no locks and never look at journals: nothing to lease.
+      if (!journal_beside(path)) return open_leased(path, access, options);
+      access = Access::kReadOnly;
+    }
     // Nor a writer of the user's other files, unless it holds the lease already (and asks).
     if (!held && users == UsersFile::kOther)
       return failure(FileProblem::kUsersFile, "not a SQLite database");

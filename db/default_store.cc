@@ -3,11 +3,11 @@
 #include <pwd.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 
 #include "core/memory_store.h"
+#include "core/text.h"
 #include "db/layered_store.h"
 #include "db/sqlite_store.h"
 
@@ -58,9 +58,7 @@ std::string absolute(const std::string& path) {
 // ":MEMORY:" or ":Memory:" is a slip for ":memory:" (SQLite's name is lower case alone), not a
 // file by that name in the working folder.
 std::string memory_in_any_case(std::string path) {
-  std::string lower = path;
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower == kInMemoryDatabase ? lower : path;
+  return equals_ignoring_case(path, kInMemoryDatabase) ? kInMemoryDatabase : path;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // was locked, moved or damaged, and setting a damaged one aside (sqlite_store_impl.h).
 #include "db/sqlite_store_impl.h"
 
+#include <cstdio>
 #include <thread>
 
 #include "core/text.h"
@@ -58,6 +59,17 @@ void SqliteStore::Impl::open_read_only(db::Access access) {
     warn(named() + " is not used: " + outcome.failure->message);
 }
 
+std::string SqliteStore::Impl::locked_warning(const std::string& why) const {
+  std::string waited;
+  if (const auto wait = lock_timeout(); wait.count() > 0) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.3g s", static_cast<double>(wait.count()) / 1000.0);
+    waited = "; waited " + std::string(seconds) + ", UCUDNN_DATABASE_LOCK_TIMEOUT";
+  }
+  return named() + " is locked by another process (" + why + waited +
+         "); running uncached until it is free";
+}
+
 void SqliteStore::Impl::open_read_write() {
   const std::string folder = folder_of(path);
   std::error_code error;
@@ -107,8 +119,7 @@ void SqliteStore::Impl::open_read_write() {
     const auto& failure = *outcome.failure;
     if (failure.busy) {
       reopen_wanted = true;
-      warn_once(said_locked, named() + " is locked by another process (" + failure.message +
-                                 "); running uncached until it is free");
+      warn_once(said_locked, locked_warning(failure.message));
       return;
     }
     if (failure.problem == db::FileProblem::kNewerSchema) {

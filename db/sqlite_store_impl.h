@@ -140,6 +140,9 @@ struct SqliteStore::Impl {
     warn(message);
   }
   std::string named() const { return options.role + " " + path; }
+  // The warning where another process's lock outlasted the wait: how long, and which setting
+  // sets it (the shim waits 100 ms by default, too short beside a long writer).
+  std::string locked_warning(const std::string& why) const;
 
   const std::string path;
   const SqliteStoreOptions options;

@@ -79,8 +79,7 @@ DeviceRows& SqliteStore::Impl::device(const std::string& fingerprint) {
     } catch (const sqlite::Error& error) {
       if (error.busy()) {
         rows.blocked = true;
-        warn_once(said_locked, named() + " is locked by another process (" + error.what() +
-                                   "); running uncached until it is free");
+        warn_once(said_locked, locked_warning(error.what()));
         return rows;
       }
       if (error.damaged() && state == StoreState::kReadWrite && attempt == 0 &&

@@ -32,7 +32,7 @@ warmup_every_configuration() {
     --label ucudnn-1GiB-every-configuration 2> "$out/every.log" | grep '^RESULT')
   echo "   $line"
   echo "   warm-up measuring every configuration: $(result_field "$line" warmup_s) s; $(warmup_pairs "$out/every.log")"
-  grep -E 'measuring [0-9]+ kernels took' "$out/every.log" | sed 's/^ucudnn: info: */   every configuration: /'
+  grep -E 'measuring [0-9]+ kernels? took' "$out/every.log" | sed 's/^ucudnn: info: */   every configuration: /'
   grep -E 'kernels planned' "$first_log" | sed 's/^ucudnn: info: */   the first 10: /'
   grep -E 'kernels planned' "$out/every.log" | sed 's/^ucudnn: info: */   every configuration: /'
   if [ -n "${GPU_VALIDATE_LOGS:-}" ]; then
@@ -102,7 +102,7 @@ part_5() {
         [ -n "$autotuned" ] && echo "   warm-up with an empty database: ucudnn $(result_field "$line" warmup_s) s, PyTorch's cudnn.benchmark $(result_field "$autotuned" warmup_s) s, PyTorch without it $(result_field "$base" warmup_s) s; $(warmup_pairs "$out/log")"
         # Where ucudnn's warm-up went: measuring's phases, the plans built outside it, slow
         # finalizes.
-        grep -E 'measuring [0-9]+ kernels took|outside measuring, [0-9]+ plans' "$out/log" | sed 's/^ucudnn: info: */   /'
+        grep -E 'measuring [0-9]+ kernels? took|outside measuring, [0-9]+ plans?' "$out/log" | sed 's/^ucudnn: info: */   /'
         [ -n "$autotuned" ] && warmup_every_configuration "$out" "$precision" "$out/log"
       fi
     done

@@ -117,6 +117,7 @@ std::pair<std::string, std::string> with_default(const std::string& value, bool 
                                                  std::vector<std::string>& notes) {
   std::string used;
   if (given) return {value, option + ": "};
+  if (const auto note = ignored_alias_note(std::getenv, setting, alias)) notes.push_back(*note);
   const auto set = setting_value(std::getenv, setting, alias, used);
   if (!set) return {value, option + ": "};
   notes.push_back(option + " " + *set + " is " + used +

@@ -86,9 +86,11 @@ sqlite::LockWait tool_lock_wait() {
   static const sqlite::LockWait wait = [] {
     sqlite::LockWait read;
     if (const char* value = process_environment("UCUDNN_DATABASE_LOCK_TIMEOUT"); value && *value) {
-      if (auto timeout = parse_duration(value))
+      if (auto timeout = parse_duration(value)) {
         read.timeout = *timeout;
-      else
+        if (const auto note = unitless_duration_note(value))
+          warn_on_stderr(std::string("UCUDNN_DATABASE_LOCK_TIMEOUT=") + *note);
+      } else
         warn_on_stderr(std::string("UCUDNN_DATABASE_LOCK_TIMEOUT='") + value +
                        "' is not a duration such as 100ms or 2s (at most an hour); using the "
                        "default: 60s");

@@ -1,5 +1,6 @@
 #include "db_command.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -90,7 +91,22 @@ int info(const std::string& path) {
   return 0;
 }
 
+// Whether `file` starts as a JSON export does ('{' or '[' after any spaces): import's to read.
+bool looks_like_an_export(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  char c = 0;
+  while (in.get(c) && std::isspace(static_cast<unsigned char>(c))) {
+  }
+  return in && (c == '{' || c == '[');
+}
+
 int merge(const std::vector<std::string>& sources, const std::string& target) {
+  // An export given where a database goes: its rows are import's to read.
+  for (const auto& source : sources)
+    if (!db::is_database_file(source) && looks_like_an_export(source))
+      return fail("merge", "'" + source + "' is a JSON export, not a database: `ucudnn db import " +
+                               source + " --database " + target +
+                               "` reads its rows (nothing was merged)");
   auto results = db::merge_databases(sources, target, tool_lock_wait());  // all or nothing
   if (!results) return fail("merge", results.error() + " (nothing was merged)");
   for (std::size_t i = 0; i < sources.size(); ++i) {

@@ -10,8 +10,13 @@
 namespace ucudnn {
 namespace {
 
+// The bytes a segment of `bytes` takes when the next one must start on the alignment.
+std::uint64_t aligned_size(std::uint64_t bytes, std::uint64_t alignment) {
+  return saturating_multiply(units_of(bytes, alignment), alignment);
+}
+
 std::uint64_t padding_of(std::uint64_t bytes, std::uint64_t alignment) {
-  return saturating_multiply(units_of(bytes, alignment), alignment) - bytes;
+  return aligned_size(bytes, alignment) - bytes;
 }
 
 // The arena `choice` needs, laid out as segment_offsets lays it out.
@@ -106,16 +111,13 @@ void use_the_last_unit(const std::vector<KernelCandidates>& kernels, std::uint64
   std::uint64_t aligned = 0;
   for (std::size_t k = 0; k < kernels.size(); ++k)
     aligned = saturating_add(
-        aligned,
-        saturating_multiply(units_of(kernels[k].front[choice[k]].workspace_bytes(), alignment),
-                            alignment));
+        aligned, aligned_size(kernels[k].front[choice[k]].workspace_bytes(), alignment));
   double best_gain = 0;
   std::size_t best_kernel = kernels.size(), best_choice = 0;
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     const auto& front = kernels[k].front;
     const std::uint64_t others =
-        aligned -
-        saturating_multiply(units_of(front[choice[k]].workspace_bytes(), alignment), alignment);
+        aligned - aligned_size(front[choice[k]].workspace_bytes(), alignment);
     if (aligned == UINT64_MAX || others > total_limit) continue;
     for (std::size_t i = 0; i < front.size(); ++i) {
       const double gain = front[choice[k]].time_ms() - front[i].time_ms();
@@ -194,8 +196,7 @@ std::vector<std::uint64_t> segment_offsets(const std::vector<Configuration>& cho
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     if (i == last) continue;
     offsets[i] = offset;
-    offset = saturating_add(
-        offset, saturating_multiply(units_of(chosen[i].workspace_bytes(), alignment), alignment));
+    offset = saturating_add(offset, aligned_size(chosen[i].workspace_bytes(), alignment));
   }
   if (last < chosen.size()) {
     offsets[last] = offset;

@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "core/text.h"
 #include "cudnn/real_call_clock.h"
 
 namespace ucudnn::cudnn {
@@ -74,7 +75,7 @@ std::string seconds(double s) {
 }
 
 std::string timeouts(std::uint64_t n) {
-  return std::to_string(n) + (n == 1 ? " gate" : " gates") + " timed out";
+  return counted(n, "gate") + " timed out";
 }
 
 }  // namespace
@@ -162,6 +163,12 @@ void count_compared_plan(std::uint64_t nanoseconds, bool ungated, int gate_timeo
   a.compared_gate_timeouts += static_cast<std::uint64_t>(std::max(gate_timeouts, 0));
 }
 
+std::set<std::string> measuring_account_kernels() {
+  Account& sum = account();
+  std::lock_guard lock(sum.mutex);
+  return sum.kernels;
+}
+
 MeasuringAccount measuring_account() {
   Account& sum = account();
   std::lock_guard lock(sum.mutex);
@@ -198,25 +205,27 @@ std::string MeasuringAccount::to_string() const {
     const auto phase = [&](MeasuringPhase p) { return phase_s[static_cast<int>(p)]; };
     double parts = 0;
     for (double s : phase_s) parts += s;
-    part("measuring " + std::to_string(kernels) + " kernels took " + seconds(total_s) +
-         ": running and timing " + std::to_string(pairs) + " (candidate, micro-batch) pairs " +
+    part("measuring " + counted(kernels, "kernel") + " took " + seconds(total_s) +
+         ": running and timing " + counted(pairs, "(candidate, micro-batch) pair") + " " +
          seconds(phase(MeasuringPhase::kRuns)) + " (" + std::to_string(stopped_early) +
          " stopped early), building plans " + seconds(phase(MeasuringPhase::kPlans)) + " (" +
          std::to_string(plans) + " finalized), cuDNN's heuristics " +
-         seconds(phase(MeasuringPhase::kHeuristics)) + " (" + std::to_string(heuristics_queries) +
-         " queries), allocating " + seconds(phase(MeasuringPhase::kAllocation)) +
+         seconds(phase(MeasuringPhase::kHeuristics)) + " (" +
+         (heuristics_queries == 1 ? std::string("1 query")
+                                  : std::to_string(heuristics_queries) + " queries") +
+         "), allocating " + seconds(phase(MeasuringPhase::kAllocation)) +
          ", writing to the database " + seconds(phase(MeasuringPhase::kDatabaseWrites)) +
          ", the rest " + seconds(std::max(0.0, total_s - parts)));
   }
   if (outside_plans > 0)
-    part("outside measuring, " + std::to_string(outside_plans) +
-         (outside_plans == 1 ? " plan" : " plans") + " finalized in " + seconds(outside_plans_s));
+    part("outside measuring, " + counted(outside_plans, "plan") + " finalized in " +
+         seconds(outside_plans_s));
   if (slow_plans > 0)
-    part(std::to_string(slow_plans) + " finalizations took over " +
+    part(counted(slow_plans, "finalization") + " took over " +
          std::to_string(kSlowFinalizeNs / 1'000'000) + " ms, " + seconds(slow_plans_s) +
          " in all, the slowest " + slowest + " (" + seconds(slowest_s) + ")");
   if (ungated > 0)
-    part(std::to_string(ungated) + (ungated == 1 ? " pair" : " pairs") +
+    part(counted(ungated, "pair") +
          " timed without holding the stream, their times with the host's issuing in them (" +
          timeouts(gate_timeouts) + ")");
   if (compared_plans > 0)

@@ -11,6 +11,7 @@
 // account, under a lock, when the kernel's measuring ends (several threads may measure, each on
 // its own device).
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include "core/engine_name.h"
@@ -116,5 +117,7 @@ struct MeasuringAccount {
 };
 
 MeasuringAccount measuring_account();
+// The kernels (KernelKey text) measured so far in this process.
+std::set<std::string> measuring_account_kernels();
 
 }  // namespace ucudnn::cudnn

@@ -23,6 +23,17 @@ std::uint64_t iteration_runs(std::vector<std::uint64_t> counts) {
   return *std::lower_bound(counts.begin(), counts.end(), floor);
 }
 
+// Where the plans' measurements came from: a warm run measures nothing.
+std::string origin(const PlannedKernels::Summary& s) {
+  const std::size_t stored = s.kernels - s.measured_in_this_run;
+  if (stored == 0) return s.kernels == 1 ? "measured in this run" : "all measured in this run";
+  if (s.measured_in_this_run == 0)
+    return s.kernels == 1 ? "planned from the database's measurements, measuring nothing"
+                          : "all planned from the database's measurements, measuring nothing";
+  return std::to_string(s.measured_in_this_run) + " measured in this run, " +
+         std::to_string(stored) + " planned from the database's measurements";
+}
+
 }  // namespace
 
 std::uint64_t PlannedKernels::Entry::runs() const {
@@ -67,7 +78,8 @@ void PlannedKernels::held(std::uint64_t bytes, std::uint64_t total) {
   division_total_ = std::max(division_total_, total);
 }
 
-PlannedKernels::Summary PlannedKernels::summary() const {
+PlannedKernels::Summary PlannedKernels::summary(
+    const std::set<std::string>& measured_in_this_run) const {
   std::lock_guard lock(mutex_);
   Summary s;
   s.peak_held = peak_held_;
@@ -79,6 +91,7 @@ PlannedKernels::Summary PlannedKernels::summary() const {
   for (const auto& [kernel, e] : kernels_) {
     if (const std::uint64_t n = runs[&e] = e.runs(); n > 0) counts.push_back(n);
     s.split_with_host += e.split_with_host ? 1 : 0;
+    s.measured_in_this_run += measured_in_this_run.count(kernel);
   }
   s.kernels_run = counts.size();
   s.iterations = iteration_runs(std::move(counts));
@@ -124,21 +137,23 @@ std::string PlannedKernels::line(int device, const Summary& s) {
     const char* within = s.division_total > 0 ? "the workspace each kernel was given" : "the limit";
     if (s.without_undivided == counted)
       std::snprintf(text, sizeof text,
-                    "%zu kernels planned%s; none of the %zu counted, %s, has an undivided "
+                    "%s planned%s; none of the %zu counted, %s, has an undivided "
                     "candidate within %s; the most workspace a planned call %s: %s",
-                    s.kernels, split, counted, over, within, s.iterations > 0 ? "used" : "needs",
+                    ucudnn::counted(s.kernels, "kernel").c_str(), split, counted, over, within,
+                    s.iterations > 0 ? "used" : "needs",
                     format_byte_size(s.largest_workspace).c_str());
     else
       std::snprintf(text, sizeof text,
-                    "%zu kernels planned%s; planned convolution time %.6g ms against %.6g ms for "
+                    "%s planned%s; planned convolution time %.6g ms against %.6g ms for "
                     "the best undivided candidates within %s (%.2fx), %s%s; the most "
                     "workspace a planned call %s: %s",
-                    s.kernels, split, s.plan_ms, s.undivided_ms, within,
-                    s.plan_ms > 0 ? s.undivided_ms / s.plan_ms : 1.0, over,
+                    ucudnn::counted(s.kernels, "kernel").c_str(), split, s.plan_ms, s.undivided_ms,
+                    within, s.plan_ms > 0 ? s.undivided_ms / s.plan_ms : 1.0, over,
                     s.without_undivided ? " (not counting the kernels where none fits)" : "",
                     s.iterations > 0 ? "used" : "needs",
                     format_byte_size(s.largest_workspace).c_str());
     line += text;
+    line += "; " + origin(s);
   }
   if (s.peak_held > 0) {
     line += s.kernels > 0 ? "; " : "";

@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,10 +46,14 @@ class PlannedKernels {
     // Of the plans that served calls (of every plan where none did).
     std::uint64_t largest_workspace = 0;
     std::uint64_t peak_held = 0, division_total = 0;  // WD's
+    // Of `kernels`, those measured in this process; the others were planned from the
+    // database's measurements (a warm run says so: its plans cost no warm-up).
+    std::size_t measured_in_this_run = 0;
   };
   // Under WD: ucudnn now holds `bytes` of workspace on the device, of a total of `total`.
   void held(std::uint64_t bytes, std::uint64_t total);
-  Summary summary() const;
+  // `measured_in_this_run`: the kernels (their KernelKey text) this process measured.
+  Summary summary(const std::set<std::string>& measured_in_this_run) const;
   // "GPU 0: 53 kernels planned; ...", or empty when nothing was planned or held.
   static std::string line(int device, const Summary& summary);
 

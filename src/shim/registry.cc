@@ -55,7 +55,9 @@ void Registry::log_planned_kernels() {
   if (!log_enabled(LogLevel::kInfo)) return;
   std::lock_guard lock(mutex_);
   for (const auto& [ordinal, device] : devices_)
-    if (const auto line = PlannedKernels::line(ordinal, device->planned.summary()); !line.empty())
+    if (const auto line = PlannedKernels::line(
+            ordinal, device->planned.summary(cudnn::measuring_account_kernels()));
+        !line.empty())
       log(LogLevel::kInfo, line);
 }
 

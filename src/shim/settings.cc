@@ -70,6 +70,7 @@ Settings read_settings(const Environment& getenv,
                    &settings.workspace_limit},
         std::tuple{"UCUDNN_TOTAL_WORKSPACE_SIZE", static_cast<const char*>(nullptr),
                    &settings.total_workspace}}) {
+    if (const auto note = ignored_alias_note(getenv, name, alias)) warn(*note);
     if (const auto value = setting_value(getenv, name, alias, used)) {
       if (auto bytes = parse_byte_size(*value)) {
         *target = *bytes;
@@ -86,9 +87,10 @@ Settings read_settings(const Environment& getenv,
   // UCUDNN_DATABASE and UCUDNN_SYSTEM_DATABASE: the database library reads them itself
   // (db/default_store.h), so that the shim and the tool always agree.
   if (const auto value = setting_value(getenv, "UCUDNN_DATABASE_LOCK_TIMEOUT", nullptr, used)) {
-    if (auto timeout = parse_duration(*value))
+    if (auto timeout = parse_duration(*value)) {
       settings.database_lock_timeout = *timeout;
-    else
+      if (const auto note = unitless_duration_note(*value)) warn(used + "=" + *note);
+    } else
       warn(rejected(used, *value, "is not a duration of at most an hour, such as 100ms or 2s",
                     "the default: 100ms"));
   }
@@ -173,6 +175,8 @@ Settings read_settings(const Environment& getenv,
     else
       warn(rejected(used, *value, kSwitchValues, "the default: off"));
   }
+  if (const auto note = ignored_alias_note(getenv, "UCUDNN_DEVICES", "UCUDNN_BENCHMARK_DEVICES"))
+    warn(*note);
   if (const auto value =
           setting_value(getenv, "UCUDNN_DEVICES", "UCUDNN_BENCHMARK_DEVICES", used)) {
     if (auto devices = parse_device_list(*value))

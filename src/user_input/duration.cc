@@ -34,6 +34,16 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
   return std::chrono::milliseconds(static_cast<std::int64_t>(value * scale + 0.5));
 }
 
+std::optional<std::string> unitless_duration_note(std::string_view text) {
+  if (text.empty() || text.find_first_not_of("0123456789.") != std::string_view::npos)
+    return std::nullopt;
+  const auto ms = parse_duration(text);
+  if (!ms || ms->count() == 0 || ms->count() >= 1000) return std::nullopt;
+  const std::string number(text);
+  return "'" + number + "' is " + number +
+         " ms (a number without a unit is milliseconds); for seconds write " + number + "s";
+}
+
 std::string format_milliseconds_number(double ms) {
   char text[64];
   std::snprintf(text, sizeof text, ms >= 100 || ms <= -100 ? "%.1f" : "%.4g", ms);

@@ -64,12 +64,34 @@ std::vector<std::string_view> words_of(std::string_view name) {
 }
 
 // Words a setting's name is remembered by in place of its own.
-bool same_or_synonym(std::string_view a, std::string_view b) {
-  return a == b || (a == "SIZE" && b == "LIMIT") || (a == "LIMIT" && b == "SIZE");
+bool synonyms(std::string_view a, std::string_view b) {
+  constexpr std::string_view kBounds[] = {"SIZE", "LIMIT", "MAX", "MAXIMUM"};
+  const auto bound = [&](std::string_view w) {
+    return std::find(std::begin(kBounds), std::end(kBounds), w) != std::end(kBounds);
+  };
+  return a != b && bound(a) && bound(b);
+}
+
+// Mistakes between the words of two names of as many words, in any order (UCUDNN_LIMIT_WORKSPACE):
+// a word of the other's free, its synonym one, a word of neither two.
+std::size_t word_mistakes(const std::vector<std::string_view>& mine,
+                          const std::vector<std::string_view>& its) {
+  std::vector<bool> taken(its.size(), false), matched(mine.size(), false);
+  const auto match = [&](auto same) {
+    for (std::size_t i = 0; i < mine.size(); ++i)
+      for (std::size_t j = 0; j < its.size() && !matched[i]; ++j)
+        if (!taken[j] && same(mine[i], its[j])) matched[i] = taken[j] = true;
+  };
+  match([](std::string_view a, std::string_view b) { return a == b; });
+  const auto exact = static_cast<std::size_t>(std::count(matched.begin(), matched.end(), true));
+  match(synonyms);
+  const auto close = static_cast<std::size_t>(std::count(matched.begin(), matched.end(), true));
+  return (close - exact) + 2 * (mine.size() - close);
 }
 
 // A name that is a setting's with one word left out (UCUDNN_TOTAL_WORKSPACE, UCUDNN_BATCH_POLICY)
-// or with one word taken for its synonym (UCUDNN_TOTAL_WORKSPACE_LIMIT), or one word of a
+// or with its words in another order and at most one taken for its synonym
+// (UCUDNN_TOTAL_WORKSPACE_LIMIT, UCUDNN_MAX_WORKSPACE), or one word of a
 // setting's name alone (UCUDNN_WORKSPACE, UCUDNN_LOG, UCUDNN_POLICY): what people remember of a
 // long name. A setting's name with a word added (UCUDNN_HYBRID_CHILD) is left alone: programs
 // name their own variables so.
@@ -83,11 +105,7 @@ bool remembered_as(std::string_view name, std::string_view setting) {
       if (matched < mine.size() && mine[matched] == word) ++matched;
     return matched == mine.size();
   }
-  if (mine.size() != its.size()) return false;
-  std::size_t different = 0;
-  for (std::size_t i = 0; i < mine.size(); ++i)
-    if (mine[i] != its[i]) different += same_or_synonym(mine[i], its[i]) ? 1 : 2;
-  return different == 1;
+  return mine.size() == its.size() && word_mistakes(mine, its) <= 1;
 }
 
 std::string upper_case(std::string_view text) {

@@ -21,4 +21,14 @@ std::optional<std::string> setting_value(const Environment& getenv, const char* 
   return std::nullopt;
 }
 
+std::optional<std::string> ignored_alias_note(const Environment& getenv, const char* name,
+                                              const char* alias) {
+  std::string used;
+  const auto named = setting_value(getenv, name, nullptr, used);
+  const auto aliased = alias ? setting_value(getenv, alias, nullptr, used) : std::nullopt;
+  if (!named || !aliased || *named == *aliased) return std::nullopt;
+  return std::string(alias) + "='" + *aliased + "' is ignored: " + name + "='" + *named +
+         "' is set too, and the new name wins";
+}
+
 }  // namespace ucudnn

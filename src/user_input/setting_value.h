@@ -15,4 +15,10 @@ using Environment = std::function<const char*(const char*)>;
 std::optional<std::string> setting_value(const Environment& getenv, const char* name,
                                          const char* alias, std::string& used);
 
+// Where both `name` and `alias` are set, to different values: a note that the alias's is
+// ignored (a job script that sets the old name beside an inherited new one is otherwise puzzled
+// that its value does nothing). nullopt where at most one is set, or both say the same.
+std::optional<std::string> ignored_alias_note(const Environment& getenv, const char* name,
+                                              const char* alias);
+
 }  // namespace ucudnn

@@ -209,5 +209,20 @@ TEST_F(CliTest, ImportNamesWhatItWasGivenInPlaceOfAnExport) {
   EXPECT_FALSE(std::filesystem::exists(path("a.db")));
 }
 
+// The mirror: an export given to merge is named as one, with the import that reads it.
+TEST_F(CliTest, MergeNamesAnExportGivenInPlaceOfADatabase) {
+  ASSERT_EQ(
+      run(concat({"bench", "--no-check-plans", "--database", path("b.db")}, bench_args())).status,
+      0);
+  ASSERT_EQ(run({"db", "export", path("b.json"), "--database", path("b.db")}).status, 0);
+  const auto merged = run({"db", "merge", path("b.json"), "--into", path("a.db")});
+  EXPECT_NE(merged.status, 0);
+  const std::string expected = "'" + path("b.json") +
+                               "' is a JSON export, not a database: `ucudnn db import " +
+                               path("b.json") + " --database " + path("a.db") + "` reads its rows";
+  EXPECT_NE(merged.err.find(expected), std::string::npos) << merged.err;
+  EXPECT_FALSE(std::filesystem::exists(path("a.db")));
+}
+
 }  // namespace
 }  // namespace ucudnn::testing

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -134,6 +135,24 @@ TEST(LayeredStore, AMissingSystemDatabaseIsOneWarning) {
   EXPECT_EQ(store.find_plan(plan_key(gpu_fingerprint())), sample_plan());
   EXPECT_EQ(warnings.count(), 1u) << warnings.all();
   EXPECT_FALSE(std::filesystem::exists(folder.file("nowhere"))) << "read-only creates nothing";
+}
+
+// A folder or a text file given as the system database is named as what it is, as the user's
+// database is: SQLite's own word for a folder opened immutable was "disk I/O error".
+TEST(LayeredStore, ASystemDatabaseThatIsNoDatabaseFileIsNamedAsWhatItIs) {
+  TempFolder folder;
+  std::filesystem::create_directory(folder.file("site"));
+  std::ofstream(folder.file("notes.txt")) << "site benchmarks live elsewhere\n";
+  for (const auto& [file, said] : {std::pair<std::string, std::string>{"site", ": a directory"},
+                                   {"notes.txt", ": a text file, not a SQLite database"}}) {
+    Warnings warnings;
+    SqliteStore system(folder.file(file), store_options(StoreAccess::kShared, warnings.sink()));
+    EXPECT_EQ(system.state(), StoreState::kDisabled);
+    ASSERT_EQ(warnings.count(), 1u) << warnings.all();
+    EXPECT_NE(warnings.messages[0].find(folder.file(file) + " is not used" + said),
+              std::string::npos)
+        << warnings.all();
+  }
 }
 
 Environment fake_environment(std::map<std::string, std::string> values) {

@@ -45,9 +45,9 @@ TEST(MeasuringAccount, EachPartIsSaidWhereThereIsOne) {
   a.heuristics_queries = 1;
   const std::string line = a.to_string();
   EXPECT_EQ(
-      line.rfind("measuring 1 kernels took 1.50 s: running and timing 4 (candidate, "
+      line.rfind("measuring 1 kernel took 1.50 s: running and timing 4 (candidate, "
                  "micro-batch) pairs 1.00 s (0 stopped early), building plans 0.00 s (5 "
-                 "finalized), cuDNN's heuristics 0.00 s (1 queries), allocating 0.00 s, "
+                 "finalized), cuDNN's heuristics 0.00 s (1 query), allocating 0.00 s, "
                  "writing to the database 0.20 s, the rest 0.30 s; outside measuring, 30 plans "
                  "finalized in 0.00 s; 2 finalizations",
                  0),

@@ -14,11 +14,13 @@
 #include <vector>
 
 #include "graph_api_harness.h"
+#include "measuring_line.h"
 
 namespace ucudnn {
 namespace {
 
 using testing::count_of;
+using testing::ungated_pairs;
 
 // The application's own plan is a candidate (UCUDNN_GRAPH_PLANS=compare, the default): where it
 // is as fast as ucudnn's, or where the application built a faster one for the same kernel (a
@@ -203,16 +205,7 @@ TEST_F(GraphApi, AnAutotunersComparisonsShareTheDevicesGateSetting) {
   EXPECT_EQ(compared_ungated, compared) << "the gate is off for them all";
   // The measuring's own timeouts, where it met them first.
   int measured_timeouts = 0;
-  if (const auto pairs = err.find(" pairs timed without holding the stream");
-      pairs != std::string::npos) {
-    int ungated = 0;
-    ASSERT_EQ(std::sscanf(err.c_str() + err.rfind("; ", pairs) + 2,
-                          "%d pairs timed without holding the stream, their times with the host's "
-                          "issuing in them (%d gate",
-                          &ungated, &measured_timeouts),
-              2)
-        << err;
-  }
+  if (const auto ungated = ungated_pairs(err)) measured_timeouts = ungated->second;
   EXPECT_EQ(measured_timeouts + compared_timeouts, 3) << "the device's three in all";
 }
 

@@ -307,7 +307,7 @@ TEST_F(Hybrid, AStoredSplitIsReusedByTheNextProcessWithoutMeasuring) {
   EXPECT_NE(first.err.find("(CPU solver, micro-batch) pairs"), std::string::npos) << first.err;
   EXPECT_NE(first.err.find("hybrid plan within"), std::string::npos) << first.err;
   // The exit line counts the split like any plan, and says it is one.
-  EXPECT_NE(first.err.find("GPU 0: 1 kernels planned (1 split with the CPU); planned convolution "
+  EXPECT_NE(first.err.find("GPU 0: 1 kernel planned (1 split with the CPU); planned convolution "
                            "time"),
             std::string::npos)
       << first.err;

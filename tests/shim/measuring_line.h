@@ -4,6 +4,7 @@
 // within" lines say each planned kernel runs.
 #include <cstdio>
 #include <optional>
+#include <regex>
 #include <set>
 #include <string>
 #include <utility>
@@ -17,19 +18,30 @@ struct MeasuringLine {
 };
 
 inline std::optional<MeasuringLine> measuring_line(const std::string& err) {
-  const auto at = err.find("measuring ");
-  if (at == std::string::npos) return std::nullopt;
-  MeasuringLine m;
-  if (std::sscanf(err.c_str() + at,
-                  "measuring %d kernels took %lf s: running and timing %d (candidate, "
-                  "micro-batch) pairs %lf s (%d stopped early), building plans %lf s (%d "
-                  "finalized), cuDNN's heuristics %lf s (%d queries), allocating %lf s, writing to "
-                  "the database %lf s, the rest %lf s",
-                  &m.kernels, &m.total_s, &m.pairs, &m.runs_s, &m.stopped, &m.plans_s, &m.plans,
-                  &m.heuristics_s, &m.queries, &m.allocating_s, &m.database_writes_s,
-                  &m.rest_s) != 12)
-    return std::nullopt;
-  return m;
+  // The counts take the singular at one ("1 kernel", "1 query").
+  static const std::regex line(
+      "measuring (\\d+) kernels? took ([0-9.]+) s: running and timing (\\d+) \\(candidate, "
+      "micro-batch\\) pairs? ([0-9.]+) s \\((\\d+) stopped early\\), building plans ([0-9.]+) s "
+      "\\((\\d+) finalized\\), cuDNN's heuristics ([0-9.]+) s \\((\\d+) quer(?:y|ies)\\), "
+      "allocating ([0-9.]+) s, writing to the database ([0-9.]+) s, the rest ([0-9.]+) s");
+  std::smatch m;
+  if (!std::regex_search(err, m, line)) return std::nullopt;
+  const auto count = [&](int i) { return std::stoi(m[i].str()); };
+  const auto seconds = [&](int i) { return std::stod(m[i].str()); };
+  MeasuringLine read;
+  read.kernels = count(1);
+  read.total_s = seconds(2);
+  read.pairs = count(3);
+  read.runs_s = seconds(4);
+  read.stopped = count(5);
+  read.plans_s = seconds(6);
+  read.plans = count(7);
+  read.heuristics_s = seconds(8);
+  read.queries = count(9);
+  read.allocating_s = seconds(10);
+  read.database_writes_s = seconds(11);
+  read.rest_s = seconds(12);
+  return read;
 }
 
 // What "benchmarked N (algorithm, micro-batch) pairs of ..." lines add up to: kernels, pairs.
@@ -68,6 +80,17 @@ inline std::optional<int> plans_finalized_outside_measuring(const std::string& e
       std::sscanf(err.c_str() + at, "outside measuring, %d plan", &plans) != 1)
     return std::nullopt;
   return plans;
+}
+
+// "N pairs timed without holding the stream, their times with the host's issuing in them (M
+// gates timed out)": N and M; nullopt where the line lacks it.
+inline std::optional<std::pair<int, int>> ungated_pairs(const std::string& err) {
+  static const std::regex part(
+      "(\\d+) pairs? timed without holding the stream, their times with the host's issuing in "
+      "them \\((\\d+) gates? timed out\\)");
+  std::smatch m;
+  if (!std::regex_search(err, m, part)) return std::nullopt;
+  return std::pair<int, int>{std::stoi(m[1].str()), std::stoi(m[2].str())};
 }
 
 // The execution plans (alpha = 1, beta = 0; and beta = 1 where a BackwardFilter plan's later

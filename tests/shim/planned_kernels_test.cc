@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <set>
+#include <string>
 
 namespace ucudnn::shim {
 namespace {
@@ -27,7 +29,7 @@ TEST(PlannedKernels, AKernelThatRunsTwiceAnIterationCountsTwice) {
   account.record("stem", 1.0, 2.0, 100, runs(10));
   account.record("block", 3.0, 4.0, 300, runs(20));
   account.record("never", 50.0, 60.0, 5000, runs(0));  // its calls ran cuDNN's engine
-  const auto s = account.summary();
+  const auto s = account.summary({});
   EXPECT_EQ(s.kernels, 3u);
   EXPECT_EQ(s.kernels_run, 2u);
   EXPECT_EQ(s.iterations, 10u);
@@ -53,7 +55,7 @@ TEST(PlannedKernels, ACpuGpuSplitCountsLikeAnyPlanAndIsNamed) {
   const Runs conv3 = runs(4);
   account.record("conv3", 1.0, 1.0, 100, conv3, true);
   account.record("conv3", 1.0, 1.0, 100, conv3);
-  const auto s = account.summary();
+  const auto s = account.summary({});
   EXPECT_EQ(s.split_with_host, 1u);
   EXPECT_DOUBLE_EQ(s.plan_ms, 2.0 + 1.0 + 1.0);
   const std::string line = PlannedKernels::line(0, s);
@@ -72,7 +74,7 @@ TEST(PlannedKernels, RunsAreReadAtTheSummaryNotAtTheRecord) {
     stem->value.fetch_add(1);
     for (int repeat = 0; repeat < 3; ++repeat) block->value.fetch_add(1);
   }
-  const auto s = account.summary();
+  const auto s = account.summary({});
   EXPECT_EQ(s.iterations, 7u);
   EXPECT_DOUBLE_EQ(s.plan_ms, 1.0 + 3 * 2.0);
 }
@@ -84,7 +86,7 @@ TEST(PlannedKernels, AKernelRunOnceAnEpochDoesNotSetTheIteration) {
   for (const char* kernel : {"stem", "a", "b", "c"}) account.record(kernel, 1.0, 2.0, 0, runs(500));
   account.record("block", 1.0, 2.0, 0, runs(1000));
   account.record("stem at the last batch", 0.5, 1.0, 0, runs(5));
-  const auto s = account.summary();
+  const auto s = account.summary({});
   EXPECT_EQ(s.iterations, 500u);
   EXPECT_DOUBLE_EQ(s.plan_ms, 4 * 1.0 + 2 * 1.0 + 0.5 * 5 / 500);
   EXPECT_DOUBLE_EQ(s.undivided_ms, 2 * s.plan_ms);
@@ -94,7 +96,7 @@ TEST(PlannedKernels, WithoutRunsEachKernelCountsOnce) {
   PlannedKernels account;
   account.record("a", 1.0, 2.0, 10, runs(0));
   account.record("b", 3.0, std::nullopt, 20, nullptr);
-  const auto s = account.summary();
+  const auto s = account.summary({});
   EXPECT_EQ(s.iterations, 0u);
   EXPECT_DOUBLE_EQ(s.plan_ms, 1.0);  // b has no undivided baseline: left out of both sums
   EXPECT_DOUBLE_EQ(s.undivided_ms, 2.0);
@@ -112,7 +114,7 @@ TEST(PlannedKernels, WithoutRunsEachKernelCountsOnce) {
 TEST(PlannedKernels, WhereNoKernelHasABaselineTheLineSaysSoRatherThanZeroAgainstZero) {
   PlannedKernels account;
   account.record("a", 1.0, std::nullopt, 10, runs(3));
-  const std::string line = PlannedKernels::line(0, account.summary());
+  const std::string line = PlannedKernels::line(0, account.summary({}));
   EXPECT_FALSE(contains(line, "0 ms against 0 ms")) << line;
   EXPECT_TRUE(contains(line, "none of the 1 counted")) << line;
 }
@@ -122,7 +124,7 @@ TEST(PlannedKernels, AKernelPlannedAgainCountsAtItsLastPlanWithTheRunsOfEach) {
   account.record("k", 5.0, 6.0, 10, runs(4));
   account.record("k", 2.0, 6.0, 30, runs(4));
   account.record("other", 1.0, 1.0, 0, runs(8));
-  const auto s = account.summary();
+  const auto s = account.summary({});
   EXPECT_EQ(s.kernels, 2u);
   EXPECT_EQ(s.iterations, 8u);
   EXPECT_DOUBLE_EQ(s.plan_ms, 2.0 + 1.0) << "k ran 8 times, at its last plan's time";
@@ -136,10 +138,10 @@ TEST(PlannedKernels, TheWorkspaceUsedIsOfThePlansThatRan) {
   Runs large = runs(6);
   account.record("k", 5.0, 6.0, 4096, large);
   account.record("k", 2.0, 6.0, 64, runs(0));
-  EXPECT_EQ(account.summary().largest_workspace, 4096u);
+  EXPECT_EQ(account.summary({}).largest_workspace, 4096u);
   large.reset();  // its executor gone: its workspace still counts
   account.record("k", 2.0, 6.0, 64, runs(0));
-  EXPECT_EQ(account.summary().largest_workspace, 4096u);
+  EXPECT_EQ(account.summary({}).largest_workspace, 4096u);
 }
 
 // PyTorch plans a kernel once per handle (one per thread); a handle destroyed takes its
@@ -156,7 +158,7 @@ TEST(PlannedKernels, RunsOfEveryHandlesPlanCountEvenOnceItsExecutorIsGone) {
   second_handle->value.fetch_add(5);
   first_handle.reset();                           // its handle destroyed
   account.record("block", 2.0, 3.0, 0, runs(0));  // a third handle: folds the first away
-  const auto s = account.summary();
+  const auto s = account.summary({});
   EXPECT_EQ(s.iterations, 5u);
   EXPECT_DOUBLE_EQ(s.plan_ms, 1.0 + 2 * 2.0);
   EXPECT_DOUBLE_EQ(s.undivided_ms, 1.0 + 2 * 3.0);
@@ -169,7 +171,7 @@ TEST(PlannedKernels, UnderADivisionTheBaselineIsWithinEachKernelsWorkspace) {
   account.record("a", 1.0, 1.5, 100, runs(4));
   account.record("b", 2.0, 2.0, 200, runs(4), true);
   account.held(300, 1024);
-  const std::string line = PlannedKernels::line(0, account.summary());
+  const std::string line = PlannedKernels::line(0, account.summary({}));
   EXPECT_TRUE(contains(line,
                        "GPU 0: 2 kernels planned (1 split with the CPU); planned convolution time "
                        "3 ms against 3.5 ms for the best undivided candidates within the "
@@ -178,8 +180,38 @@ TEST(PlannedKernels, UnderADivisionTheBaselineIsWithinEachKernelsWorkspace) {
   EXPECT_TRUE(contains(line, "; the most workspace division held at once: 300 B of 1 KiB")) << line;
 }
 
+// A warm run measures nothing: the line says where its plans came from, so that a run that
+// measured when it should not have (a changed fingerprint, a database not found) shows.
+TEST(PlannedKernels, TheLineSaysWhichPlansWereMeasuredInThisRun) {
+  PlannedKernels account;
+  account.record("a", 1.0, 1.5, 100, runs(4));
+  account.record("b", 2.0, 2.0, 200, runs(4));
+  account.record("c", 2.0, 2.0, 200, runs(4));
+  const auto ends_with = [](const std::string& line, const std::string& end) {
+    return line.size() >= end.size() &&
+           line.compare(line.size() - end.size(), end.size(), end) == 0;
+  };
+  const auto line_of = [&](const std::set<std::string>& measured) {
+    return PlannedKernels::line(0, account.summary(measured));
+  };
+  EXPECT_TRUE(
+      ends_with(line_of({}), "; all planned from the database's measurements, measuring nothing"))
+      << line_of({});
+  EXPECT_TRUE(ends_with(line_of({"a", "b", "c"}), "; all measured in this run"));
+  // "z" was measured, then planned elsewhere (another device's account): not one of these.
+  const std::string mixed = line_of({"b", "z"});
+  EXPECT_TRUE(
+      ends_with(mixed, "; 1 measured in this run, 2 planned from the database's measurements"))
+      << mixed;
+  EXPECT_EQ(account.summary({"b", "z"}).measured_in_this_run, 1u);
+  PlannedKernels one;
+  one.record("a", 1.0, 1.5, 100, runs(4));
+  EXPECT_TRUE(contains(PlannedKernels::line(0, one.summary({"a"})),
+                       "GPU 0: 1 kernel planned; planned convolution time"));
+}
+
 TEST(PlannedKernels, NothingPlannedOrHeldLogsNothing) {
-  EXPECT_EQ(PlannedKernels::line(0, PlannedKernels().summary()), "");
+  EXPECT_EQ(PlannedKernels::line(0, PlannedKernels().summary({})), "");
 }
 
 }  // namespace

@@ -109,6 +109,13 @@ TEST(Settings, LockTimeoutTakesMillisecondsOrSeconds) {
             std::chrono::milliseconds(0));
   EXPECT_EQ(read({{"UCUDNN_DATABASE_LOCK_TIMEOUT", "1500"}}).settings.database_lock_timeout,
             std::chrono::milliseconds(1500));
+  // "60" reads as 60 ms, as written, with a note: seconds were likely meant.
+  const auto bare = read({{"UCUDNN_DATABASE_LOCK_TIMEOUT", "60"}});
+  EXPECT_EQ(bare.settings.database_lock_timeout, std::chrono::milliseconds(60));
+  ASSERT_EQ(bare.warnings.size(), 1u);
+  EXPECT_EQ(bare.warnings[0],
+            "UCUDNN_DATABASE_LOCK_TIMEOUT='60' is 60 ms (a number without a unit is "
+            "milliseconds); for seconds write 60s");
 }
 
 TEST(Settings, AcceptsTheOriginalNamesAsAliases) {
@@ -117,10 +124,17 @@ TEST(Settings, AcceptsTheOriginalNamesAsAliases) {
   EXPECT_TRUE(r.warnings.empty());
   EXPECT_EQ(r.settings.workspace_limit, 123456u);
   EXPECT_EQ(r.settings.devices, (std::vector<int>{3}));
-  // The new name wins over the alias.
-  EXPECT_EQ(read({{"UCUDNN_WORKSPACE_LIMIT", "1KiB"}, {"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "2KiB"}})
-                .settings.workspace_limit,
-            1024u);
+  // The new name wins over the alias, and says so: the alias's value would otherwise do
+  // nothing without a word.
+  const auto both =
+      read({{"UCUDNN_WORKSPACE_LIMIT", "1KiB"}, {"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "2KiB"}});
+  EXPECT_EQ(both.settings.workspace_limit, 1024u);
+  ASSERT_EQ(both.warnings.size(), 1u);
+  EXPECT_EQ(both.warnings[0],
+            "UCUDNN_DEFAULT_WORKSPACE_LIMIT='2KiB' is ignored: UCUDNN_WORKSPACE_LIMIT='1KiB' is "
+            "set too, and the new name wins");
+  EXPECT_TRUE(read({{"UCUDNN_DEVICES", "0"}, {"UCUDNN_BENCHMARK_DEVICES", " 0"}}).warnings.empty())
+      << "the same value: nothing to say";
 }
 
 // A workspace of "512" is 512 bytes, and every fast algorithm then loses its place without a

@@ -14,6 +14,7 @@
 #include "core/workspace_reuse.h"
 #include "end_to_end_fixture.h"
 #include "example_kernels.h"
+#include "measuring_line.h"
 #include "model_benchmarker.h"
 #include "support/sqlite_count.h"
 
@@ -65,6 +66,23 @@ TEST_F(EndToEnd, APlanMadeFromMeasurementsSinceReplacedIsPlannedAgain) {
   const ProgramRun settled = preloaded({}, environment);
   EXPECT_EQ(count_of(settled.process.err, "since replaced"), 0) << settled.process.err;
   EXPECT_EQ(count_of(settled.process.err, "benchmarked "), 0) << settled.process.err;
+}
+
+// A warm run costs no warm-up, and its exit line says so: where each kernel's plan came from.
+TEST_F(EndToEnd, TheExitLineSaysWhetherThePlansWereMeasuredOrTakenFromTheDatabase) {
+  const Environment environment = {{"UCUDNN_DATABASE", database_path()},
+                                   {"UCUDNN_LOG_LEVEL", "info"}};
+  const ProgramRun cold = preloaded({}, environment);
+  expect_ran_on_doubles(cold);
+  EXPECT_EQ(count_of(cold.process.err, "kernels planned; "), 1) << cold.process.err;
+  EXPECT_EQ(count_of(cold.process.err, "; all measured in this run"), 1) << cold.process.err;
+  const ProgramRun warm = preloaded({}, environment);
+  expect_same_results(cold, warm);
+  EXPECT_EQ(count_of(warm.process.err,
+                     "; all planned from the database's measurements, measuring nothing"),
+            1)
+      << warm.process.err;
+  EXPECT_FALSE(testing::measuring_line(warm.process.err)) << "no kernel measured";
 }
 
 // Find*Ex limits are whatever buffer the application passes (PyTorch: the free memory), so

@@ -24,6 +24,16 @@ TEST(Duration, ParsesMillisecondsAndSeconds) {
     EXPECT_FALSE(parse_duration(bad)) << bad;
 }
 
+// "UCUDNN_DATABASE_LOCK_TIMEOUT=60" is 60 ms, read as such with nothing said, where seconds
+// were likely meant: a bare number under a second gets a note.
+TEST(Duration, ABareNumberUnderASecondIsNotedAsMilliseconds) {
+  EXPECT_EQ(unitless_duration_note("60"),
+            "'60' is 60 ms (a number without a unit is milliseconds); for seconds write 60s");
+  EXPECT_TRUE(unitless_duration_note("2.5"));
+  for (const char* quiet : {"0", "1000", "1500", "60s", "100ms", "soon", ""})
+    EXPECT_FALSE(unitless_duration_note(quiet)) << quiet;
+}
+
 // Totals of a fast network keep their digits; slow ones read as before.
 TEST(Duration, MillisecondsKeepFourSignificantDigitsBelowAHundred) {
   EXPECT_EQ(format_milliseconds(425.24), "425.2 ms");

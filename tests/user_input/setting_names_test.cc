@@ -33,6 +33,11 @@ TEST(SettingNames, AMisspeltSettingIsNamedWithTheOneMeant) {
       {"UCUDNN_WORKSPACE_SIZE=8MiB", "UCUDNN_WORKSPACE_LIMIT or UCUDNN_TOTAL_WORKSPACE_SIZE"},
       {"UCUDNN_BATCH_POLICY=all", "UCUDNN_BATCH_SIZE_POLICY"},
       {"UCUDNN_LOCK_TIMEOUT=2s", "UCUDNN_DATABASE_LOCK_TIMEOUT"},
+      // Its words in another order, "max" for "limit" (these were ignored without a word).
+      {"UCUDNN_MAX_WORKSPACE=8MiB", "UCUDNN_WORKSPACE_LIMIT"},
+      {"UCUDNN_LIMIT_WORKSPACE=8MiB", "UCUDNN_WORKSPACE_LIMIT"},
+      {"UCUDNN_WORKSPACE_MAXIMUM=8MiB", "UCUDNN_WORKSPACE_LIMIT"},
+      {"UCUDNN_LEVEL_LOG=info", "UCUDNN_LOG_LEVEL"},
       // One word of a setting's name alone (these were ignored without a word, the job at 64 MiB
       // under UCUDNN_WORKSPACE=8MiB).
       {"UCUDNN_WORKSPACE=8MiB",
