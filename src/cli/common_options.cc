@@ -86,10 +86,13 @@ CLI::App* add_planning_command(CLI::App& app, const std::string& command_name,
   return command;
 }
 
-void add_fingerprint_option(CLI::App& command, std::string& fingerprint) {
-  command.add_option("--fingerprint", fingerprint,
+void add_plan_source_options(CLI::App& command, PlanSource& source) {
+  command.add_option("--fingerprint", source.fingerprint,
                      "the device the measurements are for, as `ucudnn db info` shows it "
                      "(default: this machine's; for cudnn without a GPU, the database's only one)");
+  command.add_flag("--measured-only", source.measured_only,
+                   "plan among the measurements the database has, leaving out the missing ones "
+                   "(a job's database: the shim measures only what can win at its limit)");
 }
 
 std::vector<std::string> available_backends() {

@@ -39,8 +39,13 @@ CLI::Validator whole_number_in(long long minimum, long long maximum);
 // A subcommand that plans a network (bench, plan, report), with the options above.
 CLI::App* add_planning_command(CLI::App& app, const std::string& command_name,
                                const std::string& description, PlanningOptions& options);
-// --fingerprint of the commands that read measurements without taking them.
-void add_fingerprint_option(CLI::App& command, std::string& fingerprint);
+// Where `plan` and `report` read a plan from: the device's results (--fingerprint), and whether
+// to plan among what the database has where measurements are missing (--measured-only).
+struct PlanSource {
+  std::string fingerprint;  // empty: this machine's device, else the database's only one
+  bool measured_only = false;
+};
+void add_plan_source_options(CLI::App& command, PlanSource& source);
 
 // The options checked and parsed.
 struct PlanningRequest {

@@ -15,7 +15,7 @@ void add_plan_command(CLI::App& app, PlanOptions& options) {
   auto* plan = add_planning_command(
       app, "plan", "Print a network's plan from the database, without benchmarking anything",
       options.planning);
-  add_fingerprint_option(*plan, options.fingerprint);
+  add_plan_source_options(*plan, options.source);
   auto* json = plan->add_flag("--json", options.json, "print the plan as JSON");
   plan->add_flag("--explain", options.explain,
                  "also say per kernel why its plan won: the undivided algorithms that fit, the "
@@ -24,7 +24,7 @@ void add_plan_command(CLI::App& app, PlanOptions& options) {
 }
 
 int run_plan_command(const PlanOptions& options) {
-  auto read = read_network_plan(options.planning, options.fingerprint, "plan");
+  auto read = read_network_plan(options.planning, options.source, "plan");
   if (auto* unavailable = std::get_if<PlanUnavailable>(&read)) {
     report_error("plan", unavailable->message);
     return unavailable->status;

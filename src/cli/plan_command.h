@@ -13,7 +13,7 @@ namespace ucudnn::cli {
 
 struct PlanOptions {
   PlanningOptions planning;
-  std::string fingerprint;  // empty: this machine's device, else the database's only one
+  PlanSource source;
   bool json = false;
   bool explain = false;  // per kernel, why its plan won
 };

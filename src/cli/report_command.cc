@@ -17,7 +17,7 @@ void add_report_command(CLI::App& app, ReportOptions& options) {
       "Write a network's plan as one HTML page (Pareto fronts, per-layer times, the WD "
       "workspace), from the database, without benchmarking anything",
       options.planning);
-  add_fingerprint_option(*report, options.fingerprint);
+  add_plan_source_options(*report, options.source);
   report->add_option("--out", options.out, "the HTML file to write ('-': standard output)")
       ->transform(home_expanded_path())
       ->capture_default_str();
@@ -28,7 +28,7 @@ int run_report_command(const ReportOptions& options) {
     report_error("report", "--out: an empty file name ('-' writes to standard output)");
     return kUsageError;
   }
-  auto read = read_network_plan(options.planning, options.fingerprint, "report");
+  auto read = read_network_plan(options.planning, options.source, "report");
   if (auto* unavailable = std::get_if<PlanUnavailable>(&read)) {
     report_error("report", unavailable->message);
     return unavailable->status;

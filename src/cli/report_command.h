@@ -13,7 +13,7 @@ namespace ucudnn::cli {
 
 struct ReportOptions {
   PlanningOptions planning;
-  std::string fingerprint;  // as `ucudnn plan --fingerprint`
+  PlanSource source;  // as `ucudnn plan`'s
   std::string out = "ucudnn-report.html";
 };
 

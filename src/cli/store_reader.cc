@@ -20,11 +20,19 @@ std::optional<Measurement> StoreReader::benchmark(const KernelKey& kernel,
                                                   std::int64_t micro_batch) {
   const KernelKey micro = kernel.with_batch(micro_batch);
   for (BenchmarkStore* store : stores_)
-    if (auto found = store->find_measurement(fingerprint_text_, micro, backend_, algorithm))
+    if (auto found = store->find_measurement(fingerprint_text_, micro, backend_, algorithm)) {
+      std::lock_guard lock(mutex_);
+      answered_.insert(kernel.to_string());
       return found->measurement;
+    }
   std::lock_guard lock(mutex_);
   missing_.insert({kernel.to_string(), micro_batch, algorithm});
   return std::nullopt;
+}
+
+std::set<std::string> StoreReader::answered() const {
+  std::lock_guard lock(mutex_);
+  return answered_;
 }
 
 std::set<StoreReader::Missing> StoreReader::missing() const {

@@ -35,6 +35,8 @@ class StoreReader final : public Benchmarker {
     auto operator<=>(const Missing&) const = default;
   };
   std::set<Missing> missing() const;
+  // The kernels (full-batch key text) some store had a measurement of.
+  std::set<std::string> answered() const;
 
  private:
   std::string backend_;
@@ -43,6 +45,7 @@ class StoreReader final : public Benchmarker {
   std::vector<BenchmarkStore*> stores_;
   mutable std::mutex mutex_;
   std::set<Missing> missing_;
+  std::set<std::string> answered_;
 };
 
 }  // namespace ucudnn::cli

@@ -129,9 +129,10 @@ std::string missing_message(const std::vector<NetworkKernel>& kernels,
 
 }  // namespace
 
-std::variant<StoredNetworkPlan, PlanUnavailable> read_network_plan(
-    const PlanningOptions& options, const std::string& fingerprint_option,
-    const std::string& command) {
+std::variant<StoredNetworkPlan, PlanUnavailable> read_network_plan(const PlanningOptions& options,
+                                                                   const PlanSource& source,
+                                                                   const std::string& command) {
+  const std::string& fingerprint_option = source.fingerprint;
   auto resolved = resolve(options);
   if (!resolved) return PlanUnavailable{kUsageError, resolved.error()};
   StoredNetworkPlan stored;
@@ -192,6 +193,27 @@ std::variant<StoredNetworkPlan, PlanUnavailable> read_network_plan(
   // A table of kernels where "nothing fits" would blame the limit for what the exclusion did.
   if (!review.error.empty()) return PlanUnavailable{kFailure, review.error};
   if (const auto missing = reader.missing(); !missing.empty()) {
+    // Kernels with no measurement at all cannot be planned among what there is.
+    const auto answered = reader.answered();
+    std::set<StoreReader::Missing> unanswered;
+    for (const auto& m : missing)
+      if (!answered.count(m.kernel)) unanswered.insert(m);
+    if (source.measured_only && unanswered.empty()) {
+      std::fprintf(stderr,
+                   "ucudnn %s: planned among the measurements the database has: %s planning "
+                   "looked up are not in it and were left out; at a limit or policy other than "
+                   "the measuring job's, a plan may be slower than one from every measurement\n",
+                   command.c_str(), counted(missing.size(), "measurement").c_str());
+      stored.fingerprint = std::move(fingerprint);
+      return stored;
+    }
+    const auto& shown = source.measured_only ? unanswered : missing;
+    // Where every kernel has some measurements (a job's database), planning among them works.
+    const std::string among_them =
+        !source.measured_only && unanswered.empty()
+            ? "; or plan among the measurements it has with --measured-only (a job's database "
+              "holds only what could win at its limit)"
+            : "";
     auto others = fingerprints_with_results(database.files, texts, request.backend);
     const bool measured = others.erase(fingerprint) > 0;
     std::string devices;
@@ -199,8 +221,8 @@ std::variant<StoredNetworkPlan, PlanUnavailable> read_network_plan(
     // `bench` measures this machine: its command is advice for this machine's device only.
     std::string message;
     if (fingerprint_option.empty() || fingerprint_option == local_fingerprint()) {
-      message = missing_message(stored.kernels, missing) + "; run `" +
-                bench_command_line(options, request) + "` first";
+      message = missing_message(stored.kernels, shown) + "; run `" +
+                bench_command_line(options, request) + "` first" + among_them;
       if (!others.empty())
         message +=
             " (the database has results of these kernels for other devices; choose one "
@@ -212,8 +234,8 @@ std::variant<StoredNetworkPlan, PlanUnavailable> read_network_plan(
                 (others.empty() ? " (`ucudnn db info` lists the devices it has results of)"
                                 : "; it has results for:" + devices);
     } else {
-      message = missing_message(stored.kernels, missing) + " for --fingerprint '" +
-                fingerprint_option + "': `ucudnn bench` on that device measures them";
+      message = missing_message(stored.kernels, shown) + " for --fingerprint '" +
+                fingerprint_option + "': `ucudnn bench` on that device measures them" + among_them;
     }
     return PlanUnavailable{kFailure, message};
   }

@@ -2,6 +2,8 @@
 // The kernels the example programs (examples/conv_network.cc, examples/graph_conv.cc) run, from
 // the layers they share (network_layers.h): Forward, BackwardData and BackwardFilter per layer,
 // in the order the programs run them, so that tests predict their plans with ucudnn's planner.
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "core/kernel_key.h"
@@ -38,6 +40,25 @@ inline std::vector<KernelKey> example_kernels(std::int64_t batch, DataType type 
       kernels.push_back({op, p});
   }
   return kernels;
+}
+
+// The example's layers as a network file of the `ucudnn` tool (examples/networks/README.md).
+inline std::string example_network_file() {
+  std::ostringstream file;
+  file << R"({"format": "ucudnn-network/1", "name": "conv_network", "layers": [)";
+  bool first = true;
+  for (const examples::Layer& l : examples::kLayers) {
+    file << (first ? "" : ", ") << R"({"name": ")" << l.name << R"(", "input": [)" << l.in_channels
+         << ", " << l.height << ", " << l.width << R"(], "output_channels": )" << l.out_channels
+         << R"(, "filter": [)" << l.filter_h << ", " << l.filter_w << R"(], "padding": )" << l.pad
+         << R"(, "stride": )" << l.stride << R"(, "dilation": )" << l.dilation << R"(, "groups": )"
+         << l.groups << R"(, "layout": ")" << (l.channels_last ? "NHWC" : "NCHW")
+         << R"(", "mode": ")" << (l.convolution_mode ? "convolution" : "cross_correlation")
+         << R"("})";
+    first = false;
+  }
+  file << "]}";
+  return file.str();
 }
 
 }  // namespace ucudnn

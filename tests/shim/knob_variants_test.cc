@@ -12,6 +12,7 @@
 #include <string>
 
 #include "end_to_end_fixture.h"
+#include "example_kernels.h"
 #include "example_program.h"
 #include "network_layers.h"
 #include "support/subprocess.h"
@@ -33,25 +34,6 @@ int plans_with_fewer_buffers(const std::string& err) {
     plans += line.find(" plan within ") != std::string::npos &&
              (line.find("k12=1}") != std::string::npos || line.find("k12=2}") != std::string::npos);
   return plans;
-}
-
-// The example's layers as a network file of the `ucudnn` tool (examples/networks/README.md).
-std::string example_network_file() {
-  std::ostringstream file;
-  file << R"({"format": "ucudnn-network/1", "name": "conv_network", "layers": [)";
-  bool first = true;
-  for (const examples::Layer& l : examples::kLayers) {
-    file << (first ? "" : ", ") << R"({"name": ")" << l.name << R"(", "input": [)" << l.in_channels
-         << ", " << l.height << ", " << l.width << R"(], "output_channels": )" << l.out_channels
-         << R"(, "filter": [)" << l.filter_h << ", " << l.filter_w << R"(], "padding": )" << l.pad
-         << R"(, "stride": )" << l.stride << R"(, "dilation": )" << l.dilation << R"(, "groups": )"
-         << l.groups << R"(, "layout": ")" << (l.channels_last ? "NHWC" : "NCHW")
-         << R"(", "mode": ")" << (l.convolution_mode ? "convolution" : "cross_correlation")
-         << R"("})";
-    first = false;
-  }
-  file << "]}";
-  return file.str();
 }
 
 TEST_F(EndToEnd, KnobVariantsFitWhereTheHeuristicsChoiceDoesNotAndRunFaster) {
