@@ -63,7 +63,7 @@ std::string SqliteStore::Impl::locked_warning(const std::string& why) const {
   std::string waited;
   if (const auto wait = lock_timeout(); wait.count() > 0) {
     char seconds[32];
-    std::snprintf(seconds, sizeof seconds, "%.3g s", static_cast<double>(wait.count()) / 1000.0);
+    std::snprintf(seconds, sizeof seconds, "%.4g s", static_cast<double>(wait.count()) / 1000.0);
     waited = "; waited " + std::string(seconds) + ", UCUDNN_DATABASE_LOCK_TIMEOUT";
   }
   return named() + " is locked by another process (" + why + waited +

@@ -15,6 +15,7 @@
 #include "exclusion_review.h"
 #include "exit_status.h"
 #include "fingerprint_search.h"
+#include "plan_report.h"
 #include "store_reader.h"
 #include "thread_pool.h"
 #ifdef UCUDNN_CLI_HAVE_CUDNN
@@ -199,11 +200,18 @@ std::variant<StoredNetworkPlan, PlanUnavailable> read_network_plan(const Plannin
     for (const auto& m : missing)
       if (!answered.count(m.kernel)) unanswered.insert(m);
     if (source.measured_only && unanswered.empty()) {
+      // A kernel without a plan here may have one among the measurements left out.
+      const std::size_t without_plan = plan_totals(stored.kernels, stored.plan).without_plan;
       std::fprintf(stderr,
-                   "ucudnn %s: planned among the measurements the database has: %s planning "
-                   "looked up are not in it and were left out; at a limit or policy other than "
-                   "the measuring job's, a plan may be slower than one from every measurement\n",
-                   command.c_str(), counted(missing.size(), "measurement").c_str());
+                   "ucudnn %s: planned among the measurements the database has, leaving out %s "
+                   "it lacks; at a limit or policy other than the measuring job's, a plan may be "
+                   "slower than one from every measurement%s\n",
+                   command.c_str(), counted(missing.size(), "measurement").c_str(),
+                   without_plan == 0 ? ""
+                                     : ("; the " + counted(without_plan, "kernel") +
+                                        " without a plan may have one among those: `ucudnn "
+                                        "bench` measures them")
+                                           .c_str());
       stored.fingerprint = std::move(fingerprint);
       return stored;
     }
@@ -222,12 +230,13 @@ std::variant<StoredNetworkPlan, PlanUnavailable> read_network_plan(const Plannin
     std::string message;
     if (fingerprint_option.empty() || fingerprint_option == local_fingerprint()) {
       message = missing_message(stored.kernels, shown) + "; run `" +
-                bench_command_line(options, request) + "` first" + among_them;
+                bench_command_line(options, request) + "` first";
       if (!others.empty())
         message +=
             " (the database has results of these kernels for other devices; choose one "
             "with --fingerprint:" +
             devices + ")";
+      message += among_them;
     } else if (!measured) {
       message = "the database has no " + request.backend + " results of these kernels for " +
                 "--fingerprint '" + fingerprint_option + "'" +

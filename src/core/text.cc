@@ -19,6 +19,10 @@ std::string counted(std::size_t count, std::string_view noun) {
   return std::to_string(count) + " " + std::string(noun) + (count == 1 ? "" : "s");
 }
 
+std::string counted(std::size_t count, std::string_view noun, std::string_view plural) {
+  return std::to_string(count) + " " + std::string(count == 1 ? noun : plural);
+}
+
 std::string shell_word(const std::string& word) {
   const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || (c != 0 && std::strchr("+-./:=@_,", c));

@@ -12,6 +12,8 @@ bool equals_ignoring_case(std::string_view a, std::string_view b);
 
 // "1 kernel", "3 kernels": `noun` in the singular, its plural made with "s".
 std::string counted(std::size_t count, std::string_view noun);
+// The same with a plural of its own: counted(3, "query", "queries").
+std::string counted(std::size_t count, std::string_view noun, std::string_view plural);
 
 // `word` as a POSIX shell reads it back, for a command line to paste: as it is where nothing in
 // it is special, else in single quotes.

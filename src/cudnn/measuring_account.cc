@@ -211,11 +211,10 @@ std::string MeasuringAccount::to_string() const {
          " stopped early), building plans " + seconds(phase(MeasuringPhase::kPlans)) + " (" +
          std::to_string(plans) + " finalized), cuDNN's heuristics " +
          seconds(phase(MeasuringPhase::kHeuristics)) + " (" +
-         (heuristics_queries == 1 ? std::string("1 query")
-                                  : std::to_string(heuristics_queries) + " queries") +
-         "), allocating " + seconds(phase(MeasuringPhase::kAllocation)) +
-         ", writing to the database " + seconds(phase(MeasuringPhase::kDatabaseWrites)) +
-         ", the rest " + seconds(std::max(0.0, total_s - parts)));
+         counted(heuristics_queries, "query", "queries") + "), allocating " +
+         seconds(phase(MeasuringPhase::kAllocation)) + ", writing to the database " +
+         seconds(phase(MeasuringPhase::kDatabaseWrites)) + ", the rest " +
+         seconds(std::max(0.0, total_s - parts)));
   }
   if (outside_plans > 0)
     part("outside measuring, " + counted(outside_plans, "plan") + " finalized in " +

@@ -38,7 +38,8 @@ std::optional<std::string> unitless_duration_note(std::string_view text) {
   if (text.empty() || text.find_first_not_of("0123456789.") != std::string_view::npos)
     return std::nullopt;
   const auto ms = parse_duration(text);
-  if (!ms || ms->count() == 0 || ms->count() >= 1000) return std::nullopt;
+  // Up to a minute: "100" (the shim's default, in milliseconds) is left alone.
+  if (!ms || ms->count() == 0 || ms->count() > 60) return std::nullopt;
   const std::string number(text);
   return "'" + number + "' is " + number +
          " ms (a number without a unit is milliseconds); for seconds write " + number + "s";

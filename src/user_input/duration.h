@@ -9,8 +9,8 @@
 namespace ucudnn {
 
 std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
-// Where `text` is a bare number under a second ("60"): a note that it reads as milliseconds,
-// and how to write seconds, since a lock wait that short is seldom what was meant.
+// Where `text` is a bare number up to 60 ("60", "5"): a note that it reads as milliseconds, and
+// how to write seconds, since those are seconds as people count a wait.
 std::optional<std::string> unitless_duration_note(std::string_view text);
 
 // A time in milliseconds as the tool prints it: "425.2 ms", "3.471 ms", "0.01234 ms" (four

@@ -76,6 +76,7 @@ TEST_F(EndToEnd, TheExitLineSaysWhetherThePlansWereMeasuredOrTakenFromTheDatabas
   expect_ran_on_doubles(cold);
   EXPECT_EQ(count_of(cold.process.err, "kernels planned; "), 1) << cold.process.err;
   EXPECT_EQ(count_of(cold.process.err, "; all measured in this run"), 1) << cold.process.err;
+  ASSERT_TRUE(testing::measuring_line(cold.process.err)) << "the parser reads the cold line";
   const ProgramRun warm = preloaded({}, environment);
   expect_same_results(cold, warm);
   EXPECT_EQ(count_of(warm.process.err,

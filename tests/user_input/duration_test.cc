@@ -25,12 +25,12 @@ TEST(Duration, ParsesMillisecondsAndSeconds) {
 }
 
 // "UCUDNN_DATABASE_LOCK_TIMEOUT=60" is 60 ms, read as such with nothing said, where seconds
-// were likely meant: a bare number under a second gets a note.
-TEST(Duration, ABareNumberUnderASecondIsNotedAsMilliseconds) {
+// were likely meant: a bare number up to 60 gets a note; "100" (the default) does not.
+TEST(Duration, ABareNumberUpToSixtyIsNotedAsMilliseconds) {
   EXPECT_EQ(unitless_duration_note("60"),
             "'60' is 60 ms (a number without a unit is milliseconds); for seconds write 60s");
   EXPECT_TRUE(unitless_duration_note("2.5"));
-  for (const char* quiet : {"0", "1000", "1500", "60s", "100ms", "soon", ""})
+  for (const char* quiet : {"0", "61", "100", "1000", "1500", "60s", "100ms", "soon", ""})
     EXPECT_FALSE(unitless_duration_note(quiet)) << quiet;
 }
 

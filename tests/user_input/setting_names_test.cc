@@ -65,7 +65,10 @@ TEST(SettingNames, SettingsAndAProgramsOwnVariablesAreLeftAlone) {
        {"UCUDNN_TEST_SEED=5", "UCUDNN_HYBRID_CHILD=1", "UCUDNN_PRELOAD=x.so", "UCUDNN=1",
         "UCUDNN_=1", "UCUDNN_HOME=/opt/ucudnn", "HYBRID=on", "UCUDNN_LOG_LEVEL",
         // A site's own, three mistakes from a setting.
-        "UCUDNN_BENCHMARK_OUT=x", "UCUDNN_WORKSPACE_LIMIT_MB=8", "UCUDNN_PRELOAD_LIBRARIES=a:b"})
+        "UCUDNN_BENCHMARK_OUT=x", "UCUDNN_WORKSPACE_LIMIT_MB=8", "UCUDNN_PRELOAD_LIBRARIES=a:b",
+        // Two words off in any order, "max" for "limit" or not.
+        "UCUDNN_LIMIT_MAX=1", "UCUDNN_SIZE_LIMIT=1", "UCUDNN_MAX_SIZE=1",
+        "UCUDNN_MAX_BATCH_SIZE=1"})
     environment.push_back(own);
   EXPECT_TRUE(said_about(environment).empty());
   EXPECT_TRUE(misspelt_settings(nullptr).empty());
